@@ -1,0 +1,358 @@
+"""Static checks, run before anything is explored: every name resolves, calls have the right arity,
+only variables are assigned and each at most once on any path, domains can be finite sets, guards
+and invariants can be booleans, and definitions do not recurse.
+
+Resolution annotates the tree (`Name.ref`, `Call.ref`, `Binder.local`, `Assign.index`,
+`Expr.static`) so the compiler never has to look a name up again."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import ast as A
+from .errors import SpecError
+from .runtime import BUILTIN_VALUES, BUILTINS
+
+
+@dataclass(frozen=True)
+class Ref:
+    kind: str  # const | var | def | local | value
+    target: Any  # slot index, Def, Python local name, or builtin value name
+
+
+@dataclass
+class _DefInfo:
+    node: A.Def
+    state: int = 0  # 0 unvisited, 1 in progress, 2 done
+    uses_state: bool = False
+
+
+@dataclass
+class _Facts:
+    """What an expression depends on: the static flag is `not uses_state and not free`."""
+    uses_state: bool = False
+    free: set[str] = field(default_factory=set)
+
+    def add(self, other: "_Facts") -> "_Facts":
+        self.uses_state |= other.uses_state
+        self.free |= other.free
+        return self
+
+
+_BOOL_OPS = {"and", "or", "implies", "==", "!=", "<", "<=", ">", ">=", "in", "notin", "subset"}
+_INT_OPS = {"*", "//", "%"}
+_SCALAR_KINDS = {"int", "bool", "str"}
+
+
+class Checker:
+    def __init__(self, spec: A.Spec):
+        self.spec = spec
+        self.counter = 0
+        self.globals: dict[str, Ref] = {}
+        self.defs: dict[str, _DefInfo] = {}
+
+    # ---- reporting ----
+    def error(self, msg: str, loc: A.Loc | None):
+        raise SpecError(msg, self.spec.path, self.spec.text, loc)
+
+    def fresh(self, name: str) -> str:
+        self.counter += 1
+        return f"l{self.counter}_{len(name)}"  # never the spec's own text: see compiler
+
+    # ---- entry ----
+    def run(self) -> None:
+        spec = self.spec
+        taken: dict[str, A.Loc] = {}
+        for decl in [*spec.consts, *spec.vars, *spec.defs]:
+            if decl.name in taken or decl.name in BUILTINS or decl.name in BUILTIN_VALUES:
+                self.error(f"{decl.name} is already defined" + (
+                    f" (line {taken[decl.name].line})" if decl.name in taken else " (a built-in)"), decl.loc)
+            taken[decl.name] = decl.loc
+        for i, c in enumerate(spec.consts):
+            self.globals[c.name] = Ref("const", i)
+        for i, v in enumerate(spec.vars):
+            self.globals[v.name] = Ref("var", i)
+        for d in spec.defs:
+            self.globals[d.name] = Ref("def", d)
+            self.defs[d.name] = _DefInfo(d)
+        if not spec.vars:
+            self.error("a spec needs at least one variable (`var x = ...`)", None)
+
+        # constants may use earlier constants only
+        for i, c in enumerate(spec.consts):
+            scope = {n: r for n, r in self.globals.items()
+                     if r.kind == "const" and r.target < i}
+            self.expr(c.value, [scope], where="a constant", allow_globals=False)
+        for d in spec.defs:
+            self.resolve_def(self.defs[d.name], d.loc)
+        for v in spec.vars:
+            facts = self.expr(v.value, [{}])
+            if facts.uses_state:
+                self.error(f"the initial value of {v.name} may use constants only", v.value.loc)
+            if v.choose:
+                self.domain(v.value)
+        seen: dict[tuple[str, str], A.Loc] = {}
+        for p in spec.predicates:
+            if (p.kind, p.name) in seen:
+                self.error(f"{p.kind} {p.name} is already defined (line {seen[p.kind, p.name].line})", p.loc)
+            seen[p.kind, p.name] = p.loc
+            for e in p.conjuncts:
+                self.expr(e, [{}])
+                self.boolean(e, f"an {p.kind}" if p.kind[0] in "aeiou" else f"a {p.kind}")
+        names: dict[str, A.Loc] = {}
+        for a in spec.actions:
+            if a.name in names:
+                self.error(f"action {a.name} is already defined (line {names[a.name].line})", a.loc)
+            names[a.name] = a.loc
+            self.action(a)
+        if not spec.actions:
+            self.error("a spec needs at least one action", None)
+
+    # ---- declarations ----
+    def resolve_def(self, info: _DefInfo, use_loc: A.Loc) -> None:
+        if info.state == 2:
+            return
+        if info.state == 1:
+            self.error(f"{info.node.name} is defined in terms of itself (recursion is not supported)", use_loc)
+        info.state = 1
+        scope: dict[str, Ref] = {}
+        for p in info.node.params or []:
+            if p.name in scope:
+                self.error(f"parameter {p.name} appears twice", p.loc)
+            p.local = self.fresh(p.name)
+            scope[p.name] = Ref("local", p.local)
+        facts = self.expr(info.node.body, [scope])
+        info.uses_state = facts.uses_state
+        info.state = 2
+
+    def action(self, a: A.Action) -> None:
+        scopes: list[dict[str, Ref]] = [{}]
+        for b in a.params:
+            self.bind(b, scopes)
+        self.stmts(a.body, scopes, set())
+
+    def bind(self, b: A.Binder, scopes: list[dict[str, Ref]], is_domain: bool = True) -> None:
+        self.expr(b.domain, scopes)
+        if is_domain:
+            self.domain(b.domain)
+        b.local = self.fresh(b.name)
+        scopes[-1][b.name] = Ref("local", b.local)
+
+    def stmts(self, body: list[A.Node], scopes: list[dict[str, Ref]], assigned: set[int]) -> set[int]:
+        for s in body:
+            if isinstance(s, A.Require):
+                self.expr(s.cond, scopes)
+                self.boolean(s.cond, "a require")
+            elif isinstance(s, A.LetStmt):
+                self.bind(s.binder, scopes, is_domain=False)
+            elif isinstance(s, A.Assign):
+                ref = self.lookup(s.var, scopes)
+                if ref is None or ref.kind != "var":
+                    what = {None: "an unknown name", "const": "a constant", "def": "a definition",
+                            "local": "a local name", "value": "a built-in"}[ref.kind if ref else None]
+                    self.error(f"cannot assign to {s.var}: it is {what}, not a variable", s.loc)
+                if ref.target in assigned:
+                    self.error(f"{s.var} is assigned twice in this action", s.loc)
+                s.index = ref.target
+                self.expr(s.value, scopes)
+                assigned = assigned | {ref.target}
+            elif isinstance(s, A.IfStmt):
+                after = set(assigned)
+                for cond, branch in s.branches:
+                    self.expr(cond, scopes)
+                    self.boolean(cond, "an if")
+                    after |= self.stmts(branch, [*scopes, {}], assigned)
+                after |= self.stmts(s.orelse, [*scopes, {}], assigned)
+                assigned = after
+        return assigned
+
+    # ---- expressions ----
+    def lookup(self, name: str, scopes: list[dict[str, Ref]], allow_globals: bool = True) -> Ref | None:
+        for scope in reversed(scopes):
+            if name in scope:
+                return scope[name]
+        if allow_globals and name in self.globals:
+            return self.globals[name]
+        if name in BUILTIN_VALUES:
+            return Ref("value", name)
+        return None
+
+    def expr(self, e: A.Expr, scopes: list[dict[str, Ref]], where: str = "",
+             allow_globals: bool = True) -> _Facts:
+        facts = self._expr(e, scopes, allow_globals)
+        e.static = not facts.uses_state and not facts.free
+        return facts
+
+    def _sub(self, es, scopes, allow_globals) -> _Facts:
+        out = _Facts()
+        for x in es:
+            if x is not None:
+                out.add(self.expr(x, scopes, allow_globals=allow_globals))
+        return out
+
+    def _expr(self, e: A.Expr, scopes, ag: bool) -> _Facts:
+        if isinstance(e, A.Lit):
+            return _Facts()
+        if isinstance(e, A.Name):
+            ref = self.lookup(e.id, scopes, ag)
+            if ref is None:
+                if e.id in BUILTINS:
+                    self.error(f"{e.id} is a built-in function: call it, e.g. {e.id}(...)", e.loc)
+                hint = " (constants may use earlier constants only)" if not ag and e.id in self.globals else ""
+                self.error(f"unknown name {e.id}{hint}", e.loc)
+            e.ref = ref
+            if ref.kind == "var":
+                return _Facts(uses_state=True)
+            if ref.kind == "local":
+                return _Facts(free={ref.target})
+            if ref.kind == "def":
+                info = self.defs[ref.target.name]
+                if info.node.params is not None:
+                    self.error(f"{e.id} takes {len(info.node.params)} argument(s): call it as {e.id}(...)", e.loc)
+                self.resolve_def(info, e.loc)
+                return _Facts(uses_state=info.uses_state)
+            return _Facts()
+        if isinstance(e, A.Call):
+            facts = self._sub(e.args, scopes, ag)
+            ref = self.lookup(e.fn, scopes, ag)
+            if ref is not None and ref.kind == "def":
+                info = self.defs[ref.target.name]
+                want = len(info.node.params) if info.node.params is not None else None
+                if want is None:
+                    self.error(f"{e.fn} takes no arguments: write {e.fn} without parentheses", e.loc)
+                if len(e.args) != want:
+                    self.error(f"{e.fn} takes {want} argument(s), got {len(e.args)}", e.loc)
+                self.resolve_def(info, e.loc)
+                e.ref = ref
+                facts.uses_state |= info.uses_state
+                return facts
+            if ref is not None:
+                self.error(f"{e.fn} is not a function", e.loc)
+            if e.fn not in BUILTINS:
+                self.error(f"unknown function {e.fn}", e.loc)
+            _, lo, hi, _ = BUILTINS[e.fn]
+            if len(e.args) < lo or (hi is not None and len(e.args) > hi):
+                want = str(lo) if hi == lo else (f"at least {lo}" if hi is None else f"{lo} to {hi}")
+                self.error(f"{e.fn} takes {want} argument(s), got {len(e.args)}", e.loc)
+            e.ref = Ref("builtin", e.fn)
+            return facts
+        if isinstance(e, A.Unary):
+            return self.expr(e.arg, scopes, allow_globals=ag)
+        if isinstance(e, A.Binary):
+            return self._sub([e.left, e.right], scopes, ag)
+        if isinstance(e, A.Index):
+            return self._sub([e.base, e.key], scopes, ag)
+        if isinstance(e, A.Slice):
+            return self._sub([e.base, e.lo, e.hi], scopes, ag)
+        if isinstance(e, A.Field):
+            return self.expr(e.base, scopes, allow_globals=ag)
+        if isinstance(e, A.If):
+            return self._sub([e.cond, e.then, e.orelse], scopes, ag)
+        if isinstance(e, (A.TupleLit, A.SetLit)):
+            return self._sub(e.items, scopes, ag)
+        if isinstance(e, A.RecordLit):
+            names = [n for n, _ in e.fields]
+            dup = {n for n in names if names.count(n) > 1}
+            if dup:
+                self.error(f"field {sorted(dup)[0]} appears twice in this record", e.loc)
+            return self._sub([v for _, v in e.fields], scopes, ag)
+        if isinstance(e, A.MapLit):
+            return self._sub([x for kv in e.items for x in kv], scopes, ag)
+        if isinstance(e, A.Let):
+            inner = [*scopes, {}]
+            facts = _Facts()
+            for b in e.binds:
+                facts.add(self.expr(b.domain, inner, allow_globals=ag))
+                b.local = self.fresh(b.name)
+                inner[-1][b.name] = Ref("local", b.local)
+            facts.add(self.expr(e.body, inner, allow_globals=ag))
+            facts.free -= {b.local for b in e.binds}
+            return facts
+        if isinstance(e, (A.Quant, A.SetComp, A.MapComp)):
+            inner = [*scopes, {}]
+            facts = _Facts()
+            for b in e.binders:
+                facts.add(self.expr(b.domain, inner, allow_globals=ag))
+                self.domain(b.domain)
+                b.local = self.fresh(b.name)
+                inner[-1][b.name] = Ref("local", b.local)
+            if isinstance(e, A.Quant):
+                body = [e.body]
+            elif isinstance(e, A.SetComp):
+                body = [e.elem, e.cond]
+            else:
+                body = [e.key, e.value, e.cond]
+            facts.add(self._sub(body, inner, ag))
+            if isinstance(e, A.Quant):
+                self.boolean(e.body, f"the body of {e.kind}")
+            elif e.cond is not None:
+                self.boolean(e.cond, "a comprehension's if")
+            facts.free -= {b.local for b in e.binders}
+            return facts
+        raise AssertionError(f"unhandled node {type(e).__name__}")
+
+    # ---- kinds: a cheap syntactic type, enough to reject what can never work ----
+    def kind(self, e: A.Expr) -> str:
+        if isinstance(e, A.Lit):
+            return {bool: "bool", int: "int", str: "str"}.get(type(e.value), "any")
+        if isinstance(e, A.Binary):
+            if e.op in _BOOL_OPS:
+                return "bool"
+            if e.op == "..":
+                return "set"
+            if e.op in _INT_OPS:
+                return "int"
+            if e.op in ("|", "&"):
+                return self.kind(e.left) if self.kind(e.left) != "any" else self.kind(e.right)
+            if e.op in ("+", "-"):
+                k = self.kind(e.left)
+                return k if k in ("int", "set", "seq") else "any"
+        if isinstance(e, A.Unary):
+            return "bool" if e.op == "not" else "int"
+        if isinstance(e, (A.Quant,)):
+            return "bool"
+        if isinstance(e, (A.SetLit, A.SetComp)):
+            return "set"
+        if isinstance(e, (A.MapLit, A.MapComp)):
+            return "map"
+        if isinstance(e, A.RecordLit):
+            return "record"
+        if isinstance(e, A.TupleLit):
+            return "sequence"
+        if isinstance(e, A.Name) and e.ref is not None:
+            if e.ref.kind == "value":
+                return {"Nat": "infinite set", "Int": "infinite set", "BOOLEAN": "set"}[e.ref.target]
+            if e.ref.kind == "def" and e.ref.target.params is None:
+                return self.kind(e.ref.target.body)
+        if isinstance(e, A.Call) and e.ref is not None and e.ref.kind == "builtin":
+            return BUILTINS[e.fn][3]
+        if isinstance(e, A.If):
+            k = self.kind(e.then)
+            return k if k == self.kind(e.orelse) else "any"
+        if isinstance(e, A.Let):
+            return self.kind(e.body)
+        return "any"
+
+    def domain(self, e: A.Expr) -> None:
+        k = self.kind(e)
+        if k == "infinite set":
+            self.error("a domain must be a finite set, and this one is infinite; use a range such as 0..N", e.loc)
+        if k not in ("set", "any"):
+            self.error(f"a domain must be a finite set, but this expression is a {k}", e.loc)
+
+    def boolean(self, e: A.Expr, what: str) -> None:
+        k = self.kind(e)
+        if k not in ("bool", "any"):
+            self.error(f"{what} must be a boolean, but this expression is a {k}", e.loc)
+
+
+def check_spec(spec: A.Spec) -> A.Spec:
+    """Resolve and check `spec` in place; raises `SpecError` at the first problem."""
+    Checker(spec).run()
+    return spec
+
+
+def check_value_expr(e: A.Expr, path: str, text: str) -> None:
+    """A `--const` value: literals only; a bare word that names nothing becomes a string."""
+    checker = Checker(A.Spec(path, text, [], [], [], [], []))
+    checker.expr(e, [{}], allow_globals=False)

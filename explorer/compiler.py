@@ -1,0 +1,320 @@
+"""Checked syntax tree -> Python functions, once per run; the search never walks the tree.
+
+Each action becomes one Python function generated as source and compiled with `exec`. Safety:
+the generated source contains only names this module makes up (`v0`, `l3_1`, `h2`, `R_get`, ...),
+Python keywords and operators, and literals written with `repr` of parsed values (ints, strings,
+booleans). Spec names and spec text never reach the source, so a spec cannot run Python.
+
+State-free subexpressions (`0..N-1`, a definition over constants) are evaluated once at compile
+time and bound to a name (`h7`); one that fails to evaluate is left in place, so it fails only
+if and when the search evaluates it, as the spec's semantics say."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from . import ast as A
+from . import runtime as R
+from .errors import EvalError
+
+_HELPERS = {
+    "R_domain_set": R.domain_set, "R_domain_iter": R.domain_iter, "R_get": R.get,
+    "R_field": R.field, "R_slice": R.slice_, "R_div": R.div, "R_mod": R.mod, "R_range": R.irange,
+    "R_subset": R.subset, "R_map": R.make_map, "R_record": R.make_record, "R_EMPTY": R.EMPTY,
+}
+_BUILTIN_NAMES = {name: f"B_{name}" for name in R.BUILTINS}
+_VALUE_NAMES = {name: f"V_{name}" for name in R.BUILTIN_VALUES}
+_VARIADIC = {"min", "max"}
+_PY_OPS = {"+": "+", "-": "-", "*": "*", "|": "|", "&": "&", "==": "==", "!=": "!=",
+           "<": "<", "<=": "<=", ">": ">", ">=": ">=", "in": "in", "notin": "not in",
+           "and": "and", "or": "or"}
+
+
+@dataclass
+class CompiledAction:
+    name: str
+    params: list[str]
+    successors: Callable[[tuple], list]  # state -> [next state, ...]
+    labelled: Callable[[tuple, list], list]  # (state, cur) -> [(binding, next state), ...]
+
+
+@dataclass
+class CompiledPredicate:
+    name: str
+    kind: str
+    holds: Callable[[tuple], bool]
+    witness: Callable[[tuple], tuple | None] | None  # first failing forall binding, if any
+
+
+class Compiler:
+    def __init__(self, spec: A.Spec, constants: list[Any]):
+        self.spec = spec
+        self.ns: dict[str, Any] = {"__builtins__": {"all": all, "any": any, "frozenset": frozenset}}
+        self.ns.update(_HELPERS)
+        for name, (fn, _, _, _) in R.BUILTINS.items():
+            self.ns[_BUILTIN_NAMES[name]] = fn
+        for name, value in R.BUILTIN_VALUES.items():
+            self.ns[_VALUE_NAMES[name]] = value
+        for i, value in enumerate(constants):
+            self.ns[f"c{i}"] = value
+        self.locs: list[A.Loc] = []
+        self.hoisted = 0
+        self.in_hoist = False
+        self.nvars = len(spec.vars)
+        self.unpack = "".join(f"v{i}, " for i in range(self.nvars)) + "= s"
+
+    # ---- plumbing ----
+    def loc(self, loc: A.Loc) -> int:
+        self.locs.append(loc)
+        return len(self.locs) - 1
+
+    def define(self, src: str, name: str) -> Callable:
+        exec(compile(src, f"<spec:{name}>", "exec"), self.ns)
+        return self.ns[name]
+
+    # ---- expressions ----
+    def ex(self, e: A.Expr) -> str:
+        if e.static and not self.in_hoist and not isinstance(e, A.Lit) and not (
+                isinstance(e, A.Name) and e.ref.kind in ("const", "value")):
+            self.in_hoist = True
+            try:
+                code = self._ex(e)
+            finally:
+                self.in_hoist = False
+            try:
+                value = eval(code, self.ns)
+            except (EvalError, TypeError, ValueError, ArithmeticError, KeyError, IndexError):
+                return code  # evaluate it where (and if) the spec does
+            name = f"h{self.hoisted}"
+            self.hoisted += 1
+            self.ns[name] = value
+            return name
+        return self._ex(e)
+
+    def _ex(self, e: A.Expr) -> str:
+        ex = self.ex
+        if isinstance(e, A.Lit):
+            return repr(e.value)
+        if isinstance(e, A.Name):
+            kind, target = e.ref.kind, e.ref.target
+            if kind == "const":
+                return f"c{target}"
+            if kind == "var":
+                return f"v{target}"
+            if kind == "local":
+                return target
+            if kind == "value":
+                return _VALUE_NAMES[target]
+            return f"({ex(target.body)})"  # a definition without parameters: substituted
+        if isinstance(e, A.Call):
+            args = [ex(a) for a in e.args]
+            if e.ref.kind == "def":
+                d: A.Def = e.ref.target
+                params = ", ".join(p.local for p in d.params)
+                return f"(lambda {params}: {ex(d.body)})({', '.join(args)})"
+            loc = self.loc(e.loc)
+            if e.fn in _VARIADIC:
+                return f"{_BUILTIN_NAMES[e.fn]}({loc}, {', '.join(args)})"
+            return f"{_BUILTIN_NAMES[e.fn]}({', '.join(args)}, {loc})"
+        if isinstance(e, A.Unary):
+            return f"(not {ex(e.arg)})" if e.op == "not" else f"(-{ex(e.arg)})"
+        if isinstance(e, A.Binary):
+            left, right = ex(e.left), ex(e.right)
+            if e.op in _PY_OPS:
+                return f"({left} {_PY_OPS[e.op]} {right})"
+            if e.op == "implies":
+                return f"((not {left}) or {right})"
+            helper = {"//": "R_div", "%": "R_mod", "..": "R_range", "subset": "R_subset"}[e.op]
+            return f"{helper}({left}, {right}, {self.loc(e.loc)})"
+        if isinstance(e, A.Index):
+            return f"R_get({ex(e.base)}, {ex(e.key)}, {self.loc(e.loc)})"
+        if isinstance(e, A.Slice):
+            lo = "None" if e.lo is None else ex(e.lo)
+            hi = "None" if e.hi is None else ex(e.hi)
+            return f"R_slice({ex(e.base)}, {lo}, {hi}, {self.loc(e.loc)})"
+        if isinstance(e, A.Field):
+            return f"R_field({ex(e.base)}, {e.name!r}, {self.loc(e.loc)})"
+        if isinstance(e, A.If):
+            return f"({ex(e.then)} if {ex(e.cond)} else {ex(e.orelse)})"
+        if isinstance(e, A.Let):
+            code = ex(e.body)
+            for b in reversed(e.binds):
+                code = f"(lambda {b.local}: {code})({ex(b.domain)})"
+            return code
+        if isinstance(e, A.TupleLit):
+            return "(" + "".join(ex(x) + ", " for x in e.items) + ")"
+        if isinstance(e, A.SetLit):
+            if not e.items:
+                return "R_EMPTY"
+            return "frozenset((" + "".join(ex(x) + ", " for x in e.items) + "))"
+        if isinstance(e, A.RecordLit):
+            return "R_record({" + ", ".join(f"{n!r}: {ex(v)}" for n, v in e.fields) + "})"
+        if isinstance(e, A.MapLit):
+            return "R_map({" + ", ".join(f"{ex(k)}: {ex(v)}" for k, v in e.items) + "})"
+        if isinstance(e, A.Quant):
+            fn = "all" if e.kind == "forall" else "any"
+            return f"{fn}({ex(e.body)} {self.fors(e.binders)})"
+        if isinstance(e, A.SetComp):
+            cond = f" if {ex(e.cond)}" if e.cond is not None else ""
+            return f"frozenset({{{ex(e.elem)} {self.fors(e.binders)}{cond}}})"
+        if isinstance(e, A.MapComp):
+            cond = f" if {ex(e.cond)}" if e.cond is not None else ""
+            return f"R_map({{{ex(e.key)}: {ex(e.value)} {self.fors(e.binders)}{cond}}})"
+        raise AssertionError(f"unhandled node {type(e).__name__}")
+
+    def domain(self, e: A.Expr, ordered: bool) -> str:
+        """A domain as an iterable; action parameters iterate in canonical order."""
+        helper = "R_domain_iter" if ordered else "R_domain_set"
+        if e.static and not self.in_hoist:
+            code = f"{helper}({self._static(e)}, {self.loc(e.loc)})"
+            try:
+                value = eval(code, self.ns)
+            except EvalError:
+                return code
+            name = f"h{self.hoisted}"
+            self.hoisted += 1
+            self.ns[name] = value
+            return name
+        return f"{helper}({self.ex(e)}, {self.loc(e.loc)})"
+
+    def _static(self, e: A.Expr) -> str:
+        self.in_hoist = True
+        try:
+            return self._ex(e)
+        finally:
+            self.in_hoist = False
+
+    def fors(self, binders: list[A.Binder]) -> str:
+        return " ".join(f"for {b.local} in {self.domain(b.domain, False)}" for b in binders)
+
+    # ---- actions ----
+    def action(self, a: A.Action, index: int) -> CompiledAction:
+        conditional = set()
+        self._conditional(a.body, conditional, top=True)
+        fast = self._action_src(a, index, conditional, labelled=False)
+        slow = self._action_src(a, index, conditional, labelled=True)
+        return CompiledAction(a.name, [p.name for p in a.params],
+                              self.define(fast, f"a{index}"), self.define(slow, f"a{index}_labelled"))
+
+    def _conditional(self, body: list[A.Node], out: set[int], top: bool) -> None:
+        for s in body:
+            if isinstance(s, A.Assign) and not top:
+                out.add(s.index)
+            elif isinstance(s, A.IfStmt):
+                for _, branch in s.branches:
+                    self._conditional(branch, out, top=False)
+                self._conditional(s.orelse, out, top=False)
+
+    def _assigned(self, body: list[A.Node]) -> set[int]:
+        out: set[int] = set()
+        for s in body:
+            if isinstance(s, A.Assign):
+                out.add(s.index)
+            elif isinstance(s, A.IfStmt):
+                for _, branch in s.branches:
+                    out |= self._assigned(branch)
+                out |= self._assigned(s.orelse)
+        return out
+
+    def _action_src(self, a: A.Action, index: int, conditional: set[int], labelled: bool) -> str:
+        name = f"a{index}_labelled" if labelled else f"a{index}"
+        lines = [f"def {name}(s{', cur' if labelled else ''}):", f"    {self.unpack}", "    out = []"]
+        depth = 1
+        if not a.params:
+            lines.append("    for _ in (None,):")
+            depth += 1
+        for p in a.params:
+            lines.append("    " * depth + f"for {p.local} in {self.domain(p.domain, True)}:")
+            depth += 1
+        pad = "    " * depth
+        if labelled:
+            lines.append(pad + "cur[0] = (" + "".join(p.local + ", " for p in a.params) + ")")
+        for i in sorted(conditional):
+            lines.append(pad + f"n{i} = v{i}")
+        lines.extend(self.stmts(a.body, depth))
+        assigned = self._assigned(a.body)
+        nxt = "(" + "".join((f"n{i}" if i in assigned else f"v{i}") + ", " for i in range(self.nvars)) + ")"
+        if labelled:
+            binding = "(" + "".join(p.local + ", " for p in a.params) + ")"
+            lines.append(pad + f"out.append(({binding}, {nxt}))")
+        else:
+            lines.append(pad + f"out.append({nxt})")
+        lines.append("    return out")
+        return "\n".join(lines) + "\n"
+
+    def stmts(self, body: list[A.Node], depth: int) -> list[str]:
+        pad = "    " * depth
+        out: list[str] = []
+        for s in body:
+            if isinstance(s, A.Require):
+                out.append(pad + f"if not {self.ex(s.cond)}: continue")
+            elif isinstance(s, A.LetStmt):
+                out.append(pad + f"{s.binder.local} = {self.ex(s.binder.domain)}")
+            elif isinstance(s, A.Assign):
+                out.append(pad + f"n{s.index} = {self.ex(s.value)}")
+            elif isinstance(s, A.Skip):
+                out.append(pad + "pass")
+            elif isinstance(s, A.IfStmt):
+                for n, (cond, branch) in enumerate(s.branches):
+                    out.append(pad + f"{'if' if n == 0 else 'elif'} {self.ex(cond)}:")
+                    out.extend(self.stmts(branch, depth + 1) or [pad + "    pass"])
+                if s.orelse:
+                    out.append(pad + "else:")
+                    out.extend(self.stmts(s.orelse, depth + 1))
+        return out
+
+    # ---- predicates and initial states ----
+    def predicate(self, p: A.Predicate, index: int) -> CompiledPredicate:
+        body = " and ".join(f"({self.ex(c)})" for c in p.conjuncts)
+        fn = self.define(f"def p{index}(s):\n    {self.unpack}\n    return {body}\n", f"p{index}")
+        foralls = [c for c in p.conjuncts if isinstance(c, A.Quant) and c.kind == "forall"]
+        witness = None
+        if foralls:
+            lines = [f"def w{index}(s):", f"    {self.unpack}"]
+            for q in foralls:
+                depth = 1
+                for b in q.binders:
+                    lines.append("    " * depth + f"for {b.local} in {self.domain(b.domain, True)}:")
+                    depth += 1
+                names = "(" + "".join(f"({b.name!r}, {b.local}), " for b in q.binders) + ")"
+                lines.append("    " * depth + f"if not {self.ex(q.body)}: return {names}")
+            lines.append("    return None")
+            witness = self.define("\n".join(lines) + "\n", f"w{index}")
+        return CompiledPredicate(p.name, p.kind, fn, witness)
+
+    def first_failing(self, preds: list[A.Predicate], index: int) -> Callable[[tuple], int]:
+        """One function that returns the position of the first predicate that fails, or -1."""
+        lines = [f"def f{index}(s):", f"    {self.unpack}"]
+        for n, p in enumerate(preds):
+            body = " and ".join(f"({self.ex(c)})" for c in p.conjuncts)
+            lines.append(f"    if not ({body}): return {n}")
+        lines.append("    return -1")
+        return self.define("\n".join(lines) + "\n", f"f{index}")
+
+    def init_states(self) -> Callable[[], list]:
+        lines = ["def init_states():", "    out = []"]
+        depth = 1
+        for i, v in enumerate(self.spec.vars):
+            pad = "    " * depth
+            if v.choose:
+                lines.append(pad + f"for v{i} in {self.domain(v.value, True)}:")
+                depth += 1
+            else:
+                lines.append(pad + f"v{i} = {self.ex(v.value)}")
+        pad = "    " * depth
+        for p in self.spec.by_kind("init"):
+            for c in p.conjuncts:
+                lines.append(pad + f"if not ({self.ex(c)}): " + ("continue" if depth > 1 else "return out"))
+        lines.append(pad + "out.append((" + "".join(f"v{i}, " for i in range(self.nvars)) + "))")
+        lines.append("    return out")
+        return self.define("\n".join(lines) + "\n", "init_states")
+
+
+def eval_constant(e: A.Expr, spec: A.Spec, constants: list[Any]) -> Any:
+    """Evaluate a constant's expression (it may use earlier constants only)."""
+    comp = Compiler(spec, constants)
+    try:
+        return eval(comp._static(e), comp.ns)
+    except EvalError as err:
+        err.loc = comp.locs[err.loc] if isinstance(err.loc, int) else err.loc
+        raise

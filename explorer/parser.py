@@ -1,0 +1,339 @@
+"""Text -> syntax tree. Lark (LALR) does the parsing; this module turns its tree into `ast` nodes
+and its exceptions into located `SpecError`s that say what was expected."""
+from __future__ import annotations
+
+import ast as pyast
+from functools import lru_cache
+from importlib import resources
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import (
+    LarkError,
+    UnexpectedCharacters,
+    UnexpectedEOF,
+    UnexpectedInput,
+    UnexpectedToken,
+    VisitError,
+)
+from lark.indenter import DedentError, Indenter
+
+from . import ast as A
+from .errors import SpecError
+
+
+class _Indenter(Indenter):
+    NL_type = "_NL"
+    OPEN_PAREN_types = ["LPAR", "LSQB", "LBRACE"]
+    CLOSE_PAREN_types = ["RPAR", "RSQB", "RBRACE"]
+    INDENT_type = "_INDENT"
+    DEDENT_type = "_DEDENT"
+    tab_len = 8
+
+
+@lru_cache(maxsize=1)
+def _lark() -> Lark:
+    grammar = resources.files(__package__).joinpath("grammar.lark").read_text()
+    return Lark(grammar, parser="lalr", postlex=_Indenter(), start=["start", "expr"],
+                propagate_positions=True, maybe_placeholders=True)
+
+
+_READABLE = {
+    "_NL": "end of line", "_INDENT": "an indented block", "_DEDENT": "end of block",
+    "NAME": "a name", "PRIMED": "a primed variable (x')", "INT": "an integer", "STRING": "a string",
+    "CMPOP": "a comparison", "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'",
+    "LBRACE": "'{'", "RBRACE": "'}'", "COLON": "':'", "COMMA": "','", "EQUAL": "'='",
+    "DOT": "'.'", "VBAR": "'|'", "AMPERSAND": "'&'", "PLUS": "'+'", "MINUS": "'-'",
+    "STAR": "'*'", "DSLASH": "'//'", "PERCENT": "'%'", "$END": "end of file",
+}
+
+
+def _readable(term: str) -> str:
+    if term in _READABLE:
+        return _READABLE[term]
+    if term.startswith('"') or term.startswith("'"):
+        return f"'{term.strip(chr(34) + chr(39))}'"
+    return f"'{term.lower()}'" if term.isupper() else term
+
+
+def _expected(names: set[str] | frozenset[str]) -> str:
+    items = sorted({_readable(n) for n in names if not n.startswith("__")})
+    if not items:
+        return ""
+    if len(items) > 12:
+        items = items[:12] + ["..."]
+    return "expected " + ", ".join(items)
+
+
+def _loc(meta) -> A.Loc:
+    return A.Loc(getattr(meta, "line", 1) or 1, getattr(meta, "column", 1) or 1)
+
+
+def _tok_loc(tok: Token) -> A.Loc:
+    return A.Loc(tok.line or 1, tok.column or 1)
+
+
+def _binders(tree) -> list[A.Binder]:
+    return list(tree)
+
+
+@v_args(meta=True)
+class _ToAst(Transformer):
+    """Lark tree -> `ast` nodes. One method per grammar alias."""
+
+    # declarations
+    def start(self, meta, items):
+        return items
+
+    def const_decl(self, meta, c):
+        return A.Const(_tok_loc(c[0]), str(c[0]), c[1])
+
+    def var_eq(self, meta, c):
+        return A.Var(_tok_loc(c[0]), str(c[0]), c[1], False)
+
+    def var_in(self, meta, c):
+        return A.Var(_tok_loc(c[0]), str(c[0]), c[1], True)
+
+    def params(self, meta, c):
+        return [A.Binder(_tok_loc(t), str(t), A.Lit(_tok_loc(t), None)) for t in c if t is not None]
+
+    def def_decl(self, meta, c):
+        return A.Def(_tok_loc(c[0]), str(c[0]), c[1], c[2])
+
+    def action_decl(self, meta, c):
+        return A.Action(_tok_loc(c[0]), str(c[0]), c[1] or [], c[2])
+
+    def _pred(kind):  # noqa: N805 - a method factory used at class creation
+        def make(self, meta, c):
+            return A.Predicate(_tok_loc(c[0]), kind, str(c[0]), c[1])
+        return make
+
+    invariant_decl = _pred("invariant")
+    constraint_decl = _pred("constraint")
+    terminal_decl = _pred("terminal")
+    init_decl = _pred("init")
+    del _pred
+
+    def predicate(self, meta, c):
+        return list(c)
+
+    # statements
+    def body(self, meta, c):
+        return list(c)
+
+    block = body
+
+    def require(self, meta, c):
+        return A.Require(_loc(meta), c[0])
+
+    def let_stmt(self, meta, c):
+        return A.LetStmt(_loc(meta), A.Binder(_tok_loc(c[0]), str(c[0]), c[1]))
+
+    def assign(self, meta, c):
+        return A.Assign(_tok_loc(c[0]), str(c[0])[:-1], c[1])
+
+    def skip(self, meta, c):
+        return A.Skip(_loc(meta))
+
+    def if_stmt(self, meta, c):
+        *pairs, orelse = c
+        branches = [(pairs[i], pairs[i + 1]) for i in range(0, len(pairs), 2)]
+        return A.IfStmt(_loc(meta), branches, orelse or [])
+
+    def binders(self, meta, c):
+        return list(c)
+
+    def binder(self, meta, c):
+        return A.Binder(_tok_loc(c[0]), str(c[0]), c[1])
+
+    letbind = binder
+
+    # expressions
+    def forall_(self, meta, c):
+        return A.Quant(_loc(meta), "forall", c[0], c[1])
+
+    def exists_(self, meta, c):
+        return A.Quant(_loc(meta), "exists", c[0], c[1])
+
+    def ifexpr(self, meta, c):
+        return A.If(_loc(meta), c[0], c[1], c[2])
+
+    def letexpr(self, meta, c):
+        return A.Let(_loc(meta), list(c[:-1]), c[-1])
+
+    def implies(self, meta, c):
+        return A.Binary(_loc(meta), "implies", c[0], c[1])
+
+    def or_(self, meta, c):
+        return A.Binary(_loc(meta), "or", c[0], c[1])
+
+    def and_(self, meta, c):
+        return A.Binary(_loc(meta), "and", c[0], c[1])
+
+    def not_(self, meta, c):
+        return A.Unary(_loc(meta), "not", c[0])
+
+    def cmp(self, meta, c):
+        return A.Binary(_tok_loc(c[1]), str(c[1]), c[0], c[2])
+
+    def notin(self, meta, c):
+        return A.Binary(_loc(meta), "notin", c[0], c[1])
+
+    def isin(self, meta, c):
+        return A.Binary(_loc(meta), "in", c[0], c[1])
+
+    def union_op(self, meta, c):
+        return A.Binary(_loc(meta), "|", c[0], c[1])
+
+    def inter_op(self, meta, c):
+        return A.Binary(_loc(meta), "&", c[0], c[1])
+
+    def range_(self, meta, c):
+        return A.Binary(_loc(meta), "..", c[0], c[1])
+
+    def arith(self, meta, c):
+        return A.Binary(_tok_loc(c[1]), str(c[1]), c[0], c[2])
+
+    def neg(self, meta, c):
+        return A.Unary(_loc(meta), "-", c[1])
+
+    def index(self, meta, c):
+        return A.Index(_loc(meta), c[0], c[1])
+
+    def slice(self, meta, c):
+        return A.Slice(_loc(meta), c[0], c[1], c[2])
+
+    def field(self, meta, c):
+        return A.Field(_tok_loc(c[1]), c[0], str(c[1]))
+
+    def call(self, meta, c):
+        return A.Call(_tok_loc(c[0]), str(c[0]), [a for a in c[1:] if a is not None])
+
+    def int_lit(self, meta, c):
+        return A.Lit(_loc(meta), int(c[0]))
+
+    def str_lit(self, meta, c):
+        return A.Lit(_loc(meta), pyast.literal_eval(str(c[0])))
+
+    def true_lit(self, meta, c):
+        return A.Lit(_loc(meta), True)
+
+    def false_lit(self, meta, c):
+        return A.Lit(_loc(meta), False)
+
+    def name(self, meta, c):
+        return A.Name(_tok_loc(c[0]), str(c[0]))
+
+    def tuple_lit(self, meta, c):
+        return A.TupleLit(_loc(meta), [x for x in c if x is not None])
+
+    def seq_lit(self, meta, c):
+        return A.TupleLit(_loc(meta), [x for x in c if x is not None])
+
+    def rec_lit(self, meta, c):
+        return A.RecordLit(_loc(meta), list(c))
+
+    def recfield(self, meta, c):
+        return (str(c[0]), c[1])
+
+    def set_lit(self, meta, c):
+        return A.SetLit(_loc(meta), [x for x in c if x is not None])
+
+    def set_comp(self, meta, c):
+        return A.SetComp(_loc(meta), c[0], c[1], c[2])
+
+    def empty_map(self, meta, c):
+        return A.MapLit(_loc(meta), [])
+
+    def map_lit(self, meta, c):
+        return A.MapLit(_loc(meta), list(c))
+
+    def mapitem(self, meta, c):
+        return (c[0], c[1])
+
+    def map_comp(self, meta, c):
+        return A.MapComp(_loc(meta), c[0], c[1], c[2], c[3])
+
+
+def _syntax_error(err: Exception, path: str, text: str) -> SpecError:
+    if isinstance(err, UnexpectedToken):
+        tok = err.token
+        loc = A.Loc(getattr(tok, "line", None) or err.line or 1, getattr(tok, "column", None) or err.column or 1)
+        if tok.type == "$END":
+            what = "unexpected end of file"
+        elif tok.type == "_NL":
+            what = "unexpected end of line"
+        elif tok.type in ("_INDENT", "_DEDENT"):
+            what = "unexpected indentation"
+        else:
+            what = f"unexpected {tok.value!r}"
+        exp = _expected(err.accepts or err.expected)
+        return SpecError(f"syntax error: {what}" + (f"; {exp}" if exp else ""), path, text, loc)
+    if isinstance(err, UnexpectedCharacters):
+        exp = _expected(err.allowed or set())
+        char = text[err.pos_in_stream] if 0 <= err.pos_in_stream < len(text) else "?"
+        return SpecError(f"syntax error: unexpected character {char!r}" + (f"; {exp}" if exp else ""),
+                         path, text, A.Loc(err.line, err.column))
+    if isinstance(err, UnexpectedEOF):
+        lines = text.splitlines() or [""]
+        return SpecError("syntax error: unexpected end of file; " + _expected(set(err.expected)),
+                         path, text, A.Loc(len(lines), len(lines[-1]) + 1))
+    if isinstance(err, UnexpectedInput):
+        return SpecError("syntax error", path, text, A.Loc(err.line, err.column))
+    return SpecError(f"syntax error: {err}", path, text, None)
+
+
+def _dedent_loc(text: str, err: DedentError) -> A.Loc:
+    # lark's DedentError carries no position: find the first line whose indentation matches no open block
+    stack = [0]
+    for n, line in enumerate(text.splitlines(), 1):
+        stripped = line.lstrip(" \t")
+        if not stripped or stripped.startswith("#"):
+            continue
+        indent = len(line.expandtabs(8)) - len(stripped.expandtabs(8))
+        if indent > stack[-1]:
+            stack.append(indent)
+            continue
+        while indent < stack[-1]:
+            stack.pop()
+        if indent != stack[-1]:
+            return A.Loc(n, indent + 1)
+    return A.Loc(1, 1)
+
+
+def _parse(text: str, path: str, start: str):
+    if not text.endswith("\n"):
+        text += "\n"
+    try:
+        return _ToAst().transform(_lark().parse(text, start=start))
+    except DedentError as err:
+        raise SpecError("inconsistent indentation: this line lines up with no enclosing block",
+                        path, text, _dedent_loc(text, err)) from None
+    except VisitError as err:
+        raise SpecError(f"malformed construct: {err.orig_exc}", path, text, None) from None
+    except LarkError as err:
+        raise _syntax_error(err, path, text) from None
+
+
+def parse_spec(text: str, path: str = "<spec>") -> A.Spec:
+    """Parse a whole spec; the result is unresolved (run `checks.check_spec` next)."""
+    decls = _parse(text, path, "start")
+    spec = A.Spec(path, text, [], [], [], [], [])
+    for d in decls:
+        if isinstance(d, A.Const):
+            spec.consts.append(d)
+        elif isinstance(d, A.Var):
+            spec.vars.append(d)
+        elif isinstance(d, A.Def):
+            spec.defs.append(d)
+        elif isinstance(d, A.Action):
+            spec.actions.append(d)
+        else:
+            spec.predicates.append(d)
+    return spec
+
+
+def parse_expr(text: str, path: str = "<expr>") -> A.Expr:
+    """Parse one expression (a `--const` value, a scenario's constant)."""
+    if "\n" in text.strip():
+        raise SpecError("an expression must fit on one line", path, text, A.Loc(1, 1))
+    return _parse(text.strip(), path, "expr")

@@ -1,0 +1,248 @@
+"""Breadth-first search over the reachable states of a `Model`, counted the way TLC counts.
+
+- "generated" is every initial state and every successor produced, duplicates included;
+- an invariant is checked when a state is first seen (so the first violation found has a
+  shortest trace); a deadlock is found when a state with no successor is taken off the queue;
+- a state that fails a constraint is counted as generated and then dropped (TLC's semantics);
+- depth counts initial states as 1.
+
+States live in one list in BFS order; the list doubles as the queue, and `parent[i]` is the index
+of the state that first reached state i. Labels are recomputed only for the states of a trace."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .errors import EvalError
+from .model import Model
+from .values import short
+
+
+@dataclass
+class Step:
+    action: str | None  # None for an initial state
+    binding: dict[str, Any]
+    state: tuple
+
+    @property
+    def label(self) -> str:
+        if self.action is None:
+            return "Initial predicate"
+        if not self.binding:
+            return self.action
+        return f"{self.action}(" + ", ".join(f"{k}={short(v)}" for k, v in self.binding.items()) + ")"
+
+
+@dataclass
+class Result:
+    verdict: str  # holds | violated | deadlock | incomplete | error
+    property: str | None = None
+    complete: bool = False
+    distinct: int = 0
+    generated: int = 0
+    depth: int = 0
+    queue: int = 0
+    pruned: int = 0  # successors dropped by a state constraint
+    actions: dict[str, dict[str, int]] = field(default_factory=dict)
+    trace: list[Step] = field(default_factory=list)
+    witness: list[tuple[str, Any]] | None = None  # the failing binding of a violated `forall`
+    stopped_by: str | None = None  # max-states | max-depth | max-seconds | interrupted
+    error: str | None = None  # a runtime error's message
+    error_loc: Any = None
+    seconds: float = 0.0
+
+
+@dataclass
+class Limits:
+    max_states: int | None = None
+    max_depth: int | None = None
+    max_seconds: float | None = None
+
+
+class _Stop(Exception):
+    def __init__(self, verdict: str, **info):
+        self.verdict, self.info = verdict, info
+
+
+def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
+          progress: Callable[[int, int, int], None] | None = None) -> Result:
+    """Explore every reachable state of `model` (within `limits`)."""
+    limits = limits or Limits()
+    started = time.monotonic()
+    states: list[tuple] = []
+    parent: list[int] = []
+    seen: dict[tuple, int] = {}
+    actions = model.actions
+    fns = [a.successors for a in actions]
+    n_act = len(actions)
+    gen_by = [0] * n_act
+    new_by = [0] * n_act
+    first_failing = model.first_failing_invariant
+    inv_names = [p.name for p in model.invariants]
+    constraints = [p.holds for p in model.constraints]
+    terminals = [p.holds for p in model.terminals]
+    max_states = limits.max_states or 0
+    deadline = started + limits.max_seconds if limits.max_seconds else None
+    generated = pruned = 0
+    level = 1  # depth of the state at `head`
+    level_end = 0  # index one past the last state of the current level
+    head = 0
+    result = Result("holds")
+    queue: int | None = None
+
+    def admit(t: tuple, p: int) -> bool:
+        """Add a new initial state unless a constraint prunes it; raises _Stop on a violation."""
+        nonlocal pruned
+        if not all(c(t) for c in constraints):
+            pruned += 1
+            return False
+        seen[t] = len(states)
+        states.append(t)
+        parent.append(p)
+        bad = first_failing(t)
+        if bad >= 0:
+            raise _Stop("violated", property=inv_names[bad], index=len(states) - 1, queue=len(states) - 1)
+        return True
+
+    try:
+        try:
+            for t in model.init_states():
+                generated += 1
+                if t not in seen:
+                    admit(t, -1)
+        except EvalError as err:
+            raise _Stop("error", error=err, index=None, where="the initial states") from None
+        level_end = len(states)
+        while head < len(states):
+            if head == level_end:
+                level += 1
+                level_end = len(states)
+                if limits.max_depth and level > limits.max_depth:
+                    raise _Stop("incomplete", stopped_by="max-depth")
+            if max_states and len(states) >= max_states:
+                raise _Stop("incomplete", stopped_by="max-states")
+            if head & 255 == 0:
+                if deadline and time.monotonic() > deadline:
+                    raise _Stop("incomplete", stopped_by="max-seconds")
+                if progress and head & 0xFFFF == 0:
+                    progress(len(states), generated, level)
+            s = states[head]
+            any_succ = False
+            try:
+                for ai in range(n_act):
+                    succ = fns[ai](s)
+                    if succ:
+                        any_succ = True
+                        gen_by[ai] += len(succ)
+                        for t in succ:
+                            if t not in seen:
+                                if constraints and not all(c(t) for c in constraints):
+                                    pruned += 1
+                                    continue
+                                n = len(states)
+                                seen[t] = n
+                                states.append(t)
+                                parent.append(head)
+                                new_by[ai] += 1
+                                bad = first_failing(t)
+                                if bad >= 0:
+                                    raise _Stop("violated", property=inv_names[bad], index=n,
+                                                queue=n - head - 1)
+            except (_Stop, KeyboardInterrupt):
+                raise
+            except Exception as err:  # a runtime error inside the spec: find the action and binding
+                raise _Stop("error", error=err, index=head, where="action",
+                            queue=len(states) - head - 1) from None
+            if not any_succ and deadlock and not any(term(s) for term in terminals):
+                raise _Stop("deadlock", index=head, queue=len(states) - head - 1)
+            head += 1
+        result.complete = True
+    except _Stop as stop:
+        result.verdict = stop.verdict
+        result.property = stop.info.get("property")
+        result.stopped_by = stop.info.get("stopped_by")
+        queue = stop.info.get("queue")
+        idx = stop.info.get("index")
+        if stop.verdict == "error":
+            _explain_error(model, stop.info["error"], states[idx] if idx is not None else None, result,
+                           stop.info.get("where"))
+        if idx is not None:
+            result.trace = _trace(model, states, parent, idx)
+        if stop.verdict == "violated":
+            result.witness = _witness(model, result.property, states[idx])
+    except KeyboardInterrupt:
+        result.verdict, result.stopped_by = "incomplete", "interrupted"
+    except RecursionError:
+        result.verdict, result.error = "error", "expression nesting too deep to evaluate"
+    for i, a in enumerate(actions):
+        result.actions[a.name] = {"generated": gen_by[i], "distinct": new_by[i]}
+    result.distinct = len(states)
+    result.generated = generated + sum(gen_by)
+    result.pruned = pruned
+    result.queue = queue if queue is not None else len(states) - head
+    result.depth = _depth_of(parent, len(states)) if states else 0
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def _depth_of(parent: list[int], n: int) -> int:
+    """The largest BFS level among the states found (initial states are level 1)."""
+    if n == 0:
+        return 0
+    depth = [0] * n
+    for i in range(n):
+        p = parent[i]
+        depth[i] = 1 if p < 0 else depth[p] + 1
+    return max(depth)
+
+
+def label_step(model: Model, src: tuple, dst: tuple) -> Step:
+    """Which action (and binding) takes `src` to `dst`: the first in spec order."""
+    for a in model.actions:
+        for binding, t in a.labelled(src, [None]):
+            if t == dst:
+                return Step(a.name, dict(zip(a.params, binding)), dst)
+    raise AssertionError("no action connects two consecutive trace states")
+
+
+def _trace(model: Model, states: list[tuple], parent: list[int], idx: int) -> list[Step]:
+    chain = []
+    while idx >= 0:
+        chain.append(idx)
+        idx = parent[idx]
+    chain.reverse()
+    steps = [Step(None, {}, states[chain[0]])]
+    for p, c in zip(chain, chain[1:]):
+        steps.append(label_step(model, states[p], states[c]))
+    return steps
+
+
+def _witness(model: Model, prop: str | None, state: tuple) -> list[tuple[str, Any]] | None:
+    for p in model.invariants:
+        if p.name == prop and p.witness is not None:
+            try:
+                found = p.witness(state)
+            except Exception:
+                return None
+            return list(found) if found else None
+    return None
+
+
+def _explain_error(model: Model, err: Exception, state: tuple | None, result: Result, where: str | None) -> None:
+    """Name the action and binding that raised, by re-running the labelled variants on `state`."""
+    message = err.message if isinstance(err, EvalError) else f"{type(err).__name__}: {err}"
+    result.error_loc = model.located(err) if isinstance(err, EvalError) else None
+    if state is None or where != "action":
+        result.error = f"while computing {where}: {message}"
+        return
+    for a in model.actions:
+        cur: list = [None]
+        try:
+            a.labelled(state, cur)
+        except Exception:
+            binding = "" if cur[0] is None else ", ".join(
+                f"{k}={short(v)}" for k, v in zip(a.params, cur[0]))
+            result.error = f"in action {a.name}{f'({binding})' if binding else ''}: {message}"
+            return
+    result.error = message

@@ -1,0 +1,146 @@
+"""Results as people and tools read them: TLC-style text, a JSON summary, ITF traces, and
+graphviz pictures of a trace."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .model import Model
+from .search import Result, Step
+from .values import short, tlc, to_itf
+
+EXIT_CODES = {"holds": 0, "violated": 1, "deadlock": 1, "error": 2, "incomplete": 3}
+
+
+def format_state(model: Model, state: tuple) -> str:
+    if len(model.var_names) == 1:
+        return f"{model.var_names[0]} = {tlc(state[0])}"
+    return "\n".join(f"/\\ {name} = {tlc(v)}" for name, v in zip(model.var_names, state))
+
+
+def format_trace(model: Model, trace: list[Step]) -> str:
+    out = []
+    for n, step in enumerate(trace, 1):
+        out.append(f"State {n}: <{step.label}>\n{format_state(model, step.state)}\n")
+    return "\n".join(out)
+
+
+def format_result(model: Model, result: Result, spec_path: str = "") -> str:
+    """The whole report, in TLC's words where TLC has words for it."""
+    lines: list[str] = []
+    if model.constants:
+        lines.append("Constants: " + ", ".join(f"{k} = {short(v)}" for k, v in model.constants.items()))
+    if result.verdict == "violated":
+        lines.append(f"Error: Invariant {result.property} is violated.")
+        if result.witness:
+            lines.append("Error: It fails for " + ", ".join(f"{k} = {short(v)}" for k, v in result.witness) + ".")
+    elif result.verdict == "deadlock":
+        lines.append("Error: Deadlock reached.")
+    elif result.verdict == "error":
+        where = ""
+        if result.error_loc is not None:
+            where = f"{spec_path}:{result.error_loc.line}:{result.error_loc.col}: "
+        lines.append(f"Error: {where}runtime error {result.error}")
+    if result.trace:
+        lines.append("Error: The behavior up to this point is:" if result.verdict != "error"
+                     else "Error: The behavior up to the state where it failed is:")
+        lines.append(format_trace(model, result.trace))
+    if result.verdict == "holds":
+        lines.append("Model checking completed. No error has been found.")
+    elif result.verdict == "incomplete":
+        why = {"max-states": "the state limit was reached", "max-depth": "the depth limit was reached",
+               "max-seconds": "the time limit was reached", "interrupted": "it was interrupted"}
+        lines.append(f"Model checking stopped because {why.get(result.stopped_by, result.stopped_by)}. "
+                     "The search is INCOMPLETE: no violation was found in the states explored, "
+                     "which proves nothing about the rest.")
+    lines.append(f"{result.generated} states generated, {result.distinct} distinct states found, "
+                 f"{result.queue} states left on queue.")
+    if result.pruned:
+        lines.append(f"{result.pruned} generated states were pruned by the state constraint "
+                     "(the proof covers only the constrained state space).")
+    word = "complete state graph search" if result.complete else "search so far"
+    lines.append(f"The depth of the {word} is {result.depth}.")
+    lines.append("Actions (generated / distinct):")
+    for name, c in result.actions.items():
+        never = "  <- never fired" if c["generated"] == 0 else ""
+        lines.append(f"  {name}: {c['generated']} / {c['distinct']}{never}")
+    lines.append(f"Finished in {result.seconds:.2f}s ({_rate(result)} distinct states/s).")
+    return "\n".join(lines)
+
+
+def _rate(result: Result) -> str:
+    return f"{result.distinct / result.seconds:,.0f}" if result.seconds > 0 else "-"
+
+
+def step_json(step: Step, model: Model) -> dict[str, Any]:
+    return {
+        "action": step.action,
+        "params": {k: to_itf(v) for k, v in step.binding.items()},
+        "label": step.label,
+        "state": {n: to_itf(v) for n, v in zip(model.var_names, step.state)},
+    }
+
+
+def result_json(model: Model, result: Result) -> dict[str, Any]:
+    return {
+        "spec": model.spec.path,
+        "verdict": result.verdict,
+        "property": result.property,
+        "constants": {k: to_itf(v) for k, v in model.constants.items()},
+        "invariants": [p.name for p in model.invariants],
+        "complete": result.complete,
+        "stopped_by": result.stopped_by,
+        "distinct_states": result.distinct,
+        "generated_states": result.generated,
+        "depth": result.depth,
+        "queue": result.queue,
+        "pruned_by_constraint": result.pruned,
+        "seconds": round(result.seconds, 3),
+        "actions": {k: v["generated"] for k, v in result.actions.items()},
+        "actions_distinct": {k: v["distinct"] for k, v in result.actions.items()},
+        "never_fired": [k for k, v in result.actions.items() if v["generated"] == 0],
+        "witness": {k: to_itf(v) for k, v in result.witness} if result.witness else None,
+        "error": result.error,
+        "trace": [step_json(s, model) for s in result.trace],
+    }
+
+
+def itf_trace(model: Model, trace: list[Step], description: str = "") -> dict[str, Any]:
+    """The ITF format (`{"vars": [...], "states": [...]}`), with each step's action in `#meta`."""
+    states = []
+    for i, step in enumerate(trace):
+        st: dict[str, Any] = {"#meta": {"index": i, "action": step.label}}
+        st.update({n: to_itf(v) for n, v in zip(model.var_names, step.state)})
+        states.append(st)
+    return {
+        "#meta": {"format": "ITF", "source": model.spec.path, "description": description,
+                  "constants": {k: to_itf(v) for k, v in model.constants.items()}},
+        "vars": list(model.var_names),
+        "states": states,
+    }
+
+
+def write_json(path: str, data: Any) -> None:
+    with open(path, "w") as f:
+        json.dump(data, f, indent=2)
+        f.write("\n")
+
+
+def trace_dot(model: Model, trace: list[Step], title: str = "") -> str:
+    """A trace as a graphviz chain: one box per state showing only what changed."""
+    import graphviz
+
+    g = graphviz.Digraph("trace", graph_attr={"rankdir": "TB", "label": title, "labelloc": "t"},
+                         node_attr={"shape": "box", "fontname": "monospace", "fontsize": "10"})
+    prev: tuple | None = None
+    for i, step in enumerate(trace):
+        rows = []
+        for name, v in zip(model.var_names, step.state):
+            if prev is None or prev[model.var_names.index(name)] != v:
+                rows.append(f"{name} = {short(v)}")
+        text = "\\l".join([f"State {i + 1}"] + (rows or ["(no change)"])) + "\\l"
+        g.node(f"s{i}", text)
+        if i:
+            g.edge(f"s{i - 1}", f"s{i}", label=step.label)
+        prev = step.state
+    return g.source

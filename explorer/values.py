@@ -1,0 +1,170 @@
+"""Spec values as Python values: bool, int, str, tuple (sequences and tuples), frozenset (sets),
+`Map` (finite functions) and `Record`. All immutable and hashable, so a state is a plain tuple.
+
+Also the three ways a value is shown: TLC's text (`<<1, 2>>`, `{1, 2}`, `[a |-> 1]`), ITF JSON,
+and a short form for traces and pictures."""
+from __future__ import annotations
+
+from typing import Any
+
+
+class Map(dict):
+    """A finite function. A dict for fast lookup; hashed by content and never mutated."""
+
+    __slots__ = ("_hash",)
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        try:
+            return self._hash
+        except AttributeError:
+            self._hash = h = hash(frozenset(self.items()))
+            return h
+
+    def __or__(self, other):  # `m | {k: v}`: the map with those keys overridden
+        if not isinstance(other, Map):
+            return NotImplemented
+        merged = dict(self)
+        merged.update(other)
+        return type(self)(merged) if type(other) is type(self) else Map(merged)
+
+    def _readonly(self, *args, **kwargs):
+        raise TypeError("spec values are immutable")
+
+    __setitem__ = __delitem__ = update = pop = popitem = clear = setdefault = __ior__ = _readonly  # type: ignore
+
+    def __repr__(self) -> str:
+        return tlc(self)
+
+
+class Record(Map):
+    """A record: a map whose keys are field names (strings)."""
+
+    __slots__ = ()
+
+
+class InfiniteSet:
+    """`Nat` and `Int`: usable on the right of `in`, never as a domain to iterate."""
+
+    def __init__(self, name: str, low: int | None):
+        self.name, self.low = name, low
+
+    def __contains__(self, x: Any) -> bool:
+        return isinstance(x, int) and not isinstance(x, bool) and (self.low is None or x >= self.low)
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+NAT = InfiniteSet("Nat", 0)
+INT = InfiniteSet("Int", None)
+
+_RANK = {bool: 0, int: 1, str: 2, tuple: 3, frozenset: 4, Record: 5, Map: 6}
+
+
+def sort_key(v: Any):
+    """A total order over all values, so sets print and iterate the same way in every run."""
+    t = type(v)
+    r = _RANK.get(t, 7)
+    if t is tuple:
+        return (r, len(v), tuple(sort_key(x) for x in v))
+    if t is frozenset:
+        return (r, len(v), tuple(sorted(sort_key(x) for x in v)))
+    if t is Map or t is Record:
+        return (r, len(v), tuple(sorted((sort_key(k), sort_key(x)) for k, x in v.items())))
+    return (r, v)
+
+
+def ordered(s) -> list:
+    """Elements of a set in the canonical order (fast path when they compare natively)."""
+    try:
+        items = sorted(s)
+        if items and type(items[0]) is bool:
+            raise TypeError
+        return items
+    except TypeError:
+        return sorted(s, key=sort_key)
+
+
+def _str(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def tlc(v: Any) -> str:
+    """A value as TLC prints it."""
+    t = type(v)
+    if t is bool:
+        return "TRUE" if v else "FALSE"
+    if t is int:
+        return str(v)
+    if t is str:
+        return _str(v)
+    if t is tuple:
+        return "<<" + ", ".join(tlc(x) for x in v) + ">>"
+    if t is frozenset:
+        return "{" + ", ".join(tlc(x) for x in ordered(v)) + "}"
+    if t is Record:
+        return "[" + ", ".join(f"{k} |-> {tlc(v[k])}" for k in ordered(v)) + "]"
+    if t is Map:
+        if not v:
+            return "<<>>"
+        return "(" + " @@ ".join(f"{tlc(k)} :> {tlc(v[k])}" for k in ordered(v)) + ")"
+    return repr(v)
+
+
+def short(v: Any) -> str:
+    """A value in the spec language's own syntax (used in labels and messages)."""
+    t = type(v)
+    if t is bool:
+        return "true" if v else "false"
+    if t is int:
+        return str(v)
+    if t is str:
+        return _str(v)
+    if t is tuple:
+        return "[" + ", ".join(short(x) for x in v) + "]"
+    if t is frozenset:
+        return "{" + ", ".join(short(x) for x in ordered(v)) + "}"
+    if t is Record:
+        return "[" + ", ".join(f"{k} = {short(v[k])}" for k in ordered(v)) + "]"
+    if t is Map:
+        if not v:
+            return "{:}"
+        return "{" + ", ".join(f"{short(k)}: {short(v[k])}" for k in ordered(v)) + "}"
+    return repr(v)
+
+
+def to_itf(v: Any) -> Any:
+    """A value in the ITF JSON encoding (Apalache/Quint's trace format)."""
+    t = type(v)
+    if t is bool or t is str:
+        return v
+    if t is int:
+        return v if -(2 ** 53) < v < 2 ** 53 else {"#bigint": str(v)}
+    if t is tuple:
+        return {"#tup": [to_itf(x) for x in v]}
+    if t is frozenset:
+        return {"#set": [to_itf(x) for x in ordered(v)]}
+    if t is Record:
+        return {k: to_itf(v[k]) for k in ordered(v)}
+    if t is Map:
+        return {"#map": [[to_itf(k), to_itf(v[k])] for k in ordered(v)]}
+    raise TypeError(f"no ITF encoding for {v!r}")
+
+
+def from_itf(j: Any) -> Any:
+    """The inverse of `to_itf`, for replaying and comparing traces."""
+    if isinstance(j, (bool, str, int)):
+        return j
+    if isinstance(j, list):
+        return tuple(from_itf(x) for x in j)
+    if isinstance(j, dict):
+        if "#bigint" in j:
+            return int(j["#bigint"])
+        if "#tup" in j:
+            return tuple(from_itf(x) for x in j["#tup"])
+        if "#set" in j:
+            return frozenset(from_itf(x) for x in j["#set"])
+        if "#map" in j:
+            return Map({from_itf(k): from_itf(x) for k, x in j["#map"]})
+        return Record({k: from_itf(x) for k, x in j.items()})
+    raise TypeError(f"not an ITF value: {j!r}")
