@@ -217,3 +217,74 @@ class Spec:
 
     def by_kind(self, kind: str) -> list[Predicate]:
         return [p for p in self.predicates if p.kind == kind]
+
+
+_PREC = {"implies": 1, "or": 2, "and": 3, "not": 4, "cmp": 5, "|": 6, "&": 7, "..": 8, "+": 9, "-": 9,
+         "*": 10, "//": 10, "%": 10, "neg": 11}
+_CMP = {"==", "!=", "<", "<=", ">", ">=", "in", "notin", "subset"}
+
+
+def unparse(e: Expr) -> str:
+    """Spec text for an expression (for messages: the guard that failed and what it saw)."""
+
+    def prec(x: Expr) -> int:
+        if isinstance(x, Binary):
+            return _PREC["cmp"] if x.op in _CMP else _PREC[x.op]
+        if isinstance(x, Unary):
+            return _PREC["not"] if x.op == "not" else _PREC["neg"]
+        if isinstance(x, (If, Let, Quant)):
+            return 0
+        return 99
+
+    def wrap(x: Expr, p: int) -> str:
+        text = unparse(x)
+        return f"({text})" if prec(x) < p else text
+
+    def binders(bs: list[Binder]) -> str:
+        return ", ".join(f"{b.name} in {unparse(b.domain)}" for b in bs)
+
+    if isinstance(e, Lit):
+        v = e.value
+        return ("true" if v else "false") if isinstance(v, bool) else (
+            '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"' if isinstance(v, str) else str(v))
+    if isinstance(e, Name):
+        return e.id
+    if isinstance(e, Call):
+        return f"{e.fn}({', '.join(unparse(a) for a in e.args)})"
+    if isinstance(e, Unary):
+        return f"not {wrap(e.arg, _PREC['not'])}" if e.op == "not" else f"-{wrap(e.arg, _PREC['neg'])}"
+    if isinstance(e, Binary):
+        p = prec(e)
+        op = {"notin": "not in"}.get(e.op, e.op)
+        right_p = p if e.op == "implies" else p + 1
+        left_p = p + 1 if e.op == "implies" or e.op in _CMP else p
+        return f"{wrap(e.left, left_p)} {op} {wrap(e.right, right_p)}"
+    if isinstance(e, Index):
+        return f"{wrap(e.base, 99)}[{unparse(e.key)}]"
+    if isinstance(e, Slice):
+        lo = "" if e.lo is None else unparse(e.lo)
+        hi = "" if e.hi is None else unparse(e.hi)
+        return f"{wrap(e.base, 99)}[{lo}:{hi}]"
+    if isinstance(e, Field):
+        return f"{wrap(e.base, 99)}.{e.name}"
+    if isinstance(e, If):
+        return f"if {unparse(e.cond)} then {unparse(e.then)} else {unparse(e.orelse)}"
+    if isinstance(e, Let):
+        return "let " + ", ".join(f"{b.name} = {unparse(b.domain)}" for b in e.binds) + f" in {unparse(e.body)}"
+    if isinstance(e, Quant):
+        return f"{e.kind} {binders(e.binders)}: {unparse(e.body)}"
+    if isinstance(e, TupleLit):
+        return "[" + ", ".join(unparse(x) for x in e.items) + "]"
+    if isinstance(e, SetLit):
+        return "{" + ", ".join(unparse(x) for x in e.items) + "}"
+    if isinstance(e, RecordLit):
+        return "[" + ", ".join(f"{n} = {unparse(v)}" for n, v in e.fields) + "]"
+    if isinstance(e, MapLit):
+        return "{" + ", ".join(f"{unparse(k)}: {unparse(v)}" for k, v in e.items) + "}" if e.items else "{:}"
+    if isinstance(e, SetComp):
+        cond = f" if {unparse(e.cond)}" if e.cond is not None else ""
+        return "{" + f"{unparse(e.elem)} for {binders(e.binders)}{cond}" + "}"
+    if isinstance(e, MapComp):
+        cond = f" if {unparse(e.cond)}" if e.cond is not None else ""
+        return "{" + f"{unparse(e.key)}: {unparse(e.value)} for {binders(e.binders)}{cond}" + "}"
+    raise AssertionError(f"unhandled node {type(e).__name__}")

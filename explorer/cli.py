@@ -72,6 +72,14 @@ def cmd_export(args) -> int:
     return 0
 
 
+def cmd_cross_check(args) -> int:
+    from .crosscheck import cross_check, format_cross_check
+
+    cc = cross_check(_model(args), deadlock=not args.no_deadlock, spec_path=args.spec, keep_dir=args.keep)
+    print(format_cross_check(cc))
+    return 0 if cc.agrees else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="explorer", description="A TLA+-style explicit-state model checker.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -98,6 +106,13 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("-o", "--output", required=True, metavar="DIR")
     e.add_argument("--no-deadlock", action="store_true")
     e.set_defaults(func=cmd_export)
+
+    x = sub.add_parser("cross-check", help="check with this explorer and with TLC, and compare the figures")
+    _add_model_args(x)
+    x.add_argument("--invariant", action="append", metavar="NAME", help="check only these invariants")
+    x.add_argument("--no-deadlock", action="store_true")
+    x.add_argument("--keep", metavar="DIR", help="write the exported .tla/.cfg here instead of a temp dir")
+    x.set_defaults(func=cmd_cross_check)
     return parser
 
 

@@ -21,6 +21,7 @@ _HELPERS = {
     "R_domain_set": R.domain_set, "R_domain_iter": R.domain_iter, "R_get": R.get,
     "R_field": R.field, "R_slice": R.slice_, "R_div": R.div, "R_mod": R.mod, "R_range": R.irange,
     "R_subset": R.subset, "R_map": R.make_map, "R_record": R.make_record, "R_EMPTY": R.EMPTY,
+    "R_try": R.try_,
 }
 _BUILTIN_NAMES = {name: f"B_{name}" for name in R.BUILTINS}
 _VALUE_NAMES = {name: f"V_{name}" for name in R.BUILTIN_VALUES}
@@ -36,6 +37,50 @@ class CompiledAction:
     params: list[str]
     successors: Callable[[tuple], list]  # state -> [next state, ...]
     labelled: Callable[[tuple, list], list]  # (state, cur) -> [(binding, next state), ...]
+    explain: Callable[[tuple, tuple], tuple]  # (state, binding) -> why it is (not) enabled
+
+
+@dataclass
+class Guard:
+    """One conjunct of a `require`, and the subexpressions whose values explain it."""
+    cond: A.Expr
+    shown: list[str]
+
+
+def _conjuncts(e: A.Expr) -> list[A.Expr]:
+    """`a and b` and named conditions (`def ok = a and b`) split into their conjuncts."""
+    if isinstance(e, A.Binary) and e.op == "and":
+        return _conjuncts(e.left) + _conjuncts(e.right)
+    if isinstance(e, A.Name) and e.ref.kind == "def":
+        return _conjuncts(e.ref.target.body)
+    return [e]
+
+
+def _shown(e: A.Expr) -> list[A.Expr]:
+    """The names and calls in `e` whose values a reader needs (not those under a binder)."""
+    out: list[A.Expr] = []
+    seen: set[str] = set()
+
+    def visit(x: A.Expr) -> None:
+        if isinstance(x, (A.Name, A.Call)):
+            text = A.unparse(x)
+            if text not in seen and not (isinstance(x, A.Name) and x.ref.kind == "value"):
+                seen.add(text)
+                out.append(x)
+            if isinstance(x, A.Call):
+                for arg in x.args:
+                    visit(arg)
+        elif isinstance(x, (A.Binary, A.Index)):
+            visit(x.left if isinstance(x, A.Binary) else x.base)
+            visit(x.right if isinstance(x, A.Binary) else x.key)
+        elif isinstance(x, (A.Unary, A.Field)):
+            visit(x.arg if isinstance(x, A.Unary) else x.base)
+        elif isinstance(x, A.If):
+            for y in (x.cond, x.then, x.orelse):
+                visit(y)
+
+    visit(e)
+    return out
 
 
 @dataclass
@@ -58,10 +103,12 @@ class Compiler:
         for i, value in enumerate(constants):
             self.ns[f"c{i}"] = value
         self.locs: list[A.Loc] = []
+        self.guards: list[Guard] = []
         self.hoisted = 0
         self.in_hoist = False
         self.nvars = len(spec.vars)
-        self.unpack = "".join(f"v{i}, " for i in range(self.nvars)) + "= s"
+        self.unpack = "".join(f"v{i}, " for i in range(self.nvars)) + "= s; M = {}"
+        self.memo_keys: dict[str, int] = {}
 
     # ---- plumbing ----
     def loc(self, loc: A.Loc) -> int:
@@ -105,6 +152,9 @@ class Compiler:
                 return target
             if kind == "value":
                 return _VALUE_NAMES[target]
+            if not e.static:  # state-dependent: computed at most once per state and function
+                key = self.memo_keys.setdefault(target.name, len(self.memo_keys))
+                return f"(M[{key}] if {key} in M else M.setdefault({key}, {ex(target.body)}))"
             return f"({ex(target.body)})"  # a definition without parameters: substituted
         if isinstance(e, A.Call):
             args = [ex(a) for a in e.args]
@@ -193,8 +243,36 @@ class Compiler:
         self._conditional(a.body, conditional, top=True)
         fast = self._action_src(a, index, conditional, labelled=False)
         slow = self._action_src(a, index, conditional, labelled=True)
+        why = self._explain_src(a, index, conditional)
         return CompiledAction(a.name, [p.name for p in a.params],
-                              self.define(fast, f"a{index}"), self.define(slow, f"a{index}_labelled"))
+                              self.define(fast, f"a{index}"), self.define(slow, f"a{index}_labelled"),
+                              self.define(why, f"a{index}_explain"))
+
+    def _explain_src(self, a: A.Action, index: int, conditional: set[int]) -> str:
+        """`(state, binding) -> ("ok", next) | ("domain", param, domain) | ("guard", id, values)`:
+        the action for one given binding, saying which guard conjunct is false and what it saw."""
+        lines = [f"def a{index}_explain(s, b):", f"    {self.unpack}", "    for _ in (None,):"]
+        for n, p in enumerate(a.params):
+            lines.append(f"        {p.local} = b[{n}]")
+            lines.append(f"        D = R_domain_set({self.ex(p.domain)}, {self.loc(p.domain.loc)})")
+            lines.append(f"        if {p.local} not in D: return ('domain', {n}, D)")
+        for i in sorted(conditional):
+            lines.append(f"        n{i} = v{i}")
+        lines.extend(self.stmts(a.body, 2, explain=True))
+        assigned = self._assigned(a.body)
+        nxt = "(" + "".join((f"n{i}" if i in assigned else f"v{i}") + ", " for i in range(self.nvars)) + ")"
+        lines.append(f"        return ('ok', {nxt})")
+        return "\n".join(lines) + "\n"
+
+    def _guard_checks(self, cond: A.Expr, pad: str) -> list[str]:
+        out = []
+        for c in _conjuncts(cond):
+            shown = _shown(c)
+            gid = len(self.guards)
+            self.guards.append(Guard(c, [A.unparse(x) for x in shown]))
+            values = "(" + "".join(f"R_try(lambda: {self.ex(x)}), " for x in shown) + ")"
+            out.append(pad + f"if not {self.ex(c)}: return ('guard', {gid}, {values})")
+        return out
 
     def _conditional(self, body: list[A.Node], out: set[int], top: bool) -> None:
         for s in body:
@@ -242,11 +320,13 @@ class Compiler:
         lines.append("    return out")
         return "\n".join(lines) + "\n"
 
-    def stmts(self, body: list[A.Node], depth: int) -> list[str]:
+    def stmts(self, body: list[A.Node], depth: int, explain: bool = False) -> list[str]:
         pad = "    " * depth
         out: list[str] = []
         for s in body:
-            if isinstance(s, A.Require):
+            if isinstance(s, A.Require) and explain:
+                out.extend(self._guard_checks(s.cond, pad))
+            elif isinstance(s, A.Require):
                 out.append(pad + f"if not {self.ex(s.cond)}: continue")
             elif isinstance(s, A.LetStmt):
                 out.append(pad + f"{s.binder.local} = {self.ex(s.binder.domain)}")
@@ -257,10 +337,10 @@ class Compiler:
             elif isinstance(s, A.IfStmt):
                 for n, (cond, branch) in enumerate(s.branches):
                     out.append(pad + f"{'if' if n == 0 else 'elif'} {self.ex(cond)}:")
-                    out.extend(self.stmts(branch, depth + 1) or [pad + "    pass"])
+                    out.extend(self.stmts(branch, depth + 1, explain) or [pad + "    pass"])
                 if s.orelse:
                     out.append(pad + "else:")
-                    out.extend(self.stmts(s.orelse, depth + 1))
+                    out.extend(self.stmts(s.orelse, depth + 1, explain))
         return out
 
     # ---- predicates and initial states ----
@@ -302,6 +382,7 @@ class Compiler:
             else:
                 lines.append(pad + f"v{i} = {self.ex(v.value)}")
         pad = "    " * depth
+        lines.append(pad + "M = {}")
         for p in self.spec.by_kind("init"):
             for c in p.conjuncts:
                 lines.append(pad + f"if not ({self.ex(c)}): " + ("continue" if depth > 1 else "return out"))

@@ -11,7 +11,7 @@ from typing import Any, Mapping
 
 from . import ast as A
 from .checks import check_spec, check_value_expr
-from .compiler import CompiledAction, CompiledPredicate, Compiler, eval_constant
+from .compiler import CompiledAction, CompiledPredicate, Compiler, Guard, eval_constant
 from .errors import EvalError, SpecError
 from .parser import parse_expr, parse_spec
 from .runtime import BUILTIN_VALUES
@@ -32,6 +32,7 @@ class Model:
     init_states: Any
     first_failing_invariant: Any
     locs: list[A.Loc] = field(default_factory=list)
+    guards: list[Guard] = field(default_factory=list)
 
     def state_dict(self, state: tuple) -> dict[str, Any]:
         return dict(zip(self.var_names, state))
@@ -113,4 +114,4 @@ def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
         raise SpecError(err.message, path, text, comp.locs[err.loc] if isinstance(err.loc, int) else err.loc) from None
     return Model(spec, {c.name: v for c, v in zip(spec.consts, values)}, [v.name for v in spec.vars],
                  actions, preds["invariant"], preds["constraint"], preds["terminal"], init_states,
-                 first_failing, comp.locs)
+                 first_failing, comp.locs, comp.guards)

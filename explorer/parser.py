@@ -301,7 +301,7 @@ def _dedent_loc(text: str, err: DedentError) -> A.Loc:
 
 
 def _parse(text: str, path: str, start: str):
-    if not text.endswith("\n"):
+    if start == "start" and not text.endswith("\n"):
         text += "\n"
     try:
         return _ToAst().transform(_lark().parse(text, start=start))

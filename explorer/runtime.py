@@ -208,10 +208,23 @@ def make_record(items: dict) -> Record:
     return Record(items)
 
 
-def truth(x: Any, loc) -> bool:
-    if x is True or x is False:
-        return x
-    raise EvalError(f"expected a boolean, got {_show(x)}", loc)
+class Unevaluable:
+    """What an explanation shows for a value that cannot be computed in that state."""
+
+    def __init__(self, message: str):
+        self.message = message
+
+    def __repr__(self) -> str:
+        return f"<cannot evaluate: {self.message}>"
+
+
+def try_(thunk) -> Any:
+    try:
+        return thunk()
+    except EvalError as err:
+        return Unevaluable(err.message)
+    except (TypeError, ValueError, ArithmeticError, KeyError, IndexError) as err:
+        return Unevaluable(str(err))
 
 
 # name -> (helper, min args, max args or None, result kind); the compiler passes `loc` itself

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .errors import format_located
 from .model import Model
 from .search import Result, Step
 from .values import short, tlc, to_itf
@@ -41,6 +42,8 @@ def format_result(model: Model, result: Result, spec_path: str = "") -> str:
         if result.error_loc is not None:
             where = f"{spec_path}:{result.error_loc.line}:{result.error_loc.col}: "
         lines.append(f"Error: {where}runtime error {result.error}")
+        if result.error_loc is not None:  # the source line and a caret, as for static errors
+            lines.extend(format_located("", "", model.spec.text, result.error_loc).splitlines()[1:])
     if result.trace:
         lines.append("Error: The behavior up to this point is:" if result.verdict != "error"
                      else "Error: The behavior up to the state where it failed is:")
