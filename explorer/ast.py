@@ -200,7 +200,7 @@ class Action(Node):
 
 @dataclass(eq=False)
 class Predicate(Node):
-    kind: str  # invariant | constraint | terminal | init
+    kind: str  # invariant | constraint | terminal | init | assume
     name: str
     conjuncts: list[Expr]
 

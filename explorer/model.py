@@ -15,6 +15,7 @@ from .compiler import CompiledAction, CompiledPredicate, Compiler, Guard, eval_c
 from .errors import EvalError, SpecError
 from .parser import parse_expr, parse_spec
 from .runtime import BUILTIN_VALUES
+from .values import short
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _KEYWORDS = {"true", "false"} | set(BUILTIN_VALUES)
@@ -31,6 +32,7 @@ class Model:
     terminals: list[CompiledPredicate]
     init_states: Any
     first_failing_invariant: Any
+    successors: Any  # state -> tuple of successor lists, one per action
     locs: list[A.Loc] = field(default_factory=list)
     guards: list[Guard] = field(default_factory=list)
 
@@ -95,6 +97,15 @@ def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
         except EvalError as err:
             raise SpecError(f"cannot evaluate constant {c.name}: {err.message}", path, text, err.loc) from None
 
+    for p in spec.by_kind("assume"):
+        for e in p.conjuncts:
+            try:
+                holds = eval_constant(e, spec, values)
+            except EvalError as err:
+                raise SpecError(f"cannot evaluate assumption {p.name}: {err.message}", path, text, err.loc) from None
+            if holds is not True:
+                shown = ", ".join(f"{c.name} = {short(v)}" for c, v in zip(spec.consts, values))
+                raise SpecError(f"assumption {p.name} does not hold for these constants ({shown})", path, text, e.loc)
     comp = Compiler(spec, values)
     try:
         actions = [comp.action(a, i) for i, a in enumerate(spec.actions)]
@@ -109,9 +120,10 @@ def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
             wanted = [p for p in wanted if p.name in invariants]
             preds["invariant"] = [p for p in preds["invariant"] if p.name in invariants]
         first_failing = comp.first_failing(wanted, 0)
+        successors = comp.all_successors()
         init_states = comp.init_states()
     except EvalError as err:
         raise SpecError(err.message, path, text, comp.locs[err.loc] if isinstance(err.loc, int) else err.loc) from None
     return Model(spec, {c.name: v for c, v in zip(spec.consts, values)}, [v.name for v in spec.vars],
                  actions, preds["invariant"], preds["constraint"], preds["terminal"], init_states,
-                 first_failing, comp.locs, comp.guards)
+                 first_failing, successors, comp.locs, comp.guards)

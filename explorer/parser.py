@@ -111,6 +111,7 @@ class _ToAst(Transformer):
     constraint_decl = _pred("constraint")
     terminal_decl = _pred("terminal")
     init_decl = _pred("init")
+    assume_decl = _pred("assume")
     del _pred
 
     def predicate(self, meta, c):
@@ -312,6 +313,8 @@ def _parse(text: str, path: str, start: str):
         raise SpecError(f"malformed construct: {err.orig_exc}", path, text, None) from None
     except LarkError as err:
         raise _syntax_error(err, path, text) from None
+    except RecursionError:  # building the tree of a pathologically nested expression
+        raise SpecError("the spec is nested too deeply to parse", path, text, None) from None
 
 
 def parse_spec(text: str, path: str = "<spec>") -> A.Spec:

@@ -53,7 +53,7 @@ class Result:
     seconds: float = 0.0
 
 
-@dataclass
+@dataclass(frozen=True)
 class Limits:
     max_states: int | None = None
     max_depth: int | None = None
@@ -74,7 +74,7 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
     parent: list[int] = []
     seen: dict[tuple, int] = {}
     actions = model.actions
-    fns = [a.successors for a in actions]
+    succ_all = model.successors
     n_act = len(actions)
     gen_by = [0] * n_act
     new_by = [0] * n_act
@@ -89,6 +89,7 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
     level_end = 0  # index one past the last state of the current level
     head = 0
     result = Result("holds")
+    uncounted = 0  # 1 when the violating state failed a constraint (TLC does not count it)
     queue: int | None = None
 
     def admit(t: tuple, p: int) -> bool:
@@ -111,7 +112,9 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
                 generated += 1
                 if t not in seen:
                     admit(t, -1)
-        except EvalError as err:
+        except _Stop:
+            raise
+        except Exception as err:  # also a TypeError from mixing kinds, e.g. {1} + {2}
             raise _Stop("error", error=err, index=None, where="the initial states") from None
         level_end = len(states)
         while head < len(states):
@@ -130,23 +133,29 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
             s = states[head]
             any_succ = False
             try:
-                for ai in range(n_act):
-                    succ = fns[ai](s)
+                for ai, succ in enumerate(succ_all(s)):
                     if succ:
                         any_succ = True
                         gen_by[ai] += len(succ)
                         for t in succ:
                             if t not in seen:
-                                if constraints and not all(c(t) for c in constraints):
-                                    pruned += 1
-                                    continue
                                 n = len(states)
-                                seen[t] = n
+                                if constraints and not all(c(t) for c in constraints):
+                                    # TLC checks a pruned state's invariants, then drops it uncounted
+                                    pruned += 1
+                                    bad = first_failing(t)
+                                    if bad < 0:
+                                        continue
+                                    uncounted = 1
+                                else:
+                                    seen[t] = n
+                                    new_by[ai] += 1
+                                    bad = first_failing(t)
                                 states.append(t)
                                 parent.append(head)
-                                new_by[ai] += 1
-                                bad = first_failing(t)
                                 if bad >= 0:
+                                    # like TLC, count the bindings up to the violating one only
+                                    gen_by[ai] -= len(succ) - succ.index(t) - 1
                                     raise _Stop("violated", property=inv_names[bad], index=n,
                                                 queue=n - head - 1)
             except (_Stop, KeyboardInterrupt):
@@ -154,8 +163,14 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
             except Exception as err:  # a runtime error inside the spec: find the action and binding
                 raise _Stop("error", error=err, index=head, where="action",
                             queue=len(states) - head - 1) from None
-            if not any_succ and deadlock and not any(term(s) for term in terminals):
-                raise _Stop("deadlock", index=head, queue=len(states) - head - 1)
+            if not any_succ and deadlock:
+                try:
+                    ended = any(term(s) for term in terminals)
+                except Exception as err:
+                    raise _Stop("error", error=err, index=head, where="a terminal predicate",
+                                queue=len(states) - head - 1) from None
+                if not ended:
+                    raise _Stop("deadlock", index=head, queue=len(states) - head - 1)
             head += 1
         result.complete = True
     except _Stop as stop:
@@ -177,11 +192,11 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
         result.verdict, result.error = "error", "expression nesting too deep to evaluate"
     for i, a in enumerate(actions):
         result.actions[a.name] = {"generated": gen_by[i], "distinct": new_by[i]}
-    result.distinct = len(states)
+    result.distinct = len(states) - uncounted
     result.generated = generated + sum(gen_by)
     result.pruned = pruned
     result.queue = queue if queue is not None else len(states) - head
-    result.depth = _depth_of(parent, len(states)) if states else 0
+    result.depth = _depth_of(parent, len(states) - uncounted) if states else 0
     result.seconds = time.monotonic() - started
     return result
 

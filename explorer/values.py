@@ -75,14 +75,15 @@ def sort_key(v: Any):
 
 
 def ordered(s) -> list:
-    """Elements of a set in the canonical order (fast path when they compare natively)."""
-    try:
-        items = sorted(s)
-        if items and type(items[0]) is bool:
-            raise TypeError
-        return items
-    except TypeError:
-        return sorted(s, key=sort_key)
+    """Elements of a set in the canonical order (fast path when they are all ints or all
+    strings: Python's own `<` on frozensets is the subset order and on tuples is not length
+    first, so sorting those natively would not give `sort_key`'s order, nor a stable one)."""
+    items = list(s)
+    if items:
+        t = type(items[0])
+        if (t is int or t is str) and all(type(x) is t for x in items):
+            return sorted(items)
+    return sorted(items, key=sort_key)
 
 
 def _str(s: str) -> str:

@@ -186,3 +186,28 @@ def test_unknown_invariant_exits_2():
     assert proc.returncode == 2
     assert_no_traceback(proc)
     assert "no invariant named nope" in proc.stderr
+
+
+def test_runtime_type_error_in_initial_states_exits_2(tmp_path):
+    # Python's own TypeError (sets have no +) must be reported, not raised as a traceback
+    proc = check_spec(tmp_path, "init_type.spec", "var x = {1} + {2}\naction a: x' = x\n")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert_no_traceback(proc)
+    assert "runtime error while computing the initial states" in proc.stdout
+
+
+def test_runtime_error_in_terminal_predicate_exits_2(tmp_path):
+    text = "var x = 0\naction a:\n    require x < 1\n    x' = x + 1\nterminal t: [1][5] == 1\n"
+    proc = check_spec(tmp_path, "terminal.spec", text)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert_no_traceback(proc)
+    assert "runtime error while computing a terminal predicate" in proc.stdout
+    assert_located(proc.stdout, tmp_path / "terminal.spec", 5, 13, "out of range")
+
+
+def test_runtime_error_in_invariant_exits_2(tmp_path):
+    text = "var m = {0: 1}\nvar x = 0\naction a:\n    require x < 2\n    x' = x + 1\ninvariant i: m[x] == 1\n"
+    proc = check_spec(tmp_path, "inv.spec", text)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert_no_traceback(proc)
+    assert_located(proc.stdout, tmp_path / "inv.spec", 6, 14, "1 is not in the domain")

@@ -1,0 +1,257 @@
+"""spec/collector.spec: each action's effect on small hand-built states, the no-loss predicate on
+states that do and do not lose a prompt, and the headline verdicts at small constants."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from explorer import check, load_model
+from explorer.values import Map, Record
+
+ROOT = Path(__file__).resolve().parent.parent
+SPEC = ROOT / "spec" / "collector.spec"
+
+
+def model(**consts):
+    return load_model(SPEC, consts)
+
+
+def init(m) -> dict:
+    return m.state_dict(m.init_states()[0])
+
+
+def step(m, state: dict, action: str, **params) -> dict:
+    """The unique successor of `state` by `action` with these parameters."""
+    a = m.action(action)
+    found = [t for b, t in a.labelled(m.state_from(state), [None])
+             if all(dict(zip(a.params, b))[k] == v for k, v in params.items())]
+    assert len(found) == 1, f"{action}{params}: {len(found)} successors"
+    return m.state_dict(found[0])
+
+
+def enabled(m, state: dict, action: str) -> bool:
+    return bool(m.action(action).successors(m.state_from(state)))
+
+
+def holds(m, state: dict) -> tuple[bool, list | None]:
+    inv = next(p for p in m.invariants if p.name == "no_prompt_lost")
+    s = m.state_from(state)
+    witness = inv.witness(s)
+    return inv.holds(s), (list(witness) if witness else None)
+
+
+# ---- the collection loop ----
+
+def test_first_dispatch_pulls_a_batch_for_the_lowest_target():
+    m = model(P=2, AGE=1, PROMPTS=6)
+    s = step(m, init(m), "dispatch")
+    assert s["inflight"] == Map({0: frozenset({0, 1})})
+    assert s["ring"] == frozenset({0}) and s["next_ord"] == 2 and s["pending"] == ()
+    s = step(m, s, "dispatch")  # the initial window is [0 .. 0 + AGE]: target 1 next
+    assert s["inflight"] == Map({0: frozenset({0, 1}), 1: frozenset({2, 3})})
+    assert not enabled(m, s, "dispatch") and enabled(m, s, "decide_pause")
+
+
+def test_partial_dispatch_leaves_the_rest_pending():
+    m = model(P=3, AGE=1, PROMPTS=9)
+    s = init(m) | {"buffer": frozenset({(0, 0), (1, 0)})}  # target 0 needs one more group
+    s = step(m, s, "dispatch")
+    assert s["inflight"] == Map({0: frozenset({0})})  # ordinal 0 is re-dispatched as a fresh row
+    assert s["pending"] == (1, 2)
+    s = step(m, s, "dispatch")  # the pending rows are consumed before the next pull
+    assert s["inflight"][1] == frozenset({1, 2}) and s["next_ord"] == 3 and s["pending"] == ()
+
+
+def test_pause_is_two_steps_and_a_wake_in_between_is_lost():
+    m = model(P=1, AGE=1, PROMPTS=4, FAILURES=1)
+    s = step(m, step(m, init(m), "dispatch"), "dispatch")
+    s = step(m, s, "decide_pause")
+    assert s["loop"] == "checked"
+    s = step(m, s, "worker_fails", t=0)  # wakes nobody: the loop has not slept yet
+    assert s["loop"] == "checked"
+    s = step(m, s, "sleep")
+    assert s["loop"] == "waiting" and not enabled(m, s, "dispatch")
+
+
+def test_a_failed_worker_wakes_the_loop_and_a_successful_one_does_not():
+    m = model(P=1, AGE=1, PROMPTS=4, FAILURES=1)
+    s = step(m, step(m, init(m), "dispatch"), "dispatch")
+    s = step(m, step(m, s, "decide_pause"), "sleep")
+    done = step(m, step(m, s, "group_finishes", t=1, o=1), "worker_succeeds", t=1)
+    assert done["loop"] == "waiting"
+    failed = step(m, s, "worker_fails", t=0)
+    assert failed["loop"] == "run"
+    assert failed["dropped"] == frozenset({0}) and failed["fail_count"] == 1 and not failed["fatal"]
+
+
+def test_a_failure_beyond_the_tolerance_is_fatal_and_its_prompts_are_doomed():
+    m = model(P=1, AGE=1, PROMPTS=4, FAILURES=1, TOLERATED_FAILURES=0)
+    s = step(m, step(m, init(m), "dispatch"), "worker_fails", t=0)
+    assert s["fatal"] and s["doomed"] == frozenset({0}) and s["dropped"] == frozenset()
+    assert not enabled(m, s, "train")
+    assert enabled(m, s, "restart")
+
+
+def test_success_resets_the_failure_count():
+    m = model(P=1, AGE=1, PROMPTS=4, FAILURES=1)
+    s = step(m, step(m, init(m), "dispatch"), "dispatch")
+    s = step(m, s, "worker_fails", t=0)
+    s = step(m, step(m, s, "group_finishes", t=1, o=1), "worker_succeeds", t=1)
+    assert s["fail_count"] == 0
+
+
+def test_end_of_stream_discards_later_groups():
+    m = model(P=1, AGE=1, PROMPTS=1)
+    s = step(m, init(m), "dispatch")
+    s = step(m, s, "end_of_stream")
+    assert not s["running"]
+    s = step(m, s, "group_finishes", t=0, o=0)
+    assert s["discarded"] == frozenset({0}) and s["buffer"] == frozenset()
+
+
+def test_the_resume_filter_skips_covered_rows_and_switches_off_past_the_horizon():
+    m = model(P=2, AGE=1, PROMPTS=8)
+    s = init(m) | {"filter_on": True, "threshold": 3, "covered": frozenset({4}), "horizon": 4}
+    s = step(m, s, "dispatch")  # batch [0, 1]: both below the threshold: fully filtered
+    assert s["inflight"] == Map() and s["next_ord"] == 2 and s["filter_on"]
+    s = step(m, s, "dispatch")  # batch [2, 3]: keeps 3
+    assert s["inflight"] == Map({0: frozenset({3})})
+    s = step(m, s, "dispatch")  # batch [4, 5]: 4 is covered; target 0 still reserved -> target 1
+    assert s["inflight"][1] == frozenset({5}) and s["filter_on"]
+    s2 = init(m) | {"filter_on": True, "threshold": 3, "covered": frozenset({4}), "horizon": 4, "next_ord": 6}
+    s2 = step(m, s2, "dispatch")  # 6 > horizon: the filter is off for good
+    assert not s2["filter_on"] and s2["inflight"][0] == frozenset({6, 7})
+
+
+# ---- training, checkpoints, restarts ----
+
+def ready_to_train(m) -> dict:
+    s = init(m) | {"buffer": frozenset({(0, 0), (1, 0), (2, 1), (3, 1)}), "next_ord": 4,
+                   "ring": frozenset({0, 2})}
+    return s
+
+
+def test_train_takes_the_step_advances_the_frontier_and_refits():
+    m = model(P=2, AGE=1, PROMPTS=8, STEPS=3, SAVE_EVERY=1)
+    s = step(m, ready_to_train(m), "train")
+    assert s["buffer"] == frozenset({(2, 1), (3, 1)}) and s["wm"] == 0 and s["F"] == 2
+    assert s["trained"] == frozenset({0, 1}) and s["step"] == 1 and s["phase"] == "save"
+    assert s["first_done"]
+
+
+def test_the_startup_barrier_waits_for_the_next_target():
+    m = model(P=2, AGE=1, PROMPTS=8, STEPS=3)
+    s = ready_to_train(m) | {"buffer": frozenset({(0, 0), (1, 0), (2, 1)})}
+    assert not enabled(m, s, "train")
+    assert enabled(load_model(SPEC, {"P": 2, "STEPS": 3, "BARRIER": False}), s, "train")
+
+
+def test_without_in_flight_updates_the_refit_waits_for_workers():
+    m = model(P=2, AGE=1, PROMPTS=8, STEPS=3, IN_FLIGHT_UPDATES=False)
+    s = step(m, ready_to_train(m) | {"inflight": Map({2: frozenset({4})})}, "train")
+    assert s["phase"] == "refit" and s["step"] == 0
+    assert not enabled(m, s, "refit") and not enabled(m, s, "dispatch")
+    s = step(m, s | {"inflight": Map()}, "refit")
+    assert s["step"] == 1 and s["phase"] == "save"
+
+
+@pytest.mark.parametrize("rule, cut, base", [("frontier", 6, 6), ("in_flight", 4, 4), ("safe", 3, 2)])
+def test_checkpoint_cut_and_base(rule, cut, base):
+    m = model(P=2, AGE=2, PROMPTS=8, CUT=rule)
+    s = init(m) | {"phase": "save", "step": 1, "F": 6, "ring": frozenset({0, 2, 4, 6}),
+                   "inflight": Map({2: frozenset({4, 5})}), "buffer": frozenset({(3, 1)}), "next_ord": 8}
+    c = step(m, s, "checkpoint")["ckpt"]
+    assert (c["cut"], c["base"], c["frontier"], c["S"]) == (cut, base, True, 1)
+    assert c["buffer"] == frozenset({(3, 1)}) and c["pending"] == ()
+
+
+def test_checkpoint_with_an_empty_ring_falls_back_to_the_live_cursor():
+    m = model(P=2, CUT="in_flight")
+    s = init(m) | {"phase": "save", "step": 1, "F": 4, "next_ord": 6, "pending": (5,)}
+    c = step(m, s, "checkpoint")["ckpt"]
+    assert not c["frontier"] and c["next"] == 6 and c["pending"] == (5,)
+
+
+def test_restart_from_a_frontier_checkpoint():
+    m = model(P=2, AGE=1, PROMPTS=8, CRASHES=1, STEPS=4)
+    ckpt = Record({"S": 1, "frontier": True, "base": 2, "cut": 3, "next": 6, "pending": (),
+                   "buffer": frozenset({(4, 2), (1, 0)}), "trained": frozenset({0, 1})})
+    s = init(m) | {"ckpt": ckpt, "step": 2, "trained": frozenset({0, 1, 2, 3}), "next_ord": 8,
+                   "inflight": Map({3: frozenset({7})}), "dropped": frozenset({5})}
+    r = step(m, s, "restart", why="crash")
+    assert r["step"] == 1 and r["trained"] == frozenset({0, 1}) and r["crashes_left"] == 0
+    assert r["next_ord"] == 2 and r["F"] == 3 and r["threshold"] == 3 and r["filter_on"]
+    assert r["buffer"] == frozenset({(4, 2)}) and r["covered"] == frozenset({4}) and r["horizon"] == 4
+    assert r["wm"] == 0 and r["inflight"] == Map() and r["ring"] == frozenset() and r["init_v"] == 1
+    assert r["dropped"] == frozenset({5})  # ghost state survives
+
+
+def test_restart_from_a_fallback_checkpoint_is_a_legacy_resume():
+    m = model(P=2, AGE=1, PROMPTS=8, CRASHES=1, STEPS=4)
+    ckpt = Record({"S": 1, "frontier": False, "base": -1, "cut": 3, "next": 6, "pending": (5,),
+                   "buffer": frozenset(), "trained": frozenset({0, 1})})
+    r = step(m, init(m) | {"ckpt": ckpt}, "restart", why="crash")
+    assert r["next_ord"] == 6 and r["pending"] == (5,) and not r["filter_on"] and not r["aligned"]
+
+
+def test_restart_without_loading_the_buffer_covers_nothing():
+    m = model(P=2, AGE=1, PROMPTS=8, CRASHES=1, STEPS=4, LOAD_REPLAY_BUFFER=False)
+    ckpt = Record({"S": 1, "frontier": True, "base": 2, "cut": 3, "next": 6, "pending": (),
+                   "buffer": frozenset({(4, 2)}), "trained": frozenset({0, 1})})
+    r = step(m, init(m) | {"ckpt": ckpt}, "restart", why="crash")
+    assert r["buffer"] == frozenset() and r["covered"] == frozenset() and r["wm"] == -1
+
+
+# ---- the no-loss predicate ----
+
+def test_no_prompt_lost_on_the_initial_state_and_where_everything_is_accounted():
+    m = model(P=2, PROMPTS=6)
+    assert holds(m, init(m)) == (True, None)
+    s = init(m) | {"trained": frozenset({0}), "buffer": frozenset({(1, 0)}), "inflight": Map({1: frozenset({2})}),
+                   "pending": (3,), "dropped": frozenset(), "next_ord": 4}
+    assert holds(m, s)[0]
+
+
+def test_no_prompt_lost_names_the_prompt_nobody_has():
+    m = model(P=2, PROMPTS=6)
+    s = init(m) | {"trained": frozenset({0, 1}), "next_ord": 4}  # 2 and 3 are nowhere
+    ok, witness = holds(m, s)
+    assert not ok and witness == [("p", 2)]
+
+
+def test_a_tolerated_drop_is_not_a_loss_but_a_filtered_prompt_is():
+    m = model(P=2, PROMPTS=6)
+    s = init(m) | {"trained": frozenset({0}), "dropped": frozenset({1}), "next_ord": 2}
+    assert holds(m, s)[0]
+    filtered = init(m) | {"trained": frozenset({0, 1}), "next_ord": 2, "filter_on": True, "threshold": 4,
+                          "covered": frozenset(), "horizon": 3}
+    ok, witness = holds(m, filtered)
+    assert not ok and witness == [("p", 2)]
+
+
+# ---- headline verdicts at the smallest constants ----
+
+SMALLEST = {"P": 1, "AGE": 2, "FAILURES": 1, "TOLERATED_FAILURES": 1, "CRASHES": 1, "PROMPTS": 4, "STEPS": 2}
+
+
+def test_the_frontier_rule_loses_a_prompt_in_flight():
+    m = load_model(SPEC, {**SMALLEST, "CUT": "frontier"}, invariants=["no_prompt_lost"])
+    r = check(m, deadlock=False)
+    assert r.verdict == "violated" and r.witness == [("p", 2)]
+    assert [s.action for s in r.trace][-3:] == ["train", "checkpoint", "restart"]
+    assert len(r.trace) == 11
+
+
+@pytest.mark.parametrize("rule", ["in_flight", "safe"])
+def test_the_lowered_cuts_keep_every_prompt_there(rule):
+    m = load_model(SPEC, {**SMALLEST, "CUT": rule}, invariants=["no_prompt_lost"])
+    r = check(m, deadlock=False)
+    assert r.verdict == "holds" and r.complete
+
+
+def test_the_in_flight_rule_loses_a_fatal_failures_prompts():
+    consts = {**SMALLEST, "FAILURES": 2, "CUT": "in_flight"}
+    r = check(load_model(SPEC, consts, invariants=["no_prompt_lost"]), deadlock=False)
+    assert r.verdict == "violated"
+    assert "worker_fails" in [s.action for s in r.trace]

