@@ -6,7 +6,7 @@ those annotations and never re-resolves a name.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 
 @dataclass(frozen=True)
@@ -217,6 +217,23 @@ class Spec:
 
     def by_kind(self, kind: str) -> list[Predicate]:
         return [p for p in self.predicates if p.kind == kind]
+
+
+def nodes(root: Any) -> Iterator[Node]:
+    """Every node below `root` (a node, or lists and tuples of them), in no particular order."""
+    stack = [root]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, Node):
+            yield x
+            stack.extend(v for v in vars(x).values() if isinstance(v, (Node, list, tuple)))
+
+
+def assigned(body: list[Node]) -> set[int]:
+    """The variable slots an action body may assign, on any path."""
+    return {s.index for s in nodes(body) if isinstance(s, Assign)}
 
 
 _PREC = {"implies": 1, "or": 2, "and": 3, "not": 4, "cmp": 5, "|": 6, "&": 7, "..": 8, "+": 9, "-": 9,

@@ -259,7 +259,7 @@ class Compiler:
         for i in sorted(conditional):
             lines.append(f"        n{i} = v{i}")
         lines.extend(self.stmts(a.body, 2, explain=True))
-        assigned = self._assigned(a.body)
+        assigned = A.assigned(a.body)
         nxt = "(" + "".join((f"n{i}" if i in assigned else f"v{i}") + ", " for i in range(self.nvars)) + ")"
         lines.append(f"        return ('ok', {nxt})")
         return "\n".join(lines) + "\n"
@@ -282,17 +282,6 @@ class Compiler:
                 for _, branch in s.branches:
                     self._conditional(branch, out, top=False)
                 self._conditional(s.orelse, out, top=False)
-
-    def _assigned(self, body: list[A.Node]) -> set[int]:
-        out: set[int] = set()
-        for s in body:
-            if isinstance(s, A.Assign):
-                out.add(s.index)
-            elif isinstance(s, A.IfStmt):
-                for _, branch in s.branches:
-                    out |= self._assigned(branch)
-                out |= self._assigned(s.orelse)
-        return out
 
     def _action_src(self, a: A.Action, index: int, conditional: set[int], labelled: bool) -> str:
         name = f"a{index}_labelled" if labelled else f"a{index}"
@@ -317,7 +306,7 @@ class Compiler:
         for i in sorted(conditional):
             lines.append(pad + f"n{i} = v{i}")
         lines.extend(self.stmts(a.body, depth))
-        assigned = self._assigned(a.body)
+        assigned = A.assigned(a.body)
         nxt = "(" + "".join((f"n{i}" if i in assigned else f"v{i}") + ", " for i in range(self.nvars)) + ")"
         if labelled:
             binding = "(" + "".join(p.local + ", " for p in a.params) + ")"

@@ -461,18 +461,10 @@ class Exporter:
         self.model_values: dict[int, str] = {}
         self.literal_strings: set[str] = set()
 
-        def walk(node):
+        # constants' own expressions are not walked: their values are what counts
+        for node in A.nodes([*self.spec.vars, *self.spec.defs, *self.spec.actions, *self.spec.predicates]):
             if isinstance(node, A.Lit) and type(node.value) is str:
                 self.literal_strings.add(node.value)
-            if isinstance(node, (list, tuple)):
-                for x in node:
-                    walk(x)
-            elif isinstance(node, A.Node):
-                for v in vars(node).values():
-                    if isinstance(v, (A.Node, list, tuple)):
-                        walk(v)
-        # constants' own expressions are not walked: their values are what counts
-        walk([*self.spec.vars, *self.spec.defs, *self.spec.actions, *self.spec.predicates])
         values = list(self.model.constants.values())
         self.constant_strings: set[str] = set()
         for v in values:
@@ -493,18 +485,10 @@ class Exporter:
                      *self.spec.predicates]:
             idents.add(decl.name)
 
-        def walk(node):
+        for node in A.nodes([*self.spec.consts, *self.spec.vars, *self.spec.defs, *self.spec.actions,
+                             *self.spec.predicates]):
             if isinstance(node, A.Binder):
                 idents.add(node.name)
-            if isinstance(node, (list, tuple)):
-                for x in node:
-                    walk(x)
-            elif isinstance(node, A.Node):
-                for v in vars(node).values():
-                    if isinstance(v, (A.Node, list, tuple)):
-                        walk(v)
-        walk([*self.spec.consts, *self.spec.vars, *self.spec.defs, *self.spec.actions,
-              *self.spec.predicates])
 
     def fresh_global(self, base: str) -> str:
         if not _IDENT.fullmatch(base):
@@ -1256,17 +1240,6 @@ class Exporter:
         return name
 
     # ---- actions ----
-    def assigned(self, body: list[A.Node]) -> set[int]:
-        out: set[int] = set()
-        for s in body:
-            if isinstance(s, A.Assign):
-                out.add(s.index)
-            elif isinstance(s, A.IfStmt):
-                for _, branch in s.branches:
-                    out |= self.assigned(branch)
-                out |= self.assigned(s.orelse)
-        return out
-
     def var_name(self, i: int) -> str:
         return self.name_of("var", self.spec.vars[i].name)
 
@@ -1301,12 +1274,12 @@ class Exporter:
     def if_stmt(self, s: A.IfStmt, env: dict) -> list[str]:
         touched = set()
         for _, branch in s.branches:
-            touched |= self.assigned(branch)
-        touched |= self.assigned(s.orelse)
+            touched |= A.assigned(branch)
+        touched |= A.assigned(s.orelse)
 
         def branch_block(stmts):
             items = self.block(stmts, env)
-            for i in sorted(touched - self.assigned(stmts)):
+            for i in sorted(touched - A.assigned(stmts)):
                 items.append([f"{self.var_name(i)}' = {self.var_name(i)}"])
             return conj(items)
 
@@ -1324,7 +1297,7 @@ class Exporter:
             name, dom, env = self.bind(p, env)
             heads.append(f"\\E {name} \\in {dom} :")
         items = self.block(a.body, env)
-        untouched = [self.var_name(i) for i in range(len(self.spec.vars)) if i not in self.assigned(a.body)]
+        untouched = [self.var_name(i) for i in range(len(self.spec.vars)) if i not in A.assigned(a.body)]
         if untouched:
             items.append([f"UNCHANGED <<{', '.join(untouched)}>>"])
         body = conj(items)

@@ -360,6 +360,23 @@ def test_examples_agree_with_tlc(tlc, spec, config, deadlock):
         assert all(r.agrees for r in cc.rows), report
 
 
+COLLECTOR = ROOT / "spec" / "collector.spec"
+
+
+@pytest.mark.tlc
+@pytest.mark.parametrize("config, deadlock, cut, verdict", [
+    ("default", False, "frontier", "violated"), ("default", True, "frontier", "violated"),
+    ("default", False, "in_flight", "holds"),  # a complete search: 140,474 states in both
+    ("route-no-buffer-restore", False, "frontier", "violated"),
+    ("route-fatal-failure", False, "in_flight", "violated"), ("route-no-barrier", False, "frontier", "violated")])
+def test_collector_agrees_with_tlc(tlc, config, deadlock, cut, verdict):
+    model = load_model(COLLECTOR, {**config_constants(COLLECTOR, config), "CUT": cut}, invariants=["no_prompt_lost"])
+    cc = cross_check(model, deadlock=deadlock, spec_path=str(COLLECTOR), config=config)
+    report = format_cross_check(cc)
+    assert cc.ours.verdict == verdict, report
+    assert cc.agrees and all(r.agrees for r in cc.rows), report
+
+
 def test_every_example_is_collected():
     assert {p.stem for p in EXAMPLES} >= {"diehard", "tcommit", "twophase", "missionaries", "chameneos"}
 
