@@ -72,10 +72,6 @@ def _tok_loc(tok: Token) -> A.Loc:
     return A.Loc(tok.line or 1, tok.column or 1)
 
 
-def _binders(tree) -> list[A.Binder]:
-    return list(tree)
-
-
 @v_args(meta=True)
 class _ToAst(Transformer):
     """Lark tree -> `ast` nodes. One method per grammar alias."""

@@ -92,16 +92,6 @@ def subset(a: Any, b: Any, loc) -> bool:
     raise EvalError(f"subset needs two sets, got {_show(a)} and {_show(b)}", loc)
 
 
-def member(x: Any, s: Any, loc) -> bool:
-    if type(s) is frozenset or isinstance(s, InfiniteSet):
-        return x in s
-    if type(s) is Map or type(s) is Record:
-        return x in s
-    if type(s) is tuple:
-        return x in s
-    raise EvalError(f"'in' needs a set, map or sequence on the right, got {_show(s)}", loc)
-
-
 def _collection(args: tuple, name: str, loc):
     if len(args) == 1:
         c = args[0]

@@ -16,6 +16,7 @@ import argparse
 import itertools
 import json
 import multiprocessing
+import os
 import shutil
 import subprocess
 import sys
@@ -33,8 +34,8 @@ from explorer.replay import format_replay, load_trace_file, replay  # noqa: E402
 from explorer.traces import format_result, itf_trace, result_json, trace_dot, write_json  # noqa: E402
 from explorer.values import short  # noqa: E402
 
-SPEC = ROOT / "spec" / "collector.spec"
-SCENARIOS = ROOT / "spec" / "scenarios"
+SPEC = Path("spec/collector.spec")  # relative: what the traces record does not depend on the checkout
+SCENARIOS = Path("spec/scenarios")
 RULES = ["frontier", "in_flight", "safe"]
 ABLATIONS = ["in_flight_fatal", "untrained"]
 LIMITS = Limits(max_states=600_000, max_seconds=120)  # grid points
@@ -261,7 +262,8 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="only the smallest frontier counterexample")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    out = Path(args.out)
+    out = Path(args.out).resolve()
+    os.chdir(ROOT)
     out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     pool = multiprocessing.Pool(args.workers)
