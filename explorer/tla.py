@@ -493,25 +493,25 @@ class Exporter:
     def fresh_global(self, base: str) -> str:
         if not _IDENT.fullmatch(base):
             base = "v" + base
+        cand = self._unique(base, self.used_locals)
+        self.taken.add(cand)
+        return cand
+
+    def _unique(self, base: str, also_taken: set[str]) -> str:
+        """`base`, or `base_1`, `base_2`, ...: the first that is a TLA+ identifier and free."""
         n = 1
         cand = base
-        while (not _valid_ident(cand) or cand in self.taken or cand in self.used_locals
+        while (not _valid_ident(cand) or cand in self.taken or cand in also_taken
                or (cand != base and cand in self.spec_idents)):
             cand = f"{base}_{n}"
             n += 1
-        self.taken.add(cand)
         return cand
 
     def fresh_local(self, base: str, env: dict) -> str:
         in_scope = {name for name, _ in env.values()}
         if not _IDENT.fullmatch(base):
             base = "v" + base
-        n = 1
-        cand = base
-        while (not _valid_ident(cand) or cand in self.taken or cand in in_scope
-               or (cand != base and cand in self.spec_idents)):
-            cand = f"{base}_{n}"
-            n += 1
+        cand = self._unique(base, in_scope)
         self.used_locals.add(cand)
         return cand
 
