@@ -35,7 +35,7 @@ _PY_OPS = {"+": "+", "-": "-", "*": "*", "|": "|", "&": "&", "==": "==", "!=": "
 class CompiledAction:
     name: str
     params: list[str]
-    successors: Callable[[tuple], list]  # state -> [next state, ...]
+    successors: Callable[[tuple], list]  # state -> [next state, ...] (the search uses succ_all)
     labelled: Callable[[tuple, list], list]  # (state, cur) -> [(binding, next state), ...]
     explain: Callable[[tuple, tuple], tuple]  # (state, binding) -> why it is (not) enabled
 
@@ -123,20 +123,20 @@ class Compiler:
     def ex(self, e: A.Expr) -> str:
         if e.static and not self.in_hoist and not isinstance(e, A.Lit) and not (
                 isinstance(e, A.Name) and e.ref.kind in ("const", "value")):
-            self.in_hoist = True
-            try:
-                code = self._ex(e)
-            finally:
-                self.in_hoist = False
-            try:
-                value = eval(code, self.ns)
-            except (EvalError, TypeError, ValueError, ArithmeticError, KeyError, IndexError):
-                return code  # evaluate it where (and if) the spec does
-            name = f"h{self.hoisted}"
-            self.hoisted += 1
-            self.ns[name] = value
-            return name
+            return self._hoist(self._static(e))
         return self._ex(e)
+
+    def _hoist(self, code: str) -> str:
+        """Evaluate state-free `code` once and bind it to a name; if it fails, leave it in place,
+        so it fails only where (and if) the spec evaluates it."""
+        try:
+            value = eval(code, self.ns)
+        except (EvalError, TypeError, ValueError, ArithmeticError, KeyError, IndexError):
+            return code
+        name = f"h{self.hoisted}"
+        self.hoisted += 1
+        self.ns[name] = value
+        return name
 
     def _ex(self, e: A.Expr) -> str:
         ex = self.ex
@@ -216,15 +216,7 @@ class Compiler:
         """A domain as an iterable; action parameters iterate in canonical order."""
         helper = "R_domain_iter" if ordered else "R_domain_set"
         if e.static and not self.in_hoist:
-            code = f"{helper}({self._static(e)}, {self.loc(e.loc)})"
-            try:
-                value = eval(code, self.ns)
-            except (EvalError, TypeError, ValueError, ArithmeticError, KeyError, IndexError):
-                return code  # as in `ex`: evaluate it where (and if) the spec does
-            name = f"h{self.hoisted}"
-            self.hoisted += 1
-            self.ns[name] = value
-            return name
+            return self._hoist(f"{helper}({self._static(e)}, {self.loc(e.loc)})")
         return f"{helper}({self.ex(e)}, {self.loc(e.loc)})"
 
     def _static(self, e: A.Expr) -> str:
@@ -239,13 +231,11 @@ class Compiler:
 
     # ---- actions ----
     def action(self, a: A.Action, index: int) -> CompiledAction:
-        conditional = set()
-        self._conditional(a.body, conditional, top=True)
-        fast = self._action_src(a, index, conditional, labelled=False)
-        slow = self._action_src(a, index, conditional, labelled=True)
+        conditional = self._conditional(a.body)
+        labelled = self.define(self._action_src(a, index, conditional), f"a{index}_labelled")
         why = self._explain_src(a, index, conditional)
         return CompiledAction(a.name, [p.name for p in a.params],
-                              self.define(fast, f"a{index}"), self.define(slow, f"a{index}_labelled"),
+                              lambda s: [t for _, t in labelled(s, [None])], labelled,
                               self.define(why, f"a{index}_explain"))
 
     def _explain_src(self, a: A.Action, index: int, conditional: set[int]) -> str:
@@ -259,9 +249,7 @@ class Compiler:
         for i in sorted(conditional):
             lines.append(f"        n{i} = v{i}")
         lines.extend(self.stmts(a.body, 2, explain=True))
-        assigned = A.assigned(a.body)
-        nxt = "(" + "".join((f"n{i}" if i in assigned else f"v{i}") + ", " for i in range(self.nvars)) + ")"
-        lines.append(f"        return ('ok', {nxt})")
+        lines.append(f"        return ('ok', {self._next_state(a)})")
         return "\n".join(lines) + "\n"
 
     def _guard_checks(self, cond: A.Expr, pad: str) -> list[str]:
@@ -274,19 +262,14 @@ class Compiler:
             out.append(pad + f"if not {self.ex(c)}: return ('guard', {gid}, {values})")
         return out
 
-    def _conditional(self, body: list[A.Node], out: set[int], top: bool) -> None:
-        for s in body:
-            if isinstance(s, A.Assign) and not top:
-                out.add(s.index)
-            elif isinstance(s, A.IfStmt):
-                for _, branch in s.branches:
-                    self._conditional(branch, out, top=False)
-                self._conditional(s.orelse, out, top=False)
+    def _conditional(self, body: list[A.Node]) -> set[int]:
+        """Variables assigned inside an if statement: they start as their current value."""
+        branches = [s for s in body if isinstance(s, A.IfStmt)]
+        return {n.index for n in A.nodes(branches) if isinstance(n, A.Assign)}
 
-    def _action_src(self, a: A.Action, index: int, conditional: set[int], labelled: bool) -> str:
-        name = f"a{index}_labelled" if labelled else f"a{index}"
-        lines = [f"def {name}(s{', cur' if labelled else ''}):", f"    {self.unpack}", "    out = []"]
-        lines += self._action_block(a, conditional, labelled, "out")
+    def _action_src(self, a: A.Action, index: int, conditional: set[int]) -> str:
+        lines = [f"def a{index}_labelled(s, cur):", f"    {self.unpack}", "    out = []"]
+        lines += self._action_block(a, conditional, True, "out")
         lines.append("    return out")
         return "\n".join(lines) + "\n"
 
@@ -306,8 +289,7 @@ class Compiler:
         for i in sorted(conditional):
             lines.append(pad + f"n{i} = v{i}")
         lines.extend(self.stmts(a.body, depth))
-        assigned = A.assigned(a.body)
-        nxt = "(" + "".join((f"n{i}" if i in assigned else f"v{i}") + ", " for i in range(self.nvars)) + ")"
+        nxt = self._next_state(a)
         if labelled:
             binding = "(" + "".join(p.local + ", " for p in a.params) + ")"
             lines.append(pad + f"{out}.append(({binding}, {nxt}))")
@@ -315,16 +297,19 @@ class Compiler:
             lines.append(pad + f"{out}.append({nxt})")
         return lines
 
+    def _next_state(self, a: A.Action) -> str:
+        """The successor tuple: the new value of each assigned variable, the old of the rest."""
+        assigned = A.assigned(a.body)
+        return "(" + "".join((f"n{i}" if i in assigned else f"v{i}") + ", " for i in range(self.nvars)) + ")"
+
     def all_successors(self) -> Callable[[tuple], tuple]:
         """One function for every action: `state -> (successors of action 0, of action 1, ...)`.
         One call per state, one unpacking, and definitions shared by several actions are
         computed once (the memo `M`)."""
         lines = ["def succ_all(s):", f"    {self.unpack}"]
         for index, a in enumerate(self.spec.actions):
-            conditional: set[int] = set()
-            self._conditional(a.body, conditional, top=True)
             lines.append(f"    o{index} = []")
-            lines += self._action_block(a, conditional, False, f"o{index}")
+            lines += self._action_block(a, self._conditional(a.body), False, f"o{index}")
         lines.append("    return (" + "".join(f"o{i}, " for i in range(len(self.spec.actions))) + ")")
         return self.define("\n".join(lines) + "\n", "succ_all")
 

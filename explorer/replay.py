@@ -129,10 +129,9 @@ def _explain(model: Model, state: tuple, step: TraceStep) -> str:
     unknown = [k for k in step.params if k not in action.params]
     if unknown:
         return f"action {action.name} has no parameter {unknown[0]} (its parameters: {', '.join(action.params) or 'none'})"
-    candidates = [b for b, _ in action.labelled(state, [None])]
-    # explain with the given values, and any enabled-or-not value for parameters left out
     fixed = [step.params.get(p) for p in action.params]
     if any(p not in step.params for p in action.params):
+        candidates = [b for b, _ in action.labelled(state, [None])]
         return (f"no binding of the parameters left out makes {step.label} enabled "
                 f"(enabled bindings: {', '.join(short(b) for b in candidates) or 'none'})")
     kind, detail, values = action.explain(state, tuple(fixed))

@@ -339,21 +339,14 @@ def disj(items):
     return _junction("\\/", items, "FALSE")
 
 
+_TLA_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r", "\f": "\\f"}
+
+
 def _tla_string(s: str, fail) -> str:
     out = []
     for ch in s:
-        if ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\f":
-            out.append("\\f")
+        if ch in _TLA_ESCAPES:
+            out.append(_TLA_ESCAPES[ch])
         elif " " <= ch <= "~":
             out.append(ch)
         else:
