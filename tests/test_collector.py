@@ -255,3 +255,53 @@ def test_the_in_flight_rule_loses_a_fatal_failures_prompts():
     r = check(load_model(SPEC, consts, invariants=["no_prompt_lost"]), deadlock=False)
     assert r.verdict == "violated"
     assert "worker_fails" in [s.action for s in r.trace]
+
+
+# ---- replay ----
+
+from explorer.config import config_constants  # noqa: E402
+from explorer.replay import format_replay, load_trace_file, replay  # noqa: E402
+
+SCENARIOS = ROOT / "spec" / "scenarios"
+
+
+def review_note(**consts):
+    return load_model(SPEC, {**config_constants(SPEC, "review-note"), **consts})
+
+
+def test_replay_rejects_the_note_as_written_and_names_the_barrier_guard():
+    m = review_note(BARRIER=True)
+    out = replay(m, load_trace_file(str(SCENARIOS / "review-note.trace")))
+    assert out.failed is not None and out.failed.action == "train" and out.exit_code == 4
+    # the named condition `trainable` is opened down to the conjunct that is false
+    assert "def barrier_ok = " in out.reason and "spec/collector.spec:" in out.reason
+    assert "conjunct: first_done or not BARRIER or step + 1 >= STEPS or count(step + 1) == P" in out.reason
+    assert "first_done = false" in out.reason and "count(step + 1) = 0" in out.reason
+    assert len(out.steps) == 14  # the initial state and the 13 steps before `train`
+    assert "is NOT enabled" in format_replay(m, out)
+
+
+def test_replay_cli_exit_codes():
+    from explorer.cli import main
+
+    args = ["replay", str(SPEC), "--config", "review-note", "--trace"]
+    assert main(args + [str(SCENARIOS / "review-note.trace")]) == 4
+    assert main(args + [str(SCENARIOS / "review-note-barrier.trace")]) == 0
+    assert main(args + [str(SCENARIOS / "review-note-barrier.trace"), "--const", "LOAD_REPLAY_BUFFER=false"]) == 1
+
+
+def test_replay_accepts_the_note_with_the_barrier_and_finds_the_loss_without_buffer_restore():
+    steps = load_trace_file(str(SCENARIOS / "review-note-barrier.trace"))
+    kept = replay(review_note(LOAD_REPLAY_BUFFER=True), steps)
+    assert kept.failed is None and kept.violations == [] and kept.exit_code == 0
+    lost = replay(review_note(LOAD_REPLAY_BUFFER=False), steps)
+    assert lost.failed is None and lost.exit_code == 1
+    assert [(name, w) for _, name, w in lost.violations] == [("no_prompt_lost", [("p", 8)])]
+
+
+def test_replay_names_a_parameter_outside_its_domain(tmp_path):
+    trace = tmp_path / "bad.trace"
+    trace.write_text("dispatch\nworker_fails(t=5)\n")
+    out = replay(review_note(), load_trace_file(str(trace)))
+    assert out.failed is not None and out.failed.line == 2
+    assert "t=5 is not in its domain {0}" in out.reason
