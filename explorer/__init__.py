@@ -6,8 +6,20 @@ functions, explored breadth-first for the shortest trace to a violated invariant
     result = check(model)
     result.verdict, result.distinct, [step.label for step in result.trace]
 """
-from .errors import SpecError
-from .model import Model, load_model, parse_const_value
-from .search import Limits, Result, Step, check
+import sys
+from importlib import metadata
 
-__all__ = ["Limits", "Model", "Result", "SpecError", "Step", "check", "load_model", "parse_const_value"]
+try:
+    __version__ = metadata.version("explorer")
+except metadata.PackageNotFoundError:  # run from a source tree that was never installed
+    __version__ = "0.1.0"
+
+from .errors import SpecError
+from .limits import Limits
+from .model import Model, load_model, parse_const_value
+from .search import Result, Step, check
+
+# Spec integers are unbounded; Python refuses by default to print one of more than 4,300 digits.
+sys.set_int_max_str_digits(0)
+
+__all__ = ["__version__", "Limits", "Model", "Result", "SpecError", "Step", "check", "load_model", "parse_const_value"]

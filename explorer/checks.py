@@ -11,6 +11,7 @@ from typing import Any
 
 from . import ast as A
 from .errors import SpecError
+from .kinds import Kinds, _a, static_kind_error
 from .runtime import BUILTIN_VALUES, BUILTINS
 
 
@@ -40,9 +41,6 @@ class _Facts:
         return self
 
 
-_BOOL_OPS = {"and", "or", "implies", "==", "!=", "<", "<=", ">", ">=", "in", "notin", "subset"}
-_INT_OPS = {"*", "//", "%"}
-_SCALAR_KINDS = {"int", "bool", "str"}
 
 # The compiler emits Python source, and CPython rejects source nested beyond fixed limits (200
 # nested parentheses, 20 nested loops, 100 indentation levels). A spec within these limits
@@ -61,6 +59,8 @@ class Checker:
         self.nesting = 0  # expression levels above the node being checked
         self.deepest = 0  # the most levels seen since the last reset (see resolve_def)
         self.if_depth = 0
+        self.later: list[tuple[str, A.Expr, str]] = []  # kind checks, run once names are resolved
+        self.exprs: list[A.Expr] = []  # every operator node, for static kind errors
 
     # ---- reporting ----
     def error(self, msg: str, loc: A.Loc | None):
@@ -125,6 +125,7 @@ class Checker:
             self.action(a)
         if not spec.actions:
             self.error("a spec needs at least one action", None)
+        self.check_kinds()
 
     # ---- declarations ----
     def resolve_def(self, info: _DefInfo, use_loc: A.Loc) -> None:
@@ -281,8 +282,15 @@ class Checker:
             e.ref = Ref("builtin", e.fn)
             return facts
         if isinstance(e, A.Unary):
+            self.exprs.append(e)
+            if e.op == "not":
+                self.boolean(e.arg, "the operand of not")
             return self.expr(e.arg, scopes, allow_globals=ag)
         if isinstance(e, A.Binary):
+            self.exprs.append(e)
+            if e.op in ("and", "or", "implies"):
+                self.boolean(e.left, f"an operand of {e.op}")
+                self.boolean(e.right, f"an operand of {e.op}")
             return self._sub([e.left, e.right], scopes, ag)
         if isinstance(e, A.Index):
             return self._sub([e.base, e.key], scopes, ag)
@@ -291,6 +299,7 @@ class Checker:
         if isinstance(e, A.Field):
             return self.expr(e.base, scopes, allow_globals=ag)
         if isinstance(e, A.If):
+            self.boolean(e.cond, "an if's condition")
             return self._sub([e.cond, e.then, e.orelse], scopes, ag)
         if isinstance(e, (A.TupleLit, A.SetLit)):
             return self._sub(e.items, scopes, ag)
@@ -339,59 +348,28 @@ class Checker:
             return facts
         raise AssertionError(f"unhandled node {type(e).__name__}")
 
-    # ---- kinds: a cheap syntactic type, enough to reject what can never work ----
-    def kind(self, e: A.Expr) -> str:
-        if isinstance(e, A.Lit):
-            return {bool: "bool", int: "int", str: "str"}.get(type(e.value), "any")
-        if isinstance(e, A.Binary):
-            if e.op in _BOOL_OPS:
-                return "bool"
-            if e.op == "..":
-                return "set"
-            if e.op in _INT_OPS:
-                return "int"
-            if e.op in ("|", "&"):
-                return self.kind(e.left) if self.kind(e.left) != "any" else self.kind(e.right)
-            if e.op in ("+", "-"):
-                k = self.kind(e.left)
-                return k if k in ("int", "set", "seq") else "any"
-        if isinstance(e, A.Unary):
-            return "bool" if e.op == "not" else "int"
-        if isinstance(e, (A.Quant,)):
-            return "bool"
-        if isinstance(e, (A.SetLit, A.SetComp)):
-            return "set"
-        if isinstance(e, (A.MapLit, A.MapComp)):
-            return "map"
-        if isinstance(e, A.RecordLit):
-            return "record"
-        if isinstance(e, A.TupleLit):
-            return "sequence"
-        if isinstance(e, A.Name) and e.ref is not None:
-            if e.ref.kind == "value":
-                return {"Nat": "infinite set", "Int": "infinite set", "BOOLEAN": "set"}[e.ref.target]
-            if e.ref.kind == "def" and e.ref.target.params is None:
-                return self.kind(e.ref.target.body)
-        if isinstance(e, A.Call) and e.ref is not None and e.ref.kind == "builtin":
-            return BUILTINS[e.fn][3]
-        if isinstance(e, A.If):
-            k = self.kind(e.then)
-            return k if k == self.kind(e.orelse) else "any"
-        if isinstance(e, A.Let):
-            return self.kind(e.body)
-        return "any"
-
+    # ---- kinds: checked once every name is resolved (see `kinds`) ----
     def domain(self, e: A.Expr) -> None:
-        k = self.kind(e)
-        if k == "infinite set":
-            self.error("a domain must be a finite set, and this one is infinite; use a range such as 0..N", e.loc)
-        if k not in ("set", "any"):
-            self.error(f"a domain must be a finite set, but this expression is a {k}", e.loc)
+        self.later.append(("domain", e, ""))
 
     def boolean(self, e: A.Expr, what: str) -> None:
-        k = self.kind(e)
-        if k not in ("bool", "any"):
-            self.error(f"{what} must be a boolean, but this expression is a {k}", e.loc)
+        self.later.append(("bool", e, what))
+
+    def check_kinds(self) -> None:
+        kinds = Kinds(self.spec)
+        for what, e, text in self.later:
+            k = kinds.of(e)
+            if what == "domain":
+                if k == "infinite set":
+                    self.error("a domain must be a finite set, and this one is infinite; use a range such as 0..N", e.loc)
+                if k not in ("set", "any"):
+                    self.error(f"a domain must be a finite set, but this expression is {_a(k)}", e.loc)
+            elif k not in ("bool", "any"):
+                self.error(f"{text} must be a boolean, but this expression is {_a(k)}", e.loc)
+        for e in sorted(self.exprs, key=lambda x: (x.loc.line, x.loc.col)):
+            msg = static_kind_error(kinds, e)
+            if msg:
+                self.error(msg, e.loc)
 
 
 def check_spec(spec: A.Spec) -> A.Spec:
@@ -404,3 +382,4 @@ def check_value_expr(e: A.Expr, path: str, text: str) -> None:
     """A `--const` value: literals only; a bare word that names nothing becomes a string."""
     checker = Checker(A.Spec(path, text, [], [], [], [], []))
     checker.expr(e, [{}], allow_globals=False)
+    checker.check_kinds()

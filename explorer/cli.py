@@ -1,18 +1,24 @@
 """`python -m explorer ...`: a thin layer over the API. Exit codes: 0 the invariants hold and the
 search was complete; 1 a violation (invariant or deadlock); 2 bad usage, a bad spec or a runtime
-error in the spec; 3 incomplete (a limit or Ctrl-C stopped it, nothing violated)."""
+error in the spec; 3 incomplete (a limit, Ctrl-C or SIGTERM stopped it, nothing violated); 4 (replay)
+not a behaviour of the spec; 70 an internal error of the explorer (a bug: never a verdict)."""
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
+import traceback
 from pathlib import Path
 from typing import Any
 
+from . import __version__
 from .config import config_constants
 from .errors import SpecError
+from .limits import LimitReached, Limits, disarm, guard
 from .model import Model, load_model, parse_const_value
-from .search import Limits, check
-from .traces import EXIT_CODES, format_result, itf_trace, result_json, write_json
+from .search import Result, check
+from .traces import EXIT_CODES, EXIT_INTERNAL, format_result, itf_trace, result_json, stop_reason, write_json
 
 
 def _const_pairs(items: list[str]) -> dict[str, Any]:
@@ -38,16 +44,68 @@ def _add_model_args(p: argparse.ArgumentParser) -> None:
                    help="override a constant; VALUE is an expression (a bare word is a string)")
 
 
+def out(text: str) -> None:
+    """Print a report; a closed stdout (`... | head -1`) must not change the exit code."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+
+
+def _writable(option: str, path: str | None) -> None:
+    """Fail before the search, not after it, when an output file cannot be written."""
+    if not path:
+        return
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    if target.is_dir():
+        raise SpecError(f"cannot write {option} {path}: it is a directory")
+    if not folder.is_dir():
+        raise SpecError(f"cannot write {option} {path}: no directory {folder}")
+    if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise SpecError(f"cannot write {option} {path}: permission denied")
+
+
+_SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*", re.IGNORECASE)
+
+
+def memory_size(text: str) -> int:
+    """`--max-memory`: bytes, or with a unit: 512M, 4G, 1.5GiB."""
+    m = _SIZE.fullmatch(text)
+    if not m:
+        raise argparse.ArgumentTypeError(f"expected a size such as 4G or 512M, got {text!r}")
+    return int(float(m.group(1)) * 1024 ** " kmgt".index(m.group(2).lower() or " "))
+
+
 def cmd_check(args) -> int:
-    model = _model(args)
-    limits = Limits(args.max_states, args.max_depth, args.max_seconds)
-    result = check(model, deadlock=not args.no_deadlock, limits=limits)
-    print(format_result(model, result, args.spec))
+    _writable("--json", args.json)
+    _writable("--itf", args.itf)
+    limits = Limits(args.max_states, args.max_depth, args.max_seconds, args.max_memory)
+    with guard(limits):
+        try:
+            model = _model(args)
+        except LimitReached as stop:
+            disarm()
+            return _stopped_before_search(args, stop.reason)
+        result = check(model, deadlock=not args.no_deadlock, limits=limits)
+        if args.json:
+            write_json(args.json, result_json(model, result))
+        if args.itf and result.trace:
+            write_json(args.itf, itf_trace(model, result.trace, f"{result.verdict} {result.property or ''}".strip()))
+        out(format_result(model, result, args.spec))
+        return EXIT_INTERNAL if result.internal else EXIT_CODES[result.verdict]
+
+
+def _stopped_before_search(args, reason: str) -> int:
+    """A limit or a signal stopped the run while the spec was being loaded (its constants evaluated)."""
+    result = Result("incomplete", stopped_by=reason)
+    out(f"Model checking stopped while loading the spec because {stop_reason(reason)}. The search is "
+        "INCOMPLETE: nothing was explored, and nothing is claimed.")
     if args.json:
-        write_json(args.json, result_json(model, result))
-    if args.itf and result.trace:
-        write_json(args.itf, itf_trace(model, result.trace, f"{result.verdict} {result.property or ''}".strip()))
-    return EXIT_CODES[result.verdict]
+        write_json(args.json, {"spec": args.spec, "verdict": result.verdict, "complete": False,
+                               "stopped_by": reason, "distinct_states": 0, "generated_states": 0})
+    return EXIT_CODES["incomplete"]
 
 
 def cmd_replay(args) -> int:
@@ -55,10 +113,10 @@ def cmd_replay(args) -> int:
 
     model = _model(args)
     steps = load_trace_file(args.trace)
-    outcome = replay(model, steps)
-    print(format_replay(model, outcome))
+    outcome = replay(model, steps, args.trace)
     if args.json:
         write_json(args.json, outcome.to_json(model))
+    out(format_replay(model, outcome))
     return outcome.exit_code
 
 
@@ -83,6 +141,8 @@ def cmd_cross_check(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="explorer", description="A TLA+-style explicit-state model checker.")
+    parser.add_argument("--version", action="version", version=f"explorer {__version__}")
+    parser.add_argument("--debug", action="store_true", help="print the Python traceback of an internal error")
     sub = parser.add_subparsers(dest="command", required=True)
 
     c = sub.add_parser("check", help="explore every reachable state breadth-first")
@@ -92,6 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--max-states", type=int, metavar="N", help="stop after N distinct states (incomplete)")
     c.add_argument("--max-depth", type=int, metavar="N", help="do not explore beyond depth N (incomplete)")
     c.add_argument("--max-seconds", type=float, metavar="S", help="stop after S seconds (incomplete)")
+    c.add_argument("--max-memory", type=memory_size, metavar="SIZE",
+                   help="stop when resident memory exceeds SIZE, e.g. 4G (incomplete; default: 75%% of the machine)")
     c.add_argument("--json", metavar="FILE", help="write the result as JSON")
     c.add_argument("--itf", metavar="FILE", help="write the trace (if any) in ITF JSON")
     c.set_defaults(func=cmd_check)
@@ -126,13 +188,30 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except SpecError as err:
+        _error_json(args, str(err))
         print(err, file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+    except (KeyboardInterrupt, LimitReached):
+        print("interrupted: nothing was checked (INCOMPLETE)", file=sys.stderr)
         return 3
-    except BrokenPipeError:
-        return 0
+    except Exception as err:  # a bug of the explorer's: say so, and never exit with a verdict's code
+        print(f"internal error: {type(err).__name__}: {err}\n"
+              "This is a bug in the explorer, not a verdict about the spec"
+              + (":" if args.debug else " (run with --debug for the Python traceback)."), file=sys.stderr)
+        if args.debug:
+            traceback.print_exc()
+        return EXIT_INTERNAL
+
+
+def _error_json(args, message: str) -> None:
+    """With --json, the file always describes this run, even one that stopped at a bad spec."""
+    path = getattr(args, "json", None)
+    if path:
+        try:
+            write_json(path, {"spec": getattr(args, "spec", None), "verdict": "error", "complete": False,
+                              "error": message})
+        except (OSError, SpecError):
+            pass
 
 
 def run() -> None:

@@ -16,19 +16,24 @@ from typing import Any, Callable
 from . import ast as A
 from . import runtime as R
 from .errors import EvalError
+from .kinds import Kinds, is_bool_op, value_kind
+from .values import FALSE, TRUE
 
 _HELPERS = {
-    "R_domain_set": R.domain_set, "R_domain_iter": R.domain_iter, "R_get": R.get,
-    "R_field": R.field, "R_slice": R.slice_, "R_div": R.div, "R_mod": R.mod, "R_range": R.irange,
-    "R_subset": R.subset, "R_map": R.make_map, "R_record": R.make_record, "R_EMPTY": R.EMPTY,
-    "R_try": R.try_,
+    "R_domain_set": R.domain_set, "R_domain_iter": R.domain_iter, "R_range_iter": R.range_iter,
+    "R_in_range": R.in_range, "R_get": R.get, "R_field": R.field, "R_slice": R.slice_, "R_div": R.div,
+    "R_mod": R.mod, "R_range": R.irange, "R_subset": R.subset, "R_map_pairs": R.map_pairs,
+    "R_record": R.make_record, "R_EMPTY": R.EMPTY, "R_try": R.try_, "R_TRUE": TRUE, "R_FALSE": FALSE,
+    "R_truth": R.truth, "R_add": R.add, "R_sub": R.sub, "R_mul": R.mul, "R_neg": R.neg,
+    "R_union2": R.union2, "R_inter2": R.inter2, "R_compare": R.compare, "R_member": R.member,
+    "R_forall": R.forall, "R_exists": R.exists, "R_set_comp": R.set_comp, "R_map_comp": R.map_comp,
 }
 _BUILTIN_NAMES = {name: f"B_{name}" for name in R.BUILTINS}
 _VALUE_NAMES = {name: f"V_{name}" for name in R.BUILTIN_VALUES}
 _VARIADIC = {"min", "max"}
-_PY_OPS = {"+": "+", "-": "-", "*": "*", "|": "|", "&": "&", "==": "==", "!=": "!=",
-           "<": "<", "<=": "<=", ">": ">", ">=": ">=", "in": "in", "notin": "not in",
-           "and": "and", "or": "or"}
+_NATIVE = {"+": "+", "-": "-", "*": "*", "|": "|", "&": "&", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+_CHECKED = {"+": "R_add", "-": "R_sub", "*": "R_mul", "|": "R_union2", "&": "R_inter2"}
+_FAILS = (EvalError, TypeError, ValueError, ArithmeticError, KeyError, IndexError, RecursionError)
 
 
 @dataclass
@@ -102,6 +107,8 @@ class Compiler:
             self.ns[_VALUE_NAMES[name]] = value
         for i, value in enumerate(constants):
             self.ns[f"c{i}"] = value
+        self.kinds = Kinds(spec, [value_kind(v) for v in constants]) if len(constants) == len(spec.consts) \
+            else Kinds(spec)
         self.locs: list[A.Loc] = []
         self.guards: list[Guard] = []
         self.hoisted = 0
@@ -120,28 +127,75 @@ class Compiler:
         return self.ns[name]
 
     # ---- expressions ----
+    # Two contexts: `ex` gives code for a spec value (booleans are `Bool`s), `cond` code for a
+    # Python truth value where the spec requires a boolean (guards, conditions, operands of and/or).
     def ex(self, e: A.Expr) -> str:
         if e.static and not self.in_hoist and not isinstance(e, A.Lit) and not (
                 isinstance(e, A.Name) and e.ref.kind in ("const", "value")):
             return self._hoist(self._static(e))
         return self._ex(e)
 
+    def cond(self, e: A.Expr, what: str) -> str:
+        if isinstance(e, A.Lit) and type(e.value) is bool:
+            return repr(e.value)
+        if is_bool_op(e) and not (e.static and not self.in_hoist):
+            return self._bool(e)
+        code = self.ex(e)
+        if self.kinds.of(e) == "bool":
+            return f"({code} is R_TRUE)"
+        return f"R_truth({code}, {self.loc(e.loc)}, {what!r})"
+
     def _hoist(self, code: str) -> str:
         """Evaluate state-free `code` once and bind it to a name; if it fails, leave it in place,
         so it fails only where (and if) the spec evaluates it."""
         try:
             value = eval(code, self.ns)
-        except (EvalError, TypeError, ValueError, ArithmeticError, KeyError, IndexError):
+        except _FAILS:
             return code
         name = f"h{self.hoisted}"
         self.hoisted += 1
         self.ns[name] = value
         return name
 
+    def _bool(self, e: A.Expr) -> str:
+        """A boolean operator as Python code yielding True or False."""
+        if isinstance(e, A.Unary):
+            return f"(not {self.cond(e.arg, 'the operand of not')})"
+        if isinstance(e, A.Quant):
+            what = f"the body of {e.kind}"
+            fast = f"{'all' if e.kind == 'forall' else 'any'}({self.cond(e.body, what)} {self.fors(e.binders, False)})"
+            slow = f"((lambda: {self.cond(e.body, what)}) {self.fors(e.binders, True)})"
+            return f"R_{e.kind}(lambda: {fast}, lambda: {slow})"
+        op = e.op
+        if op in ("and", "or"):
+            return f"({self.cond(e.left, f'an operand of {op}')} {op} {self.cond(e.right, f'an operand of {op}')})"
+        if op == "implies":
+            return f"((not {self.cond(e.left, 'an operand of implies')}) or {self.cond(e.right, 'an operand of implies')})"
+        if op in ("in", "notin"):
+            neg = "not " if op == "notin" else ""
+            r = e.right
+            if isinstance(r, A.Binary) and r.op == "..":
+                return f"({neg}R_in_range({self.ex(e.left)}, {self.ex(r.left)}, {self.ex(r.right)}, {self.loc(r.loc)}))"
+            if self.kinds.native(op, self.kinds.of(e.left), self.kinds.of(r)):
+                return f"({self.ex(e.left)} {neg}in {self.ex(r)})"
+            return f"({neg}R_member({self.ex(e.left)}, {self.ex(r)}, {self.loc(r.loc)}))"
+        left, right = self.ex(e.left), self.ex(e.right)
+        if op in ("==", "!="):
+            return f"({left} {op} {right})"
+        if op == "subset":
+            return f"R_subset({left}, {right}, {self.loc(e.loc)})"
+        if self.kinds.native(op, self.kinds.of(e.left), self.kinds.of(e.right)):
+            return f"({left} {op} {right})"
+        return f"R_compare({left}, {right}, {op!r}, {self.loc(e.loc)})"
+
     def _ex(self, e: A.Expr) -> str:
         ex = self.ex
         if isinstance(e, A.Lit):
+            if type(e.value) is bool:
+                return "R_TRUE" if e.value else "R_FALSE"
             return repr(e.value)
+        if is_bool_op(e):
+            return f"(R_TRUE if {self._bool(e)} else R_FALSE)"
         if isinstance(e, A.Name):
             kind, target = e.ref.kind, e.ref.target
             if kind == "const":
@@ -166,15 +220,15 @@ class Compiler:
             if e.fn in _VARIADIC:
                 return f"{_BUILTIN_NAMES[e.fn]}({loc}, {', '.join(args)})"
             return f"{_BUILTIN_NAMES[e.fn]}({', '.join(args)}, {loc})"
-        if isinstance(e, A.Unary):
-            return f"(not {ex(e.arg)})" if e.op == "not" else f"(-{ex(e.arg)})"
+        if isinstance(e, A.Unary):  # unary minus
+            if self.kinds.of(e.arg) == "int":
+                return f"(-{ex(e.arg)})"
+            return f"R_neg({ex(e.arg)}, {self.loc(e.loc)})"
         if isinstance(e, A.Binary):
             left, right = ex(e.left), ex(e.right)
-            if e.op in _PY_OPS:
-                return f"({left} {_PY_OPS[e.op]} {right})"
-            if e.op == "implies":
-                return f"((not {left}) or {right})"
-            helper = {"//": "R_div", "%": "R_mod", "..": "R_range", "subset": "R_subset"}[e.op]
+            if e.op in _NATIVE and self.kinds.native(e.op, self.kinds.of(e.left), self.kinds.of(e.right)):
+                return f"({left} {_NATIVE[e.op]} {right})"
+            helper = _CHECKED.get(e.op) or {"//": "R_div", "%": "R_mod", "..": "R_range"}[e.op]
             return f"{helper}({left}, {right}, {self.loc(e.loc)})"
         if isinstance(e, A.Index):
             return f"R_get({ex(e.base)}, {ex(e.key)}, {self.loc(e.loc)})"
@@ -185,7 +239,7 @@ class Compiler:
         if isinstance(e, A.Field):
             return f"R_field({ex(e.base)}, {e.name!r}, {self.loc(e.loc)})"
         if isinstance(e, A.If):
-            return f"({ex(e.then)} if {ex(e.cond)} else {ex(e.orelse)})"
+            return f"({ex(e.then)} if {self.cond(e.cond, 'an if condition')} else {ex(e.orelse)})"
         if isinstance(e, A.Let):
             code = ex(e.body)
             for b in reversed(e.binds):
@@ -200,20 +254,29 @@ class Compiler:
         if isinstance(e, A.RecordLit):
             return "R_record({" + ", ".join(f"{n!r}: {ex(v)}" for n, v in e.fields) + "})"
         if isinstance(e, A.MapLit):
-            return "R_map({" + ", ".join(f"{ex(k)}: {ex(v)}" for k, v in e.items) + "})"
-        if isinstance(e, A.Quant):
-            fn = "all" if e.kind == "forall" else "any"
-            return f"{fn}({ex(e.body)} {self.fors(e.binders)})"
+            return "R_map_pairs((" + "".join(f"({ex(k)}, {ex(v)}), " for k, v in e.items) + f"), {self.loc(e.loc)})"
         if isinstance(e, A.SetComp):
-            cond = f" if {ex(e.cond)}" if e.cond is not None else ""
-            return f"frozenset({{{ex(e.elem)} {self.fors(e.binders)}{cond}}})"
+            test = f" if {self.cond(e.cond, 'a comprehension filter')}" if e.cond is not None else ""
+            elem = ex(e.elem)
+            fast = f"frozenset({{{elem} {self.fors(e.binders, False)}{test}}})"
+            thunk = f"({ex(e.elem)}{test} else None)" if test else ex(e.elem)
+            slow = f"((lambda: {thunk}) {self.fors(e.binders, True)})"
+            return f"R_set_comp(lambda: {fast}, lambda: {slow})"
         if isinstance(e, A.MapComp):
-            cond = f" if {ex(e.cond)}" if e.cond is not None else ""
-            return f"R_map({{{ex(e.key)}: {ex(e.value)} {self.fors(e.binders)}{cond}}})"
+            test = f" if {self.cond(e.cond, 'a comprehension filter')}" if e.cond is not None else ""
+            pair = f"({ex(e.key)}, {ex(e.value)})"
+            fast = f"[{pair} {self.fors(e.binders, False)}{test}]"
+            thunk = f"({pair}{test} else None)" if test else pair
+            slow = f"((lambda: {thunk}) {self.fors(e.binders, True)})"
+            return f"R_map_comp(lambda: {fast}, lambda: {slow}, {self.loc(e.loc)})"
         raise AssertionError(f"unhandled node {type(e).__name__}")
 
     def domain(self, e: A.Expr, ordered: bool) -> str:
-        """A domain as an iterable; action parameters iterate in canonical order."""
+        """A domain as an iterable; ordered domains iterate in canonical order. A range is lazy."""
+        if isinstance(e, A.Binary) and e.op == "..":
+            if e.static and not self.in_hoist:
+                return self._hoist(f"R_range_iter({self._static(e.left)}, {self._static(e.right)}, {self.loc(e.loc)})")
+            return f"R_range_iter({self.ex(e.left)}, {self.ex(e.right)}, {self.loc(e.loc)})"
         helper = "R_domain_iter" if ordered else "R_domain_set"
         if e.static and not self.in_hoist:
             return self._hoist(f"{helper}({self._static(e)}, {self.loc(e.loc)})")
@@ -226,8 +289,8 @@ class Compiler:
         finally:
             self.in_hoist = False
 
-    def fors(self, binders: list[A.Binder]) -> str:
-        return " ".join(f"for {b.local} in {self.domain(b.domain, False)}" for b in binders)
+    def fors(self, binders: list[A.Binder], ordered: bool) -> str:
+        return " ".join(f"for {b.local} in {self.domain(b.domain, ordered)}" for b in binders)
 
     # ---- actions ----
     def action(self, a: A.Action, index: int) -> CompiledAction:
@@ -259,7 +322,7 @@ class Compiler:
             gid = len(self.guards)
             self.guards.append(Guard(c, [A.unparse(x) for x in shown]))
             values = "(" + "".join(f"R_try(lambda: {self.ex(x)}), " for x in shown) + ")"
-            out.append(pad + f"if not {self.ex(c)}: return ('guard', {gid}, {values})")
+            out.append(pad + f"if not {self.cond(c, 'a require')}: return ('guard', {gid}, {values})")
         return out
 
     def _conditional(self, body: list[A.Node]) -> set[int]:
@@ -320,7 +383,7 @@ class Compiler:
             if isinstance(s, A.Require) and explain:
                 out.extend(self._guard_checks(s.cond, pad))
             elif isinstance(s, A.Require):
-                out.append(pad + f"if not {self.ex(s.cond)}: continue")
+                out.append(pad + f"if not {self.cond(s.cond, 'a require')}: continue")
             elif isinstance(s, A.LetStmt):
                 out.append(pad + f"{s.binder.local} = {self.ex(s.binder.domain)}")
             elif isinstance(s, A.Assign):
@@ -329,7 +392,7 @@ class Compiler:
                 out.append(pad + "pass")
             elif isinstance(s, A.IfStmt):
                 for n, (cond, branch) in enumerate(s.branches):
-                    out.append(pad + f"{'if' if n == 0 else 'elif'} {self.ex(cond)}:")
+                    out.append(pad + f"{'if' if n == 0 else 'elif'} {self.cond(cond, 'an if condition')}:")
                     out.extend(self.stmts(branch, depth + 1, explain) or [pad + "    pass"])
                 if s.orelse:
                     out.append(pad + "else:")
@@ -338,7 +401,7 @@ class Compiler:
 
     # ---- predicates and initial states ----
     def predicate(self, p: A.Predicate, index: int) -> CompiledPredicate:
-        body = " and ".join(f"({self.ex(c)})" for c in p.conjuncts)
+        body = " and ".join(self.cond(c, f"{p.kind} {p.name}") for c in p.conjuncts)
         fn = self.define(f"def p{index}(s):\n    {self.unpack}\n    return {body}\n", f"p{index}")
         foralls = [c for c in p.conjuncts if isinstance(c, A.Quant) and c.kind == "forall"]
         witness = None
@@ -350,7 +413,7 @@ class Compiler:
                     lines.append("    " * depth + f"for {b.local} in {self.domain(b.domain, True)}:")
                     depth += 1
                 names = "(" + "".join(f"({b.name!r}, {b.local}), " for b in q.binders) + ")"
-                lines.append("    " * depth + f"if not {self.ex(q.body)}: return {names}")
+                lines.append("    " * depth + f"if not {self.cond(q.body, 'the body of forall')}: return {names}")
             lines.append("    return None")
             witness = self.define("\n".join(lines) + "\n", f"w{index}")
         return CompiledPredicate(p.name, p.kind, fn, witness)
@@ -359,13 +422,14 @@ class Compiler:
         """One function that returns the position of the first predicate that fails, or -1."""
         lines = [f"def f{index}(s):", f"    {self.unpack}"]
         for n, p in enumerate(preds):
-            body = " and ".join(f"({self.ex(c)})" for c in p.conjuncts)
+            body = " and ".join(self.cond(c, f"invariant {p.name}") for c in p.conjuncts)
             lines.append(f"    if not ({body}): return {n}")
         lines.append("    return -1")
         return self.define("\n".join(lines) + "\n", f"f{index}")
 
-    def init_states(self) -> Callable[[], list]:
-        lines = ["def init_states():", "    out = []"]
+    def init_states(self) -> Callable[[], Any]:
+        """A generator of the initial states, so a limit can stop it before it has built them all."""
+        lines = ["def init_states():"]
         depth = 1
         for i, v in enumerate(self.spec.vars):
             pad = "    " * depth
@@ -378,9 +442,8 @@ class Compiler:
         lines.append(pad + "M = {}")
         for p in self.spec.by_kind("init"):
             for c in p.conjuncts:
-                lines.append(pad + f"if not ({self.ex(c)}): " + ("continue" if depth > 1 else "return out"))
-        lines.append(pad + "out.append((" + "".join(f"v{i}, " for i in range(self.nvars)) + "))")
-        lines.append("    return out")
+                lines.append(pad + f"if not {self.cond(c, f'init {p.name}')}: " + ("continue" if depth > 1 else "return"))
+        lines.append(pad + "yield (" + "".join(f"v{i}, " for i in range(self.nvars)) + ")")
         return self.define("\n".join(lines) + "\n", "init_states")
 
 
@@ -392,3 +455,5 @@ def eval_constant(e: A.Expr, spec: A.Spec, constants: list[Any]) -> Any:
     except EvalError as err:
         err.loc = comp.locs[err.loc] if isinstance(err.loc, int) else err.loc
         raise
+    except RecursionError:
+        raise EvalError("the expression is nested too deeply to evaluate", e.loc) from None

@@ -29,9 +29,17 @@ def load_configs(spec: str | Path) -> dict[str, dict[str, Any]]:
     if not path.exists():
         return {}
     try:
-        return tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as err:
+        configs = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
         raise SpecError(f"bad configuration file: {err}", str(path)) from None
+    except OSError as err:
+        raise SpecError(f"cannot read configuration file: {err.strerror}", str(path)) from None
+    for name, table in configs.items():
+        if not isinstance(table, dict):
+            raise SpecError(f"{name} is not a configuration: each configuration is a [table]", str(path))
+        if not isinstance(table.get("extends", ""), str):
+            raise SpecError(f"[{name}] extends: the name of another configuration, as a string", str(path))
+    return configs
 
 
 def config_constants(spec: str | Path, name: str) -> dict[str, Any]:

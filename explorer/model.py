@@ -14,8 +14,9 @@ from .checks import check_spec, check_value_expr
 from .compiler import CompiledAction, CompiledPredicate, Compiler, Guard, eval_constant
 from .errors import EvalError, SpecError
 from .parser import parse_expr, parse_spec
+from .kinds import value_kind
 from .runtime import BUILTIN_VALUES
-from .values import short
+from .values import TRUE, kind_of, normalize, short
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _KEYWORDS = {"true", "false"} | set(BUILTIN_VALUES)
@@ -30,11 +31,14 @@ class Model:
     invariants: list[CompiledPredicate]
     constraints: list[CompiledPredicate]
     terminals: list[CompiledPredicate]
-    init_states: Any
+    initial: Any  # () -> generator of the initial states
     first_failing_invariant: Any
     successors: Any  # state -> tuple of successor lists, one per action
     locs: list[A.Loc] = field(default_factory=list)
     guards: list[Guard] = field(default_factory=list)
+
+    def init_states(self) -> list[tuple]:
+        return list(self.initial())
 
     def state_dict(self, state: tuple) -> dict[str, Any]:
         return dict(zip(self.var_names, state))
@@ -44,7 +48,7 @@ class Model:
         missing = [v for v in self.var_names if v not in values]
         if missing:
             raise SpecError(f"a state needs a value for {', '.join(missing)}")
-        return tuple(values[v] for v in self.var_names)
+        return tuple(normalize(values[v]) for v in self.var_names)
 
     def located(self, err: EvalError) -> A.Loc | None:
         return self.locs[err.loc] if isinstance(err.loc, int) and 0 <= err.loc < len(self.locs) else err.loc
@@ -71,18 +75,57 @@ def parse_const_value(text: str, what: str = "--const") -> Any:
         raise SpecError(err.message, what, text, err.loc if isinstance(err.loc, A.Loc) else None) from None
 
 
+def read_spec(path: str | Path) -> str:
+    """A spec file's text; a file that is not UTF-8 is an error located at its first bad byte."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as err:
+        raise SpecError(f"cannot read spec: {err.strerror}", str(path)) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        before = data[:err.start].decode("utf-8", "replace")
+        line = before.count("\n") + 1
+        col = len(before) - (before.rfind("\n") + 1) + 1
+        text = data.decode("utf-8", "replace")
+        raise SpecError(f"the spec is not valid UTF-8 (byte 0x{data[err.start]:02x})", str(path), text,
+                        A.Loc(line, col)) from None
+
+
+def _evaluate(e: A.Expr, spec: A.Spec, values: list[Any], what: str) -> Any:
+    try:
+        return eval_constant(e, spec, values)
+    except EvalError as err:
+        raise SpecError(f"cannot evaluate {what}: {err.message}", spec.path, spec.text,
+                        err.loc if isinstance(err.loc, A.Loc) else e.loc) from None
+
+
+def _check_override(c: A.Const, value: Any, spec: A.Spec, values: list[Any]) -> None:
+    """An override must be of the kind of the constant's default: `--const BARRIER=False` (a
+    string) for a boolean constant would silently change the question."""
+    try:
+        default = eval_constant(c.value, spec, values)
+    except (EvalError, RecursionError):
+        return  # a default that cannot be evaluated has no kind to compare with
+    want, got = value_kind(default), value_kind(value)
+    if want == got or {want, got} <= {"map", "record"}:
+        return
+    hint = ""
+    if type(value) is str and value.lower() in ("true", "false") and want == "bool":
+        hint = f" (did you mean {value.lower()}?)"
+    raise SpecError(f"constant {c.name} is {kind_of(default)} (its default is {short(default)}), "
+                    f"but the override is {kind_of(value)} {short(value)}{hint}", spec.path, spec.text, c.loc)
+
+
 def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
                invariants: list[str] | None = None, text: str | None = None) -> Model:
     """Parse, check and compile a spec. `constants` overrides defaults by name (values, not text);
     `invariants` restricts checking to the named ones."""
     path = str(source)
     if text is None:
-        try:
-            text = Path(source).read_text()
-        except OSError as err:
-            raise SpecError(f"cannot read spec: {err.strerror}", path) from None
+        text = read_spec(source)
     spec = check_spec(parse_spec(text, path))
-    overrides = dict(constants or {})
+    overrides = {k: normalize(v) for k, v in (constants or {}).items()}
     unknown = sorted(set(overrides) - {c.name for c in spec.consts})
     if unknown:
         names = ", ".join(c.name for c in spec.consts) or "none"
@@ -90,20 +133,15 @@ def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
     values: list[Any] = []
     for c in spec.consts:
         if c.name in overrides:
+            _check_override(c, overrides[c.name], spec, values)
             values.append(overrides[c.name])
-            continue
-        try:
-            values.append(eval_constant(c.value, spec, values))
-        except EvalError as err:
-            raise SpecError(f"cannot evaluate constant {c.name}: {err.message}", path, text, err.loc) from None
+        else:
+            values.append(_evaluate(c.value, spec, values, f"constant {c.name}"))
 
     for p in spec.by_kind("assume"):
         for e in p.conjuncts:
-            try:
-                holds = eval_constant(e, spec, values)
-            except EvalError as err:
-                raise SpecError(f"cannot evaluate assumption {p.name}: {err.message}", path, text, err.loc) from None
-            if holds is not True:
+            holds = _evaluate(e, spec, values, f"assumption {p.name}")
+            if holds is not TRUE:
                 shown = ", ".join(f"{c.name} = {short(v)}" for c, v in zip(spec.consts, values))
                 raise SpecError(f"assumption {p.name} does not hold for these constants ({shown})", path, text, e.loc)
     comp = Compiler(spec, values)
@@ -121,9 +159,9 @@ def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
             preds["invariant"] = [p for p in preds["invariant"] if p.name in invariants]
         first_failing = comp.first_failing(wanted, 0)
         successors = comp.all_successors()
-        init_states = comp.init_states()
+        initial = comp.init_states()
     except EvalError as err:
         raise SpecError(err.message, path, text, comp.locs[err.loc] if isinstance(err.loc, int) else err.loc) from None
     return Model(spec, {c.name: v for c, v in zip(spec.consts, values)}, [v.name for v in spec.vars],
-                 actions, preds["invariant"], preds["constraint"], preds["terminal"], init_states,
+                 actions, preds["invariant"], preds["constraint"], preds["terminal"], initial,
                  first_failing, successors, comp.locs, comp.guards)

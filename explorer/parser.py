@@ -33,7 +33,7 @@ class _Indenter(Indenter):
 @lru_cache(maxsize=1)
 def _lark() -> Lark:
     grammar = resources.files(__package__).joinpath("grammar.lark").read_text()
-    return Lark(grammar, parser="lalr", postlex=_Indenter(), start=["start", "expr"],
+    return Lark(grammar, parser="lalr", lexer="basic", postlex=_Indenter(), start=["start", "expr"],
                 propagate_positions=True, maybe_placeholders=True)
 
 
@@ -62,6 +62,14 @@ def _expected(names: set[str] | frozenset[str]) -> str:
     if len(items) > 12:
         items = items[:12] + ["..."]
     return "expected " + ", ".join(items)
+
+
+class _Located(Exception):
+    """A construct the grammar accepts but the language does not, raised while building the tree."""
+
+    def __init__(self, message: str, loc: A.Loc):
+        super().__init__(message)
+        self.message, self.loc = message, loc
 
 
 def _loc(meta) -> A.Loc:
@@ -209,7 +217,15 @@ class _ToAst(Transformer):
         return A.Lit(_loc(meta), int(c[0]))
 
     def str_lit(self, meta, c):
-        return A.Lit(_loc(meta), pyast.literal_eval(str(c[0])))
+        try:
+            text = pyast.literal_eval(str(c[0]))
+        except (SyntaxError, ValueError) as err:
+            raise _Located(f"bad string literal: {err.msg if isinstance(err, SyntaxError) else err}",
+                           _loc(meta)) from None
+        if any(0xD800 <= ord(ch) <= 0xDFFF for ch in text):
+            raise _Located("bad string literal: a lone surrogate (\\ud800-\\udfff) is not a character",
+                           _loc(meta))
+        return A.Lit(_loc(meta), text)
 
     def true_lit(self, meta, c):
         return A.Lit(_loc(meta), True)
@@ -297,15 +313,38 @@ def _dedent_loc(text: str, err: DedentError) -> A.Loc:
     return A.Loc(1, 1)
 
 
+def _check_indentation(text: str, path: str) -> None:
+    """Indentation is by spaces or by tabs, never both: with both, how far a line is indented
+    depends on a tab width, and a line that looks inside an `if` could run outside it."""
+    first: dict[str, int] = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        indent = line[:len(line) - len(line.lstrip(" \t"))]
+        if not indent or not line.strip() or line.lstrip(" \t").startswith("#"):
+            continue
+        kinds = {"tab" if ch == "\t" else "space" for ch in indent}
+        if len(kinds) > 1:
+            raise SpecError("inconsistent indentation: this line's indentation mixes tabs and spaces",
+                            path, text, A.Loc(n, 1))
+        kind = kinds.pop()
+        first.setdefault(kind, n)
+        other = "space" if kind == "tab" else "tab"
+        if other in first:
+            raise SpecError(f"inconsistent indentation: this line is indented with {kind}s, line "
+                            f"{first[other]} with {other}s; use one or the other", path, text, A.Loc(n, 1))
+
+
 def _parse(text: str, path: str, start: str):
     if start == "start" and not text.endswith("\n"):
         text += "\n"
+    _check_indentation(text, path)
     try:
         return _ToAst().transform(_lark().parse(text, start=start))
     except DedentError as err:
         raise SpecError("inconsistent indentation: this line lines up with no enclosing block",
                         path, text, _dedent_loc(text, err)) from None
     except VisitError as err:
+        if isinstance(err.orig_exc, _Located):
+            raise SpecError(err.orig_exc.message, path, text, err.orig_exc.loc) from None
         raise SpecError(f"malformed construct: {err.orig_exc}", path, text, None) from None
     except LarkError as err:
         raise _syntax_error(err, path, text) from None

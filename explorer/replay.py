@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .ast import Loc, unparse
-from .errors import SpecError
+from .errors import EvalError, SpecError, format_located
 from .model import Model, parse_const_value
 from .runtime import Unevaluable
 from .search import Step
@@ -24,12 +24,15 @@ _STEP = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?\s*$")
 
 @dataclass
 class TraceStep:
-    action: str
+    action: str | None  # None: any action that leads to `state` (an ITF trace without labels)
     params: dict[str, Any]
-    line: int
+    line: int  # the line of a text trace, or the step's position in a JSON/ITF trace
+    state: dict[str, Any] | None = None  # the state the step must reach, where the trace records it
 
     @property
     def label(self) -> str:
+        if self.action is None:
+            return "a step to the recorded state"
         if not self.params:
             return self.action
         return f"{self.action}(" + ", ".join(f"{k}={short(v)}" for k, v in self.params.items()) + ")"
@@ -54,35 +57,85 @@ def _split_args(text: str) -> list[str]:
     return parts
 
 
+def parse_step(line: str, where: str, n: int, text: str = "") -> TraceStep:
+    """One `action` or `action(name=value, ...)` (a text trace's line, or a JSON/ITF label)."""
+    m = _STEP.match(line)
+    if not m:
+        raise SpecError("a step is `action` or `action(name=value, ...)`", where, text, Loc(n, 1))
+    params: dict[str, Any] = {}
+    for arg in _split_args(m.group(2) or ""):
+        name, sep, value = arg.partition("=")
+        if not sep or not name.strip():
+            raise SpecError(f"parameter {arg.strip()!r} needs a value: name=value", where, text, Loc(n, 1))
+        params[name.strip()] = parse_const_value(value, f"{where}:{n}")
+    return TraceStep(m.group(1), params, n)
+
+
 def load_trace_file(path: str) -> list[TraceStep]:
+    """A trace in one of the formats `check` writes: text (one step a line), `--json` or `--itf`.
+    The first step of a JSON or ITF trace is its initial state (action None, state given)."""
     try:
-        text = open(path).read()
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
     except OSError as err:
         raise SpecError(f"cannot read trace: {err.strerror}", path) from None
-    if text.lstrip().startswith("{"):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise SpecError(f"bad JSON: {err}", path) from None
-        steps = [s for s in data.get("trace", []) if s.get("action")]
-        return [TraceStep(s["action"], {k: from_itf(v) for k, v in s.get("params", {}).items()}, n)
-                for n, s in enumerate(steps, 1)]
+    except UnicodeDecodeError:
+        raise SpecError("cannot read trace: it is not UTF-8 text", path) from None
+    if not text.strip():
+        raise SpecError("the trace file is empty", path)
+    if text.lstrip().startswith(("{", "[")):
+        return _json_trace(path, text)
     out = []
     for n, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].strip() if '"' not in raw else raw.strip()
         if not line or line.startswith("#"):
             continue
-        m = _STEP.match(line)
-        if not m:
-            raise SpecError("a step is `action` or `action(name=value, ...)`", path, text,
-                            Loc(n, 1))
-        params: dict[str, Any] = {}
-        for arg in _split_args(m.group(2) or ""):
-            name, sep, value = arg.partition("=")
-            if not sep:
-                raise SpecError(f"parameter {arg.strip()!r} needs a value: name=value", path, text, Loc(n, 1))
-            params[name.strip()] = parse_const_value(value, f"{path}:{n}")
-        out.append(TraceStep(m.group(1), params, n))
+        out.append(parse_step(line, path, n, text))
+    if not out:
+        raise SpecError("the trace has no step (only comments)", path)
+    return out
+
+
+def _json_trace(path: str, text: str) -> list[TraceStep]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise SpecError(f"bad JSON: {err.msg}", path, text, Loc(err.lineno, err.colno)) from None
+    except RecursionError:
+        raise SpecError("bad JSON: nested too deeply", path) from None
+    if isinstance(data, dict) and isinstance(data.get("states"), list):  # ITF
+        rows = data["states"]
+        steps = [(row.get("#meta", {}).get("action") if isinstance(row, dict) and isinstance(row.get("#meta"), dict)
+                  else None, row) for row in rows]
+        fmt = "ITF"
+    elif isinstance(data, dict) and isinstance(data.get("trace"), list):  # check --json
+        rows = data["trace"]
+        steps = [(row.get("label") if isinstance(row, dict) else None,
+                  row.get("state") if isinstance(row, dict) else None) for row in rows]
+        fmt = "JSON"
+        if not rows:
+            raise SpecError(f"the JSON file has no trace (its verdict: {data.get('verdict')})", path)
+    else:
+        raise SpecError("not a trace: expected the JSON that `check --json` writes (with a \"trace\" "
+                        "list) or an ITF trace (with a \"states\" list)", path)
+    if not steps:
+        raise SpecError(f"the {fmt} trace has no state", path)
+    out = []
+    for n, (label, raw) in enumerate(steps, 1):
+        if not isinstance(raw, dict):
+            raise SpecError(f"{fmt} trace state {n} is not an object of variable values", path)
+        try:
+            state = {k: from_itf(v) for k, v in raw.items() if not k.startswith("#")}
+        except (TypeError, ValueError, KeyError, IndexError, RecursionError) as err:
+            raise SpecError(f"{fmt} trace state {n} holds a value that is not ITF: {err}", path) from None
+        if n == 1 or label in (None, "Initial predicate"):
+            step = TraceStep(None, {}, n, state)
+        else:
+            if not isinstance(label, str):
+                raise SpecError(f"{fmt} trace step {n}: its action label is not a string", path)
+            step = parse_step(label, path, n)
+            step.state = state
+        out.append(step)
     return out
 
 
@@ -94,16 +147,20 @@ class Outcome:
     reason: str = ""
     ambiguous: list[int] = field(default_factory=list)  # steps that matched several successors
     end_note: str = ""
+    error: str = ""  # a runtime error of the spec while replaying (located)
 
     @property
     def exit_code(self) -> int:
+        if self.error:
+            return 2
         if self.failed is not None:
             return 4
         return 1 if self.violations else 0
 
     def to_json(self, model: Model) -> dict[str, Any]:
         return {
-            "accepted": self.failed is None,
+            "accepted": self.failed is None and not self.error,
+            "error": self.error or None,
             "failed_step": None if self.failed is None else self.failed.label,
             "reason": self.reason or None,
             "violations": [{"state": n, "invariant": name, "witness": {k: to_itf(v) for k, v in w}}
@@ -126,19 +183,17 @@ def _invariants(model: Model, state: tuple, n: int, out: Outcome) -> None:
 
 def _explain(model: Model, state: tuple, step: TraceStep) -> str:
     action = model.action(step.action)
-    unknown = [k for k in step.params if k not in action.params]
-    if unknown:
-        return f"action {action.name} has no parameter {unknown[0]} (its parameters: {', '.join(action.params) or 'none'})"
     fixed = [step.params.get(p) for p in action.params]
     if any(p not in step.params for p in action.params):
         candidates = [b for b, _ in action.labelled(state, [None])]
         return (f"no binding of the parameters left out makes {step.label} enabled "
                 f"(enabled bindings: {', '.join(short(b) for b in candidates) or 'none'})")
-    kind, detail, values = action.explain(state, tuple(fixed))
+    why = action.explain(state, tuple(fixed))
+    if why[0] == "ok":  # ("ok", next state)
+        return "the action is enabled here but does not lead to the state the trace records"
+    kind, detail, values = why
     if kind == "domain":
         return f"{action.params[detail]}={short(fixed[detail])} is not in its domain {short(values)}"
-    if kind == "ok":
-        return "the action is enabled here but does not lead to this state"
     guard = model.guards[detail]
     loc = guard.cond.loc
     seen = ", ".join(f"{text} = {v!r}" if isinstance(v, Unevaluable) else f"{text} = {short(v)}"
@@ -154,29 +209,72 @@ def _source_line(model: Model, line: int) -> str:
     return lines[line - 1].strip() if 0 < line <= len(lines) else ""
 
 
-def replay(model: Model, steps: list[TraceStep]) -> Outcome:
+def _check_params(model: Model, step: TraceStep, where: str) -> None:
+    if step.action is None:
+        return
+    action = model.action(step.action)
+    unknown = [k for k in step.params if k not in action.params]
+    if unknown:
+        raise SpecError(f"{where}: action {action.name} has no parameter {unknown[0]} "
+                        f"(its parameters: {', '.join(action.params) or 'none'})")
+
+
+def _state_matches(model: Model, state: tuple, want: dict[str, Any] | None) -> bool:
+    return want is None or all(want.get(n, v) == v for n, v in zip(model.var_names, state))
+
+
+def _candidates(model: Model, state: tuple, step: TraceStep) -> list[tuple[str, tuple, tuple]]:
+    """(action, binding, next state) for every transition the step can mean."""
+    actions = model.actions if step.action is None else [model.action(step.action)]
+    out = []
+    for a in actions:
+        for b, t in a.labelled(state, [None]):
+            if all(step.params[k] == v for k, v in zip(a.params, b) if k in step.params) \
+                    and _state_matches(model, t, step.state):
+                out.append((a.name, b, t))
+    return out
+
+
+def replay(model: Model, steps: list[TraceStep], path: str = "trace") -> Outcome:
     out = Outcome()
+    for step in steps:
+        _check_params(model, step, f"{path}:{step.line}")
     inits = model.init_states()
+    if steps and steps[0].action is None and steps[0].state is not None:  # a JSON/ITF trace's first state
+        first, steps = steps[0], steps[1:]
+        inits = [s for s in inits if _state_matches(model, s, first.state)]
+        if not inits:
+            out.failed = first
+            out.reason = "no initial state of the spec is the trace's first state"
+            out.steps.append(Step(None, {}, model.init_states()[0]))
+            return out
     if len(inits) != 1:
         raise SpecError(f"replay needs a single initial state; this spec has {len(inits)}", model.spec.path)
     state = inits[0]
     out.steps.append(Step(None, {}, state))
-    _invariants(model, state, 1, out)
-    for step in steps:
-        action = model.action(step.action)
-        matches = [(b, t) for b, t in action.labelled(state, [None])
-                   if all(step.params[k] == v for k, v in zip(action.params, b) if k in step.params)]
-        if not matches:
-            out.failed = step
-            out.reason = _explain(model, state, step)
-            return out
-        if len({t for _, t in matches}) > 1:
-            out.ambiguous.append(len(out.steps))
-        binding, state = matches[0]
-        out.steps.append(Step(action.name, dict(zip(action.params, binding)), state))
-        _invariants(model, state, len(out.steps), out)
-    enabled = [a.name for a in model.actions if a.successors(state)]
-    terminal = [p.name for p in model.terminals if p.holds(state)]
+    try:
+        _invariants(model, state, 1, out)
+        for step in steps:
+            matches = _candidates(model, state, step)
+            if not matches:
+                out.failed = step
+                out.reason = (_explain(model, state, step) if step.action is not None
+                              else "no action leads from this state to the trace's next state")
+                return out
+            if len({t for _, _, t in matches}) > 1:
+                out.ambiguous.append(len(out.steps))
+            name, binding, state = matches[0]
+            out.steps.append(Step(name, dict(zip(model.action(name).params, binding)), state))
+            _invariants(model, state, len(out.steps), out)
+        enabled = [a.name for a in model.actions if a.successors(state)]
+        terminal = [p.name for p in model.terminals if p.holds(state)]
+    except EvalError as err:
+        loc = model.located(err)
+        where = f"{model.spec.path}:{loc.line}:{loc.col}: " if isinstance(loc, Loc) else ""
+        out.error = f"{where}runtime error after state {len(out.steps)}: {err.message}"
+        if isinstance(loc, Loc):
+            out.error += "\n" + "\n".join(format_located("", "", model.spec.text, loc).splitlines()[1:])
+        return out
     out.end_note = ("terminal (" + ", ".join(terminal) + ")" if terminal else
                     "enabled next: " + (", ".join(enabled) if enabled else "none (a deadlock)"))
     return out
@@ -193,7 +291,10 @@ def format_replay(model: Model, out: Outcome) -> str:
             if vn == n:
                 w = ", ".join(f"{k} = {short(v)}" for k, v in witness)
                 lines.append(f"  ! invariant {name} is violated here" + (f" (for {w})" if w else ""))
-    if out.failed is not None:
+    if out.error:
+        lines.append(f"Error: {out.error}")
+        lines.append("Verdict: the replay stopped at a runtime error of the spec.")
+    elif out.failed is not None:
         lines.append(f"Step {len(out.steps)} -> line {out.failed.line}: <{out.failed.label}> is NOT enabled: {out.reason}")
         lines.append("The state it was tried in:")
         lines.append(format_state(model, out.steps[-1].state))

@@ -6,10 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import EvalError
-from .values import INT, NAT, InfiniteSet, Map, Record, ordered, short
+from .values import FALSE, INT, NAT, TRUE, InfiniteSet, Map, Record, kind_of, ordered, short, sort_key
 
 EMPTY = frozenset()
-BOOLEAN = frozenset((False, True))
+BOOLEAN = frozenset((FALSE, TRUE))
+MAX_RANGE = 1_000_000  # the most integers `a..b` may build as a set (as a domain or after `in` it is lazy)
 
 
 def _show(v: Any) -> str:
@@ -29,6 +30,162 @@ def domain_set(s: Any, loc) -> frozenset:
 def domain_iter(s: Any, loc) -> list:
     """An action parameter's domain, in canonical order (traces are the same in every run)."""
     return ordered(domain_set(s, loc))
+
+
+def range_iter(a: Any, b: Any, loc) -> range:
+    """`a..b` as a domain: enumerated lazily, in order, however large."""
+    if type(a) is not int or type(b) is not int:
+        raise EvalError(f".. needs integers, got {_show(a)} and {_show(b)}", loc)
+    return range(a, b + 1)
+
+
+def in_range(x: Any, a: Any, b: Any, loc) -> bool:
+    """`x in a..b` without building the set."""
+    if type(a) is not int or type(b) is not int:
+        raise EvalError(f".. needs integers, got {_show(a)} and {_show(b)}", loc)
+    return type(x) is int and a <= x <= b
+
+
+# ---- booleans where a boolean is required ----
+def truth(v: Any, loc, what: str) -> bool:
+    if v is TRUE:
+        return True
+    if v is FALSE:
+        return False
+    raise EvalError(f"{what} must be a boolean, got {kind_of(v)} {_show(v)}", loc)
+
+
+# ---- operators whose operands' kinds the compiler could not see ----
+def _mismatch(op: str, want: str, a: Any, b: Any, loc):
+    return EvalError(f"{op} needs {want}, got {kind_of(a)} {_show(a)} and {kind_of(b)} {_show(b)}", loc)
+
+
+def add(a: Any, b: Any, loc) -> Any:
+    t = type(a)
+    if t is type(b) and (t is int or t is tuple or t is str):
+        return a + b
+    raise _mismatch("+", "two integers, two sequences or two strings", a, b, loc)
+
+
+def sub(a: Any, b: Any, loc) -> Any:
+    t = type(a)
+    if t is type(b) and (t is int or t is frozenset):
+        return a - b
+    raise _mismatch("-", "two integers or two sets", a, b, loc)
+
+
+def mul(a: Any, b: Any, loc) -> int:
+    if type(a) is int and type(b) is int:
+        return a * b
+    raise _mismatch("*", "two integers", a, b, loc)
+
+
+def neg(a: Any, loc) -> int:
+    if type(a) is int:
+        return -a
+    raise EvalError(f"unary - needs an integer, got {kind_of(a)} {_show(a)}", loc)
+
+
+def union2(a: Any, b: Any, loc) -> Any:
+    ta, tb = type(a), type(b)
+    if (ta is frozenset and tb is frozenset) or ((ta is Map or ta is Record) and (tb is Map or tb is Record)):
+        return a | b
+    raise _mismatch("|", "two sets or two maps", a, b, loc)
+
+
+def inter2(a: Any, b: Any, loc) -> frozenset:
+    if type(a) is frozenset and type(b) is frozenset:
+        return a & b
+    raise _mismatch("&", "two sets", a, b, loc)
+
+
+_CMP = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
+
+
+def compare(a: Any, b: Any, op: str, loc) -> bool:
+    """Integers by value, sets by inclusion (`<` is a proper subset); nothing else is ordered."""
+    t = type(a)
+    if t is type(b) and (t is int or t is frozenset):
+        return _CMP[op](a, b)
+    raise _mismatch(op, "two integers or two sets", a, b, loc)
+
+
+def member(x: Any, c: Any, loc) -> bool:
+    t = type(c)
+    if t is frozenset or t is Map or t is Record or t is tuple or isinstance(c, InfiniteSet):
+        return x in c
+    raise EvalError(f"`in` needs a set, a map or a sequence on its right, got {kind_of(c)} {_show(c)}", loc)
+
+
+# ---- quantifiers and comprehensions: the same answer in every evaluation order ----
+# The fast path iterates a set in Python's (hash-seeded) order. A false element makes a forall
+# false whatever else fails to evaluate (and a true one an exists true), so a fast answer is always
+# the canonical one; only when an element fails is the domain walked again in canonical order.
+
+def forall(fast, slow) -> bool:
+    try:
+        return fast()
+    except EvalError:
+        pass
+    first = None
+    for thunk in slow():
+        try:
+            if not thunk():
+                return False
+        except EvalError as err:
+            first = first or err
+    if first is not None:
+        raise first
+    return True
+
+
+def exists(fast, slow) -> bool:
+    try:
+        return fast()
+    except EvalError:
+        pass
+    first = None
+    for thunk in slow():
+        try:
+            if thunk():
+                return True
+        except EvalError as err:
+            first = first or err
+    if first is not None:
+        raise first
+    return False
+
+
+def set_comp(fast, slow) -> frozenset:
+    try:
+        return fast()
+    except EvalError as err:
+        for thunk in slow():  # re-raise the error of the first failing element in canonical order
+            thunk()
+        raise err
+
+
+def map_comp(fast, slow, loc) -> Map:
+    try:
+        return map_pairs(fast(), loc)
+    except EvalError as err:
+        for thunk in slow():
+            thunk()
+        raise err
+
+
+def map_pairs(pairs, loc, kind=Map) -> Map:
+    """A map from (key, value) pairs; a key given two different values is an error (as in TLA+,
+    where a function has one value per argument), not "the last one wins"."""
+    out = kind(pairs)
+    if len(out) != len(pairs):
+        seen: dict = {}
+        for k, v in sorted(pairs, key=lambda kv: (sort_key(kv[0]), sort_key(kv[1]))):
+            if k in seen and seen[k] != v:
+                raise EvalError(f"this map gives the key {_show(k)} two values, {_show(seen[k])} "
+                                f"and {_show(v)}", loc)
+            seen[k] = v
+    return out
 
 
 def get(c: Any, k: Any, loc) -> Any:
@@ -83,6 +240,9 @@ def mod(a: Any, b: Any, loc) -> int:
 def irange(a: Any, b: Any, loc) -> frozenset:
     if type(a) is not int or type(b) is not int:
         raise EvalError(f".. needs integers, got {_show(a)} and {_show(b)}", loc)
+    if b - a + 1 > MAX_RANGE:
+        raise EvalError(f"{a}..{b} has {b - a + 1:,} integers, too many to build as a set (at most "
+                        f"{MAX_RANGE:,}); a range used as a domain or on the right of `in` has no limit", loc)
     return frozenset(range(a, b + 1))
 
 
@@ -92,29 +252,40 @@ def subset(a: Any, b: Any, loc) -> bool:
     raise EvalError(f"subset needs two sets, got {_show(a)} and {_show(b)}", loc)
 
 
-def _collection(args: tuple, name: str, loc):
+def _operands(args: tuple, name: str, loc, kinds: tuple, empty_ok: bool = False):
+    """What `name` works on (its one set or sequence argument, or its arguments), all of one of
+    `kinds`: the order (or sum) must not depend on an order Python happens to have."""
+    c = args
     if len(args) == 1:
         c = args[0]
-        if type(c) is frozenset or type(c) is tuple:
-            if not c:
-                raise EvalError(f"{name} of an empty collection", loc)
-            return c
-        raise EvalError(f"{name} of one argument needs a set or a sequence, got {_show(c)}", loc)
-    return args
+        if type(c) is not frozenset and type(c) is not tuple:
+            raise EvalError(f"{name} of one argument needs a set or a sequence, got {_show(c)}", loc)
+        if not c and not empty_ok:
+            raise EvalError(f"{name} of an empty collection", loc)
+    first = None
+    for x in c:
+        t = type(x)
+        if t not in kinds or (first is not None and t is not first):
+            break
+        first = t
+    else:
+        return c
+    want = "integers" if kinds == (int,) else "integers or strings, all of one kind"
+    items = ordered(c) if type(c) is frozenset else list(c)  # name the same culprit in every run
+    culprit = next(x for i, x in enumerate(items) if type(x) not in kinds or type(x) is not type(items[0]))
+    raise EvalError(f"{name} needs {want}, got {kind_of(culprit)} {_show(culprit)}", loc)
 
 
 def min_(loc, *args):
-    return min(_collection(args, "min", loc))
+    return min(_operands(args, "min", loc, (int, str)))
 
 
 def max_(loc, *args):
-    return max(_collection(args, "max", loc))
+    return max(_operands(args, "max", loc, (int, str)))
 
 
 def sum_(c: Any, loc) -> int:
-    if type(c) is frozenset or type(c) is tuple:
-        return sum(c)
-    raise EvalError(f"sum needs a set or a sequence, got {_show(c)}", loc)
+    return sum(_operands((c,), "sum", loc, (int,), empty_ok=True))
 
 
 def len_(c: Any, loc) -> int:
@@ -188,10 +359,6 @@ def abs_(x: Any, loc) -> int:
     if type(x) is int:
         return abs(x)
     raise EvalError(f"abs needs an integer, got {_show(x)}", loc)
-
-
-def make_map(items: dict) -> Map:
-    return Map(items)
 
 
 def make_record(items: dict) -> Record:

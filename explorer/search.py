@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .errors import EvalError
+from .limits import Limits, LimitReached, disarm, guard
 from .model import Model
 from .values import short
 
@@ -47,17 +48,11 @@ class Result:
     actions: dict[str, dict[str, int]] = field(default_factory=dict)
     trace: list[Step] = field(default_factory=list)
     witness: list[tuple[str, Any]] | None = None  # the failing binding of a violated `forall`
-    stopped_by: str | None = None  # max-states | max-depth | max-seconds | interrupted
+    stopped_by: str | None = None  # max-states | max-depth | max-seconds | max-memory | interrupted | terminated
     error: str | None = None  # a runtime error's message
     error_loc: Any = None
+    internal: bool = False  # the error is the explorer's fault, not the spec's (a bug to report)
     seconds: float = 0.0
-
-
-@dataclass(frozen=True)
-class Limits:
-    max_states: int | None = None
-    max_depth: int | None = None
-    max_seconds: float | None = None
 
 
 class _Stop(Exception):
@@ -92,110 +87,145 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
     uncounted = 0  # 1 when the violating state failed a constraint (TLC does not count it)
     queue: int | None = None
 
-    def admit(t: tuple, p: int) -> bool:
-        """Add a new initial state unless a constraint prunes it; raises _Stop on a violation."""
-        nonlocal pruned
-        if not all(c(t) for c in constraints):
-            pruned += 1
-            return False
-        seen[t] = len(states)
-        states.append(t)
-        parent.append(p)
-        bad = first_failing(t)
-        if bad >= 0:
-            raise _Stop("violated", property=inv_names[bad], index=len(states) - 1, queue=len(states) - 1)
-        return True
+    def invariant(t: tuple, n: int) -> int:
+        """The first failing invariant of state n (already in `states`), or -1."""
+        try:
+            return first_failing(t)
+        except Exception as err:
+            raise _Stop("error", error=err, index=n, where="an invariant", queue=n - head - 1) from None
+
+    def allowed(t: tuple, n: int) -> bool:
+        try:
+            return all(c(t) for c in constraints)
+        except Exception as err:
+            states.append(t)
+            parent.append(head if n else -1)
+            raise _Stop("error", error=err, index=len(states) - 1, where="a constraint", queue=0) from None
 
     try:
-        try:
-            for t in model.init_states():
-                generated += 1
-                if t not in seen:
-                    admit(t, -1)
-        except _Stop:
-            raise
-        except Exception as err:  # also a TypeError from mixing kinds, e.g. {1} + {2}
-            raise _Stop("error", error=err, index=None, where="the initial states") from None
-        level_end = len(states)
-        while head < len(states):
-            if head == level_end:
-                level += 1
-                level_end = len(states)
-                if limits.max_depth and level > limits.max_depth:
-                    raise _Stop("incomplete", stopped_by="max-depth")
-            if max_states and len(states) >= max_states:
-                raise _Stop("incomplete", stopped_by="max-states")
-            if head & 255 == 0:
-                if deadline and time.monotonic() > deadline:
-                    raise _Stop("incomplete", stopped_by="max-seconds")
-                if progress and head & 0xFFFF == 0:
-                    progress(len(states), generated, level)
-            s = states[head]
-            any_succ = False
+        with guard(limits, started):
             try:
-                for ai, succ in enumerate(succ_all(s)):
+                for t in model.initial():
+                    generated += 1
+                    if max_states and len(states) >= max_states:
+                        raise _Stop("incomplete", stopped_by="max-states")
+                    if t in seen:
+                        continue
+                    if not allowed(t, 0):
+                        pruned += 1
+                        continue
+                    seen[t] = len(states)
+                    states.append(t)
+                    parent.append(-1)
+                    bad = invariant(t, len(states) - 1)
+                    if bad >= 0:
+                        raise _Stop("violated", property=inv_names[bad], index=len(states) - 1,
+                                    queue=len(states) - 1)
+            except (_Stop, LimitReached, KeyboardInterrupt, MemoryError):
+                raise
+            except Exception as err:  # an error computing the initial states
+                raise _Stop("error", error=err, index=None, where="the initial states") from None
+            if not states:
+                raise _Stop("error", error=None, index=None, where="the initial states",
+                            message="there is no initial state: the variables' initial values, `init` "
+                                    "and `constraint` declarations leave none, so nothing was checked")
+            level_end = len(states)
+            while head < len(states):
+                if head == level_end:
+                    level += 1
+                    level_end = len(states)
+                    if limits.max_depth and level > limits.max_depth:
+                        raise _Stop("incomplete", stopped_by="max-depth")
+                if max_states and len(states) >= max_states:
+                    raise _Stop("incomplete", stopped_by="max-states")
+                if head & 255 == 0:
+                    if deadline and time.monotonic() > deadline:  # where no timer signal can reach
+                        raise _Stop("incomplete", stopped_by="max-seconds")
+                    if progress and head & 0xFFFF == 0:
+                        progress(len(states), generated, level)
+                s = states[head]
+                any_succ = False
+                try:
+                    successors = succ_all(s)
+                except (LimitReached, KeyboardInterrupt, MemoryError):
+                    raise
+                except Exception as err:  # a runtime error inside the spec: find the action and binding
+                    raise _Stop("error", error=err, index=head, where="action",
+                                queue=len(states) - head - 1) from None
+                for ai, succ in enumerate(successors):
                     if succ:
                         any_succ = True
                         gen_by[ai] += len(succ)
                         for t in succ:
                             if t not in seen:
                                 n = len(states)
-                                if constraints and not all(c(t) for c in constraints):
+                                if constraints and not allowed(t, n):
                                     # TLC checks a pruned state's invariants, then drops it uncounted
                                     pruned += 1
-                                    bad = first_failing(t)
+                                    states.append(t)
+                                    parent.append(head)
+                                    bad = invariant(t, n)
                                     if bad < 0:
+                                        states.pop()
+                                        parent.pop()
                                         continue
                                     uncounted = 1
                                 else:
                                     seen[t] = n
                                     new_by[ai] += 1
-                                    bad = first_failing(t)
-                                states.append(t)
-                                parent.append(head)
+                                    states.append(t)
+                                    parent.append(head)
+                                    bad = invariant(t, n)
                                 if bad >= 0:
                                     # like TLC, count the bindings up to the violating one only
                                     gen_by[ai] -= len(succ) - succ.index(t) - 1
                                     raise _Stop("violated", property=inv_names[bad], index=n,
                                                 queue=n - head - 1)
-            except (_Stop, KeyboardInterrupt):
-                raise
-            except Exception as err:  # a runtime error inside the spec: find the action and binding
-                raise _Stop("error", error=err, index=head, where="action",
-                            queue=len(states) - head - 1) from None
-            if not any_succ and deadlock:
-                try:
-                    ended = any(term(s) for term in terminals)
-                except Exception as err:
-                    raise _Stop("error", error=err, index=head, where="a terminal predicate",
-                                queue=len(states) - head - 1) from None
-                if not ended:
-                    raise _Stop("deadlock", index=head, queue=len(states) - head - 1)
-            head += 1
-        result.complete = True
+                if not any_succ and deadlock:
+                    try:
+                        ended = any(term(s) for term in terminals)
+                    except Exception as err:
+                        raise _Stop("error", error=err, index=head, where="a terminal predicate",
+                                    queue=len(states) - head - 1) from None
+                    if not ended:
+                        raise _Stop("deadlock", index=head, queue=len(states) - head - 1)
+                head += 1
+            result.complete = True
+            disarm()
     except _Stop as stop:
+        disarm()
         result.verdict = stop.verdict
         result.property = stop.info.get("property")
         result.stopped_by = stop.info.get("stopped_by")
         queue = stop.info.get("queue")
         idx = stop.info.get("index")
+        n = min(len(states), len(parent))
+        del states[n:], parent[n:]
         if stop.verdict == "error":
-            _explain_error(model, stop.info["error"], states[idx] if idx is not None else None, result,
-                           stop.info.get("where"))
-        if idx is not None:
+            if stop.info.get("message"):
+                result.error = stop.info["message"]
+            else:
+                _explain_error(model, stop.info["error"], states[idx] if idx is not None else None, result,
+                               stop.info.get("where"))
+        if idx is not None and idx < n:
             result.trace = _trace(model, states, parent, idx)
         if stop.verdict == "violated":
             result.witness = _witness(model, result.property, states[idx])
-    except KeyboardInterrupt:
-        result.verdict, result.stopped_by = "incomplete", "interrupted"
+    except (LimitReached, KeyboardInterrupt, MemoryError) as stop:
+        disarm()
+        result.verdict = "incomplete"
+        result.stopped_by = (stop.reason if isinstance(stop, LimitReached) else
+                             "max-memory" if isinstance(stop, MemoryError) else "interrupted")
     except RecursionError:
         result.verdict, result.error = "error", "expression nesting too deep to evaluate"
+    n = min(len(states), len(parent))
+    del states[n:], parent[n:]
     for i, a in enumerate(actions):
         result.actions[a.name] = {"generated": gen_by[i], "distinct": new_by[i]}
     result.distinct = len(states) - uncounted
     result.generated = generated + sum(gen_by)
     result.pruned = pruned
-    result.queue = queue if queue is not None else len(states) - head
+    result.queue = queue if queue is not None else max(len(states) - head, 0)
     result.depth = _depth_of(parent, len(states) - uncounted) if states else 0
     result.seconds = time.monotonic() - started
     return result
@@ -248,6 +278,7 @@ def _explain_error(model: Model, err: Exception, state: tuple | None, result: Re
     """Name the action and binding that raised, by re-running the labelled variants on `state`."""
     message = err.message if isinstance(err, EvalError) else f"{type(err).__name__}: {err}"
     result.error_loc = model.located(err) if isinstance(err, EvalError) else None
+    result.internal = not isinstance(err, (EvalError, RecursionError))
     if state is None or where != "action":
         result.error = f"while computing {where}: {message}"
         return

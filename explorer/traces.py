@@ -3,14 +3,25 @@ graphviz pictures of a trace."""
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
-from .errors import format_located
+from .errors import SpecError, format_located
 from .model import Model
 from .search import Result, Step
 from .values import short, tlc, to_itf
 
 EXIT_CODES = {"holds": 0, "violated": 1, "deadlock": 1, "error": 2, "incomplete": 3}
+EXIT_INTERNAL = 70  # an internal error (sysexits' EX_SOFTWARE): never a verdict
+
+
+_STOP_REASONS = {"max-states": "the state limit was reached", "max-depth": "the depth limit was reached",
+                 "max-seconds": "the time limit was reached", "max-memory": "the memory limit was reached",
+                 "interrupted": "it was interrupted", "terminated": "it received SIGTERM"}
+
+
+def stop_reason(stopped_by: str | None) -> str:
+    return _STOP_REASONS.get(stopped_by or "", str(stopped_by))
 
 
 def format_state(model: Model, state: tuple) -> str:
@@ -37,6 +48,10 @@ def format_result(model: Model, result: Result, spec_path: str = "") -> str:
             lines.append("Error: It fails for " + ", ".join(f"{k} = {short(v)}" for k, v in result.witness) + ".")
     elif result.verdict == "deadlock":
         lines.append("Error: Deadlock reached.")
+    elif result.verdict == "error" and result.internal:
+        lines.append(f"Internal error {result.error}")
+        lines.append("This is a bug in the explorer, not a verdict about the spec: please report it "
+                     "with the spec and the command.")
     elif result.verdict == "error":
         where = ""
         if result.error_loc is not None:
@@ -51,9 +66,7 @@ def format_result(model: Model, result: Result, spec_path: str = "") -> str:
     if result.verdict == "holds":
         lines.append("Model checking completed. No error has been found.")
     elif result.verdict == "incomplete":
-        why = {"max-states": "the state limit was reached", "max-depth": "the depth limit was reached",
-               "max-seconds": "the time limit was reached", "interrupted": "it was interrupted"}
-        lines.append(f"Model checking stopped because {why.get(result.stopped_by, result.stopped_by)}. "
+        lines.append(f"Model checking stopped because {stop_reason(result.stopped_by)}. "
                      "The search is INCOMPLETE: no violation was found in the states explored, "
                      "which proves nothing about the rest.")
     lines.append(f"{result.generated} states generated, {result.distinct} distinct states found, "
@@ -104,6 +117,7 @@ def result_json(model: Model, result: Result) -> dict[str, Any]:
         "never_fired": [k for k, v in result.actions.items() if v["generated"] == 0],
         "witness": {k: to_itf(v) for k, v in result.witness} if result.witness else None,
         "error": result.error,
+        "internal_error": result.internal,
         "trace": [step_json(s, model) for s in result.trace],
     }
 
@@ -124,9 +138,19 @@ def itf_trace(model: Model, trace: list[Step], description: str = "") -> dict[st
 
 
 def write_json(path: str, data: Any) -> None:
-    with open(path, "w") as f:
-        json.dump(data, f, indent=2)
-        f.write("\n")
+    """Write atomically (a temporary file renamed over the target): never half a file."""
+    tmp = f"{path}.tmp{os.getpid()}"
+    try:
+        with open(tmp, "w") as f:
+            json.dump(data, f, indent=2)
+            f.write("\n")
+        os.replace(tmp, path)
+    except OSError as err:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise SpecError(f"cannot write {path}: {err.strerror}") from None
 
 
 def trace_dot(model: Model, trace: list[Step], title: str = "") -> str:

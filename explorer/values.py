@@ -1,11 +1,70 @@
-"""Spec values as Python values: bool, int, str, tuple (sequences and tuples), frozenset (sets),
-`Map` (finite functions) and `Record`. All immutable and hashable, so a state is a plain tuple.
+"""Spec values as Python values: `Bool` (TRUE and FALSE), int, str, tuple (sequences and tuples),
+frozenset (sets), `Map` (finite functions) and `Record`. All immutable and hashable, so a state is
+a plain tuple.
+
+Booleans are not Python's `bool`: in Python `True == 1`, so `{true, 1}` would have one element and
+`true + 1` would be 2. TLA+ keeps them apart, and so does `Bool`: two singletons that equal no
+integer, support no arithmetic, and test as Python truth values only where the compiled code asks.
 
 Also the three ways a value is shown: TLC's text (`<<1, 2>>`, `{1, 2}`, `[a |-> 1]`), ITF JSON,
 and a short form for traces and pictures."""
 from __future__ import annotations
 
 from typing import Any
+
+
+class Bool:
+    """A spec boolean: one of two singletons, so equality and hashing are Python's identity
+    (C-level, as fast as for any object) and no integer ever equals one."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: bool):
+        object.__setattr__(self, "value", value)
+
+    def __setattr__(self, name, value):
+        raise TypeError("spec values are immutable")
+
+    def __bool__(self) -> bool:
+        return self.value
+
+    def __reduce__(self):  # unpickles to the same singleton
+        return (boolean, (self.value,))
+
+    def __repr__(self) -> str:
+        return "true" if self.value else "false"
+
+
+TRUE = Bool(True)
+FALSE = Bool(False)
+
+
+def boolean(b: bool) -> Bool:
+    """The spec boolean of a Python truth value."""
+    return TRUE if b else FALSE
+
+
+def normalize(v: Any) -> Any:
+    """A value given from Python (API constants, test states) with its Python bools made `Bool`s."""
+    t = type(v)
+    if t is bool:
+        return TRUE if v else FALSE
+    if t is tuple:
+        return tuple(normalize(x) for x in v)
+    if t is frozenset or t is set:
+        return frozenset(normalize(x) for x in v)
+    if t is Record or t is Map:
+        return t({normalize(k): normalize(x) for k, x in v.items()})
+    if t is dict:
+        return Map({normalize(k): normalize(x) for k, x in v.items()})
+    if t is list:
+        return tuple(normalize(x) for x in v)
+    return v
+
+
+def kind_of(v: Any) -> str:
+    """The kind of a value, in the words messages use."""
+    return _KIND_NAMES.get(type(v), "value")
 
 
 class Map(dict):
@@ -58,13 +117,17 @@ class InfiniteSet:
 NAT = InfiniteSet("Nat", 0)
 INT = InfiniteSet("Int", None)
 
-_RANK = {bool: 0, int: 1, str: 2, tuple: 3, frozenset: 4, Record: 5, Map: 6}
+_RANK = {Bool: 0, int: 1, str: 2, tuple: 3, frozenset: 4, Record: 5, Map: 6, bool: 0}
+_KIND_NAMES = {Bool: "boolean", bool: "boolean", int: "integer", str: "string", tuple: "sequence",
+               frozenset: "set", Record: "record", Map: "map", InfiniteSet: "infinite set"}
 
 
 def sort_key(v: Any):
     """A total order over all values, so sets print and iterate the same way in every run."""
     t = type(v)
     r = _RANK.get(t, 7)
+    if t is Bool:
+        return (r, v.value)
     if t is tuple:
         return (r, len(v), tuple(sort_key(x) for x in v))
     if t is frozenset:
@@ -93,7 +156,7 @@ def _str(s: str) -> str:
 def tlc(v: Any) -> str:
     """A value as TLC prints it."""
     t = type(v)
-    if t is bool:
+    if t is Bool or t is bool:
         return "TRUE" if v else "FALSE"
     if t is int:
         return str(v)
@@ -115,7 +178,7 @@ def tlc(v: Any) -> str:
 def short(v: Any) -> str:
     """A value in the spec language's own syntax (used in labels and messages)."""
     t = type(v)
-    if t is bool:
+    if t is Bool or t is bool:
         return "true" if v else "false"
     if t is int:
         return str(v)
@@ -137,6 +200,8 @@ def short(v: Any) -> str:
 def to_itf(v: Any) -> Any:
     """A value in the ITF JSON encoding (Apalache/Quint's trace format)."""
     t = type(v)
+    if t is Bool:
+        return v.value
     if t is bool or t is str:
         return v
     if t is int:
@@ -149,12 +214,14 @@ def to_itf(v: Any) -> Any:
         return {k: to_itf(v[k]) for k in ordered(v)}
     if t is Map:
         return {"#map": [[to_itf(k), to_itf(v[k])] for k in ordered(v)]}
-    raise TypeError(f"no ITF encoding for {v!r}")
+    return {"#unserializable": repr(v)}  # Nat, Int: ITF's marker for a value it cannot hold
 
 
 def from_itf(j: Any) -> Any:
     """The inverse of `to_itf`, for replaying and comparing traces."""
-    if isinstance(j, (bool, str, int)):
+    if isinstance(j, bool):
+        return TRUE if j else FALSE
+    if isinstance(j, (str, int)):
         return j
     if isinstance(j, list):
         return tuple(from_itf(x) for x in j)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from explorer import check, load_model
-from explorer.values import Map, Record
+from explorer.values import TRUE, Map, Record
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "spec" / "collector.spec"
@@ -162,7 +162,7 @@ def test_checkpoint_cut_and_base(rule, cut, base):
     s = init(m) | {"phase": "save", "step": 1, "F": 6, "ring": frozenset({0, 2, 4, 6}),
                    "inflight": Map({2: frozenset({4, 5})}), "buffer": frozenset({(3, 1)}), "next_ord": 8}
     c = step(m, s, "checkpoint")["ckpt"]
-    assert (c["cut"], c["base"], c["frontier"], c["S"]) == (cut, base, True, 1)
+    assert (c["cut"], c["base"], c["frontier"], c["S"]) == (cut, base, TRUE, 1)
     assert c["buffer"] == frozenset({(3, 1)}) and c["pending"] == ()
 
 

@@ -188,12 +188,20 @@ def test_unknown_invariant_exits_2():
     assert "no invariant named nope" in proc.stderr
 
 
-def test_runtime_type_error_in_initial_states_exits_2(tmp_path):
-    # Python's own TypeError (sets have no +) must be reported, not raised as a traceback
+def test_evident_kind_error_in_initial_states_is_static(tmp_path):
     proc = check_spec(tmp_path, "init_type.spec", "var x = {1} + {2}\naction a: x' = x\n")
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert_no_traceback(proc)
-    assert "runtime error while computing the initial states" in proc.stdout
+    assert "init_type.spec:1:13: error: + cannot be applied to a set and a set" in proc.stderr
+
+
+def test_runtime_kind_error_in_initial_states_exits_2(tmp_path):
+    # the checker cannot see head's kind: the runtime names the operation in the spec's terms
+    proc = check_spec(tmp_path, "init_type.spec", "var x = head([{1}]) + {2}\naction a: x' = x\n")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert_no_traceback(proc)
+    assert "runtime error while computing the initial states: + needs two integers" in proc.stdout
+    assert "got set {1} and set {2}" in proc.stdout
 
 
 def test_runtime_error_in_terminal_predicate_exits_2(tmp_path):

@@ -8,7 +8,7 @@ from collections import deque
 import pytest
 
 from explorer import check, load_model
-from explorer.values import Map, Record
+from explorer.values import FALSE, TRUE, Bool, Map, Record
 
 
 def model_of(text: str, **kwargs):
@@ -19,7 +19,7 @@ def value(expr: str, defs: str = ""):
     """The value of a constant expression: the initial value of a variable."""
     model = model_of(f"{defs}\nvar v = {expr}\naction a: skip\n")
     (state,) = model.init_states()
-    return state[0]
+    return state[0].value if isinstance(state[0], Bool) else state[0]
 
 
 def bfs(init, succ):
@@ -65,7 +65,7 @@ def counts(result):
     ("union({{1}, {2, 3}, {}})", frozenset({1, 2, 3})),
     ("len(subsets(1..3))", 8),
     ("subsets({1, 2})", frozenset({frozenset(), frozenset({1}), frozenset({2}), frozenset({1, 2})})),
-    ("BOOLEAN", frozenset({False, True})),
+    ("BOOLEAN", frozenset({FALSE, TRUE})),
     ("5 in Nat and not (-1 in Nat) and -1 in Int", True),
     # comprehensions
     ("{x * x for x in 0..4 if x % 2 == 0}", frozenset({0, 4, 16})),

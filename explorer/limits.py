@@ -1,0 +1,109 @@
+"""Limits on a run, enforced on a clock rather than by counting states.
+
+A search can spend a long time inside one step: building the initial states, evaluating a
+constant, or generating the successors of one state with a huge parameter domain. So time and
+memory are watched by a timer signal that interrupts whatever Python is doing, and SIGTERM (what
+CI timeouts and `kill` send) interrupts the same way as Ctrl-C. Each raises `LimitReached`, which
+the search turns into an honest INCOMPLETE with what it found so far.
+
+Signals only reach the main thread; elsewhere the search polls the clock every few hundred states
+(and memory is not watched)."""
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Iterator
+
+TICK = 0.1  # seconds between checks of the clock and the resident memory
+DEFAULT_MEMORY_FRACTION = 0.75  # of the machine's memory, when no --max-memory is given
+
+
+class LimitReached(BaseException):
+    """A limit stopped the run. A BaseException, so spec evaluation never mistakes it for an error."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason  # max-seconds | max-memory | interrupted | terminated
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_states: int | None = None
+    max_depth: int | None = None
+    max_seconds: float | None = None
+    max_memory: int | None = None  # bytes of resident memory; None: DEFAULT_MEMORY_FRACTION of the machine
+
+
+def machine_memory() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
+def resident_memory() -> int:
+    """This process's resident set size in bytes (0 where it cannot be read)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def memory_budget(limits: Limits) -> int:
+    return limits.max_memory if limits.max_memory else int(machine_memory() * DEFAULT_MEMORY_FRACTION)
+
+
+_active: list[dict] = []  # the guards in force (they nest: the CLI's, then check()'s); the outer one acts
+
+
+def disarm() -> None:
+    """From now on the guard in force raises nothing: a result is being reported, and a second
+    signal must not cut the report (or the --json file) in half."""
+    for g in _active:
+        g["armed"] = False
+
+
+@contextmanager
+def guard(limits: Limits, started: float | None = None) -> Iterator[None]:
+    """Enforce time and memory limits, SIGTERM and SIGINT over a block (main thread only; a nested
+    guard leaves the outer one in charge)."""
+    if _active or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    started = time.monotonic() if started is None else started
+    deadline = started + limits.max_seconds if limits.max_seconds else None
+    budget = memory_budget(limits)
+    state = {"armed": True}
+
+    def tick(signum, frame):
+        if not state["armed"]:
+            return
+        if deadline is not None and time.monotonic() > deadline:
+            raise LimitReached("max-seconds")
+        if budget and resident_memory() > budget:
+            raise LimitReached("max-memory")
+
+    def stop(reason: str):
+        def handler(signum, frame):
+            if state["armed"]:
+                raise LimitReached(reason)
+        return handler
+
+    old = {s: signal.getsignal(s) for s in (signal.SIGALRM, signal.SIGTERM, signal.SIGINT)}
+    _active.append(state)
+    signal.signal(signal.SIGALRM, tick)
+    signal.signal(signal.SIGTERM, stop("terminated"))
+    signal.signal(signal.SIGINT, stop("interrupted"))
+    signal.setitimer(signal.ITIMER_REAL, TICK, TICK)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0, 0)
+        for s, handler in old.items():
+            signal.signal(s, handler)
+        _active.pop()

@@ -1,0 +1,391 @@
+"""Verdicts you can trust: each input here once gave a false proof, a seed-dependent answer, a
+traceback, or ignored a limit (issue 7). Each now has one true answer, the same in every run."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from explorer import Limits, check, load_model
+from explorer.errors import SpecError
+from explorer.values import FALSE, TRUE
+
+ROOT = Path(__file__).resolve().parent.parent
+SPECS = sorted([*ROOT.glob("spec/*.spec"), *ROOT.glob("spec/examples/*.spec"), *ROOT.glob("tests/specs/*.spec"),
+                *ROOT.glob("bench/*.spec")])
+
+
+def cli(*args: str, seed: str = "0", timeout: float = 60, **kw) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONHASHSEED": seed}
+    return subprocess.run([sys.executable, "-m", "explorer", *args], capture_output=True, text=True,
+                          cwd=ROOT, timeout=timeout, env=env, **kw)
+
+
+def spec_file(tmp_path: Path, text: str, name: str = "t.spec") -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def no_traceback(proc: subprocess.CompletedProcess) -> None:
+    assert "Traceback" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+
+
+def without_timing(text: str) -> str:
+    return "\n".join(line for line in text.splitlines() if not line.startswith("Finished in"))
+
+
+def model(text: str, **kw):
+    return load_model("t.spec", text=text, **kw)
+
+
+# ---- no false proofs ----
+
+def test_a_keyword_is_not_a_prefix_of_a_name(tmp_path):
+    proc = cli("check", spec_file(tmp_path, "var x = 0\naction a: x' = (x+1) % 3\ninitial: x == 1\n"))
+    assert proc.returncode == 2, proc.stdout
+    assert "t.spec:3:1: error: syntax error: unexpected 'initial'" in proc.stderr
+    no_traceback(proc)
+
+
+@pytest.mark.parametrize("text", [
+    "var x = 0\naction a: x' = x\ninit none: x == 1\n",
+    "var x = 0\naction a: x' = x\nconstraint none: x > 0\n",
+    "var x in {}\naction a: x' = x\n",
+])
+def test_no_initial_state_is_an_error_not_a_proof(tmp_path, text):
+    proc = cli("check", spec_file(tmp_path, text))
+    assert proc.returncode == 2, proc.stdout
+    assert "there is no initial state" in proc.stdout
+    assert "No error has been found" not in proc.stdout
+    assert check(model(text)).verdict == "error"
+
+
+def test_indentation_mixing_tabs_and_spaces_is_rejected(tmp_path):
+    # the tab-indented line looks inside the if; with a tab width of 8 it was parsed outside it
+    text = "var x = 0\naction a:\n    if x > 5:\n\tx' = 1\n"
+    proc = cli("check", spec_file(tmp_path, text))
+    assert proc.returncode == 2
+    assert "t.spec:4:1: error: inconsistent indentation" in proc.stderr
+    with pytest.raises(SpecError, match="mixes tabs and spaces"):
+        model("var x = 0\naction a:\n \tx' = 1\n")
+    assert model("var x = 0\naction a:\n\tif x > 5:\n\t\tx' = 1\n")  # tabs alone are fine
+
+
+def test_an_override_of_the_wrong_kind_is_an_error():
+    proc = cli("check", "spec/collector.spec", "--no-deadlock", "--const", "BARRIER=False")
+    assert proc.returncode == 2, proc.stdout
+    assert 'constant BARRIER is boolean (its default is true), but the override is string "False" ' \
+           "(did you mean false?)" in proc.stderr
+    with pytest.raises(SpecError, match="constant N is integer"):
+        model("const N = 3\nvar x = 0\naction a: skip\n", constants={"N": "3"})
+    assert model("const B = true\nvar x = B\naction a: skip\n", constants={"B": False}).constants["B"] is FALSE
+
+
+# ---- booleans are not integers ----
+
+def test_a_set_keeps_a_boolean_and_an_integer_apart():
+    r = check(model("var s = {true, 1, false, 0}\naction a: skip\ninvariant four: len(s) == 4\n"), deadlock=False)
+    assert r.verdict == "holds"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("var x = true == 1\naction a: skip\n", "comparing a boolean with an integer is always false"),
+    ("var x = true + 1\naction a: skip\n", "+ cannot be applied to a boolean and an integer"),
+    ("var n = 0\naction a:\n    require n\n    n' = n + 1\n", "a require must be a boolean, but this expression is an integer"),
+    ("var n = 0\naction a: n' = (n + 1) % 3\ninvariant count: n + 1\n", "an invariant must be a boolean"),
+    ('var s = "ab" * 2\naction a: skip\n', "* cannot be applied to a string and an integer"),
+    ('var s = "a" in "abc"\naction a: skip\n', "`in` needs a set, a map or a sequence on its right, not a string"),
+    ("var n = 1\naction a: skip\ninvariant i: n and true\n", "an operand of and must be a boolean"),
+])
+def test_evident_kind_errors_are_static(text, message):
+    with pytest.raises(SpecError, match=message.replace("+", r"\+").replace("*", r"\*")):
+        model(text)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("var n = head([true])\naction a: n' = n + 1\n", "+ needs two integers, two sequences or two strings, got boolean true and integer 1"),
+    ("var n = head([1])\naction a:\n    require n\n    n' = n\n", "a require must be a boolean, got integer 1"),
+    ("var n = head([0])\naction a: skip\ninvariant i: n\n", "invariant i must be a boolean, got integer 0"),
+    ("var n = head([2])\naction a: skip\ninvariant i: n < {1}\n", "< needs two integers or two sets, got integer 2 and set {1}"),
+])
+def test_hidden_kind_errors_are_located_runtime_errors(text, message):
+    r = check(model(text), deadlock=False)
+    assert r.verdict == "error" and not r.internal, r
+    assert message in r.error
+    assert r.error_loc is not None
+
+
+def test_a_boolean_equals_no_integer_at_runtime():
+    r = check(model("var n = head([true])\naction a: skip\ninvariant i: n != 1 and [n] != [1] and {n} != {1}\n"),
+              deadlock=False)
+    assert r.verdict == "holds"
+
+
+# ---- the same answer under every hash seed ----
+
+SEED_DEPENDENT = {
+    "map_key.spec": "const S = {\"a\", \"b\", \"c\", \"d\"}\nvar m = {:}\n"
+                    "action a: m' = {len(x) % 2: x for x in S}\n",
+    "forall_error.spec": "const S = {\"a\", \"bb\", \"\", \"ccc\"}\nvar x = 0\naction a: skip\n"
+                         "invariant i: forall y in S: 6 // len(y) > 2\n",
+    "exists_error.spec": "const S = {\"a\", \"bb\", \"\", \"ccc\"}\nvar x = 0\naction a: skip\n"
+                         "invariant i: not exists y in S: 6 // len(y) > 2\n",
+    "min_sets.spec": "var x = min({{\"a\"}, {\"b\"}, {\"c\"}})\naction a: skip\n",
+    "set_error.spec": "const S = {\"a\", \"bb\", \"\", \"ccc\", \"dddd\"}\nvar x = 0\n"
+                      "action a: x' = len({[1, 2][len(y)] for y in S})\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SEED_DEPENDENT))
+def test_once_seed_dependent_constructs_give_one_answer(tmp_path, name):
+    path = spec_file(tmp_path, SEED_DEPENDENT[name], name)
+    outputs = {without_timing(cli("check", path, "--no-deadlock", seed=seed).stdout) for seed in ("0", "1", "2", "77")}
+    assert len(outputs) == 1, outputs
+
+
+def test_a_repeated_map_key_with_two_values_is_an_error():
+    r = check(model(SEED_DEPENDENT["map_key.spec"]), deadlock=False)
+    assert r.verdict == "error" and "gives the key 1 two values" in r.error
+    assert check(model("var m = {x % 2: 0 for x in 0..3}\naction a: skip\n")).verdict == "holds"
+
+
+def test_a_false_element_decides_forall_whatever_else_fails():
+    # "" makes 6 // len(y) fail, "ccc" makes the body false: false wins, in every order
+    r = check(model(SEED_DEPENDENT["forall_error.spec"]), deadlock=False)
+    assert r.verdict == "violated"
+    r = check(model("var x = 0\naction a: skip\ninvariant i: forall y in {\"a\", \"\"}: 6 // len(y) > 2\n"),
+              deadlock=False)
+    assert r.verdict == "error" and "division by zero" in r.error
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_spec_in_the_repo_gives_byte_identical_output_under_three_seeds(spec):
+    outputs = set()
+    for seed in ("0", "1", "4242"):
+        proc = cli("check", str(spec.relative_to(ROOT)), "--max-states", "30000", seed=seed)
+        outputs.add((proc.returncode, without_timing(proc.stdout), proc.stderr))
+    assert len(outputs) == 1
+
+
+# ---- every limit honoured, on a clock ----
+
+def test_a_huge_parameter_domain_is_lazy_and_the_time_limit_cuts_it(tmp_path):
+    path = spec_file(tmp_path, "var x = 0\naction a(i in 0..1000000000): x' = i\n")
+    started = time.monotonic()
+    proc = cli("check", path, "--max-states", "10", "--max-seconds", "2")
+    assert time.monotonic() - started < 20
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "INCOMPLETE" in proc.stdout
+
+
+def test_membership_in_a_huge_range_builds_no_set():
+    r = check(model("var x = 0\naction a:\n    require x + 1 in 0..1000000000000\n    x' = x + 1\n"),
+              deadlock=False, limits=Limits(max_states=5))
+    assert r.verdict == "incomplete" and r.distinct == 5
+
+
+def test_a_range_too_large_to_build_is_a_clear_error():
+    r = check(model("var x = 0\naction a: skip\ninvariant i: len(0..100000000) > 0\n"))
+    assert r.verdict == "error" and "too many to build as a set" in r.error
+
+
+def test_the_state_limit_applies_to_initial_states(tmp_path):
+    started = time.monotonic()
+    proc = cli("check", spec_file(tmp_path, "var x in 0..3000000\naction a: skip\n"), "--max-states", "10")
+    assert time.monotonic() - started < 20
+    assert proc.returncode == 3 and "INCOMPLETE" in proc.stdout
+    assert "10 distinct states found" in proc.stdout
+
+
+def test_the_time_limit_applies_inside_one_expensive_step(tmp_path):
+    text = "var x = 0\naction a: x' = len({i * j for i in 0..3000, j in 0..3000}) + x\n"
+    started = time.monotonic()
+    proc = cli("check", spec_file(tmp_path, text), "--max-seconds", "1")
+    assert time.monotonic() - started < 15
+    assert proc.returncode == 3 and "the time limit was reached" in proc.stdout
+
+
+def test_the_time_limit_applies_while_constants_are_evaluated(tmp_path):
+    text = "const C = len({i * j for i in 0..3000, j in 0..3000})\nvar x = C\naction a: skip\n"
+    started = time.monotonic()
+    proc = cli("check", spec_file(tmp_path, text), "--max-seconds", "1", "--json", str(tmp_path / "r.json"))
+    assert time.monotonic() - started < 15
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "while loading the spec" in proc.stdout and "INCOMPLETE" in proc.stdout
+    assert json.loads((tmp_path / "r.json").read_text())["stopped_by"] == "max-seconds"
+
+
+def test_the_memory_limit_ends_the_search_as_incomplete(tmp_path):
+    proc = cli("check", "bench/counters.spec", "--max-memory", "120M", "--json", str(tmp_path / "r.json"))
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "the memory limit was reached" in proc.stdout
+    assert json.loads((tmp_path / "r.json").read_text())["stopped_by"] == "max-memory"
+    no_traceback(proc)
+
+
+def test_sigterm_reports_what_was_found_and_writes_the_json(tmp_path):
+    out = tmp_path / "r.json"
+    out.write_text('{"verdict": "stale"}')
+    proc = subprocess.Popen([sys.executable, "-m", "explorer", "check", "bench/counters.spec", "--json", str(out)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(2.5)
+    proc.send_signal(signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 3, stdout + stderr
+    assert "it received SIGTERM" in stdout and "INCOMPLETE" in stdout
+    data = json.loads(out.read_text())
+    assert data["verdict"] == "incomplete" and data["stopped_by"] == "terminated" and data["distinct_states"] > 0
+
+
+def test_a_closed_stdout_keeps_the_violation_exit_code():
+    read, write = os.pipe()
+    os.close(read)  # like `check ... | head -0`: every write fails with EPIPE
+    proc = subprocess.run([sys.executable, "-m", "explorer", "check", "spec/examples/diehard.spec"], cwd=ROOT,
+                          stdout=write, stderr=subprocess.PIPE, text=True, timeout=60)
+    os.close(write)
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+# ---- no traceback, ever ----
+
+@pytest.mark.parametrize("text, message", [
+    ("const C = head([{1}]) + {2}\nvar x = 0\naction a: skip\n", "cannot evaluate constant C: + needs two integers"),
+    ('const C = min({1, "a"})\nvar x = 0\naction a: skip\n', "cannot evaluate constant C: min needs integers or strings"),
+    ("const C = [1, 2][3:1]\nvar x = 0\naction a: skip\n", "cannot evaluate constant C: slice [3:1] out of range"),
+    ("const C = 1\nvar x = 0\naction a: skip\nassume ok: head([C]) + {1} == 2\n", "cannot evaluate assumption ok"),
+])
+def test_a_failing_constant_or_assumption_is_located(tmp_path, text, message):
+    proc = cli("check", spec_file(tmp_path, text))
+    assert proc.returncode == 2
+    assert message in proc.stderr and "t.spec:" in proc.stderr
+    no_traceback(proc)
+
+
+def test_a_runtime_kind_error_in_an_action_is_named_in_the_specs_terms(tmp_path):
+    proc = cli("check", spec_file(tmp_path, "var x = {1}\naction a: x' = head([x]) + {2}\n"))
+    assert proc.returncode == 2
+    assert "t.spec:2:26: runtime error in action a: + needs two integers, two sequences or two strings, " \
+           "got set {1} and set {2}" in proc.stdout
+    assert "unsupported operand" not in proc.stdout
+    no_traceback(proc)
+
+
+def test_huge_integers_print(tmp_path):
+    big = "9" * 5000
+    proc = cli("check", spec_file(tmp_path, f"const B = {big}\nvar x = B\naction a: skip\n"), "--no-deadlock",
+               "--json", str(tmp_path / "r.json"))
+    assert proc.returncode == 0 and big in proc.stdout
+    assert json.loads((tmp_path / "r.json").read_text())["constants"]["B"] == {"#bigint": big}
+
+
+def test_a_spec_that_is_not_utf8_or_holds_a_lone_surrogate_is_located(tmp_path):
+    path = tmp_path / "bad.spec"
+    path.write_bytes(b"var x = 0\n# caf\xff\naction a: skip\n")
+    proc = cli("check", str(path))
+    assert proc.returncode == 2 and "bad.spec:2:6: error: the spec is not valid UTF-8 (byte 0xff)" in proc.stderr
+    proc = cli("check", spec_file(tmp_path, 'var x = "\\ud800"\naction a: skip\n'))
+    assert proc.returncode == 2 and "t.spec:1:9: error: bad string literal: a lone surrogate" in proc.stderr
+    no_traceback(proc)
+
+
+@pytest.mark.parametrize("content", ["", "{}", "[1, 2]", "{\"trace\": 5}", "{\"states\": [1]}", "not json {",
+                                     "{\"trace\": []}", "a(((", "\xff"])
+def test_a_malformed_trace_is_a_clear_error(tmp_path, content):
+    path = tmp_path / "bad.trace"
+    path.write_text(content, encoding="latin-1")
+    proc = cli("replay", "spec/examples/diehard.spec", "--trace", str(path))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "error" in proc.stderr
+    no_traceback(proc)
+
+
+@pytest.mark.parametrize("toml", ["x = 1\n", "[a\n", "[a]\nextends = 3\n", "[a]\nN = [1, 2]\n"])
+def test_a_bad_configuration_file_is_a_clear_error(tmp_path, toml):
+    spec = Path(spec_file(tmp_path, "const N = 1\nvar x = N\naction a: skip\n"))
+    spec.with_suffix(".toml").write_text(toml)
+    proc = cli("check", str(spec), "--config", "a")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    no_traceback(proc)
+
+
+def test_an_unwritable_output_fails_before_the_search(tmp_path):
+    for target in (tmp_path / "missing" / "r.json", tmp_path):
+        proc = cli("check", "spec/examples/diehard.spec", "--json", str(target))
+        assert proc.returncode == 2 and "cannot write --json" in proc.stderr
+        assert "Constants:" not in proc.stdout  # nothing was searched
+        no_traceback(proc)
+
+
+def test_an_infinite_set_value_prints_and_serialises(tmp_path):
+    proc = cli("check", spec_file(tmp_path, "const C = Nat\nvar x = C\naction a: skip\n"), "--no-deadlock",
+               "--json", str(tmp_path / "r.json"), "--itf", str(tmp_path / "r.itf"))
+    assert proc.returncode == 0 and "C = Nat" in proc.stdout
+    assert json.loads((tmp_path / "r.json").read_text())["constants"]["C"] == {"#unserializable": "Nat"}
+
+
+def test_a_runtime_error_in_an_invariant_shows_the_failing_state(tmp_path):
+    text = "var x = 0\naction a:\n    require x < 3\n    x' = x + 1\ninvariant i: [1, 1][x] == 1\n"
+    r = check(model(text), deadlock=False)
+    assert r.verdict == "error" and "index 2 out of range" in r.error
+    assert [s.state for s in r.trace] == [(0,), (1,), (2,)]
+
+
+def test_an_internal_error_has_its_own_exit_code(monkeypatch, capsys):
+    from explorer import cli as cli_module
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(cli_module, "check", broken)
+    assert cli_module.main(["check", "spec/examples/diehard.spec"]) == 70
+    err = capsys.readouterr().err
+    assert "internal error: RuntimeError: a bug" in err and "not a verdict" in err and "Traceback" not in err
+    assert cli_module.main(["--debug", "check", "spec/examples/diehard.spec"]) == 70
+    assert "Traceback" in capsys.readouterr().err
+
+
+# ---- replay understands what it accepts, and nothing else ----
+
+def test_replay_accepts_the_json_and_itf_that_check_writes(tmp_path):
+    j, itf = tmp_path / "r.json", tmp_path / "r.itf"
+    assert cli("check", "spec/examples/diehard.spec", "--json", str(j), "--itf", str(itf)).returncode == 1
+    for path in (j, itf):
+        proc = cli("replay", "spec/examples/diehard.spec", "--trace", str(path))
+        assert proc.returncode == 1, proc.stdout + proc.stderr  # a behaviour that violates not_solved
+        assert "violates not_solved" in proc.stdout
+
+
+def test_replay_of_an_itf_trace_checks_its_states(tmp_path):
+    itf = tmp_path / "r.itf"
+    cli("check", "spec/examples/diehard.spec", "--itf", str(itf))
+    data = json.loads(itf.read_text())
+    data["states"][2]["big"] = 3  # a state the recorded action does not reach
+    itf.write_text(json.dumps(data))
+    proc = cli("replay", "spec/examples/diehard.spec", "--trace", str(itf))
+    assert proc.returncode == 4 and "does not lead to the state the trace records" in proc.stdout
+
+
+def test_replay_rejects_an_unknown_parameter_name(tmp_path):
+    path = tmp_path / "p.trace"
+    path.write_text("group_finishes(T=3)\n")
+    proc = cli("replay", "spec/collector.spec", "--trace", str(path))
+    assert proc.returncode == 2
+    assert "action group_finishes has no parameter T (its parameters: t, o)" in proc.stderr
+
+
+def test_replay_reports_a_runtime_error_located(tmp_path):
+    spec = spec_file(tmp_path, "var x = 0\naction a: x' = [1][x + 1]\naction b: x' = x + 1\n")
+    path = tmp_path / "r.trace"
+    path.write_text("a\n")
+    proc = cli("replay", spec, "--trace", str(path))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "t.spec:2:" in proc.stdout and "index 1 out of range" in proc.stdout
+    no_traceback(proc)
