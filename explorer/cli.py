@@ -97,6 +97,27 @@ def cmd_check(args) -> int:
         return EXIT_INTERNAL if result.internal else EXIT_CODES[result.verdict]
 
 
+def cmd_simulate(args) -> int:
+    from .simulate import format_simulation, simulate
+
+    _writable("--json", args.json)
+    limits = Limits(max_seconds=args.max_seconds, max_memory=args.max_memory)
+    with guard(limits):
+        try:
+            model = _model(args)
+        except LimitReached as stop:
+            disarm()
+            return _stopped_before_search(args, stop.reason)
+        sim = simulate(model, args.traces, args.depth, args.seed, deadlock=not args.no_deadlock, limits=limits)
+        if args.json:
+            data = result_json(model, sim.result)
+            data.update(mode="simulation", seed=sim.seed, behaviours=sim.behaviours, max_length=sim.depth,
+                        states_visited=sim.steps)
+            write_json(args.json, data)
+        out(format_simulation(model, sim, args.spec))
+        return EXIT_INTERNAL if sim.result.internal else EXIT_CODES[sim.result.verdict]
+
+
 def _stopped_before_search(args, reason: str) -> int:
     """A limit or a signal stopped the run while the spec was being loaded (its constants evaluated)."""
     result = Result("incomplete", stopped_by=reason)
@@ -157,6 +178,18 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--json", metavar="FILE", help="write the result as JSON")
     c.add_argument("--itf", metavar="FILE", help="write the trace (if any) in ITF JSON")
     c.set_defaults(func=cmd_check)
+
+    m = sub.add_parser("simulate", help="walk random behaviours (finds deep violations; proves nothing)")
+    _add_model_args(m)
+    m.add_argument("--invariant", action="append", metavar="NAME", help="check only these invariants")
+    m.add_argument("--traces", type=int, default=1000, metavar="N", help="how many behaviours (default 1000)")
+    m.add_argument("--depth", type=int, default=100, metavar="D", help="states per behaviour at most (default 100)")
+    m.add_argument("--seed", type=int, default=0, metavar="S", help="the random seed (default 0)")
+    m.add_argument("--no-deadlock", action="store_true", help="do not report states with no enabled action")
+    m.add_argument("--max-seconds", type=float, metavar="S", help="stop after S seconds")
+    m.add_argument("--max-memory", type=memory_size, metavar="SIZE", help="stop when resident memory exceeds SIZE")
+    m.add_argument("--json", metavar="FILE", help="write the result as JSON")
+    m.set_defaults(func=cmd_simulate)
 
     r = sub.add_parser("replay", help="check that a sequence of actions is a behaviour of the spec")
     _add_model_args(r)

@@ -37,8 +37,9 @@ def format_trace(model: Model, trace: list[Step]) -> str:
     return "\n".join(out)
 
 
-def format_result(model: Model, result: Result, spec_path: str = "") -> str:
-    """The whole report, in TLC's words where TLC has words for it."""
+def format_verdict(model: Model, result: Result, spec_path: str = "") -> list[str]:
+    """The constants, what went wrong (if anything) and the trace: the part of a report that does
+    not depend on how the states were explored."""
     lines: list[str] = []
     if model.constants:
         lines.append("Constants: " + ", ".join(f"{k} = {short(v)}" for k, v in model.constants.items()))
@@ -63,6 +64,12 @@ def format_result(model: Model, result: Result, spec_path: str = "") -> str:
         lines.append("Error: The behavior up to this point is:" if result.verdict != "error"
                      else "Error: The behavior up to the state where it failed is:")
         lines.append(format_trace(model, result.trace))
+    return lines
+
+
+def format_result(model: Model, result: Result, spec_path: str = "") -> str:
+    """The whole report, in TLC's words where TLC has words for it."""
+    lines = format_verdict(model, result, spec_path)
     if result.verdict == "holds":
         lines.append("Model checking completed. No error has been found.")
     elif result.verdict == "incomplete":

@@ -389,3 +389,22 @@ def test_replay_reports_a_runtime_error_located(tmp_path):
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "t.spec:2:" in proc.stdout and "index 1 out of range" in proc.stdout
     no_traceback(proc)
+
+
+# ---- simulation finds, and never proves ----
+
+def test_simulation_finds_a_violation_and_is_reproducible_by_seed():
+    runs = [cli("simulate", "spec/examples/diehard.spec", "--traces", "200", "--seed", "3", seed=h)
+            for h in ("0", "1")]
+    assert all(r.returncode == 1 for r in runs), runs[0].stdout
+    assert "Error: Invariant not_solved is violated." in runs[0].stdout
+    assert without_timing(runs[0].stdout) == without_timing(runs[1].stdout)
+
+
+def test_simulation_without_a_violation_claims_nothing(tmp_path):
+    proc = cli("simulate", "spec/examples/twophase.spec", "--traces", "50", "--depth", "20", "--json",
+               str(tmp_path / "s.json"))
+    assert proc.returncode == 3, proc.stdout
+    assert "this proves nothing about the others" in proc.stdout and "No error has been found" not in proc.stdout
+    data = json.loads((tmp_path / "s.json").read_text())
+    assert data["complete"] is False and data["behaviours"] == 50 and data["mode"] == "simulation"
