@@ -88,7 +88,10 @@ def cmd_check(args) -> int:
         except LimitReached as stop:
             disarm()
             return _stopped_before_search(args, stop.reason)
-        result = check(model, deadlock=not args.no_deadlock, limits=limits)
+        search = check
+        if args.fingerprints:
+            from .fpsearch import check_fingerprints as search
+        result = search(model, deadlock=not args.no_deadlock, limits=limits)
         if args.json:
             write_json(args.json, result_json(model, result))
         if args.itf and result.trace:
@@ -175,6 +178,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--max-seconds", type=float, metavar="S", help="stop after S seconds (incomplete)")
     c.add_argument("--max-memory", type=memory_size, metavar="SIZE",
                    help="stop when resident memory exceeds SIZE, e.g. 4G (incomplete; default: 75%% of the machine)")
+    c.add_argument("--fingerprints", action="store_true",
+                   help="remember states by 64-bit fingerprint (16-50 bytes a state; same results, with a "
+                        "reported chance of a collision)")
     c.add_argument("--json", metavar="FILE", help="write the result as JSON")
     c.add_argument("--itf", metavar="FILE", help="write the trace (if any) in ITF JSON")
     c.set_defaults(func=cmd_check)

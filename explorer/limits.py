@@ -10,6 +10,7 @@ Signals only reach the main thread; elsewhere the search polls the clock every f
 (and memory is not watched)."""
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import threading
@@ -107,3 +108,16 @@ def guard(limits: Limits, started: float | None = None) -> Iterator[None]:
         for s, handler in old.items():
             signal.signal(s, handler)
         _active.pop()
+
+
+@contextmanager
+def no_cycle_collector() -> Iterator[None]:
+    """Spec values are immutable and acyclic, so reference counting frees them; the cyclic
+    collector would only walk the ever-growing set of live states again and again."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

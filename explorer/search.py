@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .errors import EvalError
-from .limits import Limits, LimitReached, disarm, guard
+from .limits import Limits, LimitReached, disarm, guard, no_cycle_collector
 from .model import Model
 from .values import short
 
@@ -53,6 +53,8 @@ class Result:
     error_loc: Any = None
     internal: bool = False  # the error is the explorer's fault, not the spec's (a bug to report)
     seconds: float = 0.0
+    fingerprints: bool = False  # states were remembered by fingerprint (see fpsearch)
+    memory: dict[str, int] = field(default_factory=dict)  # bytes held by the search's structures
 
 
 class _Stop(Exception):
@@ -95,15 +97,17 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
             raise _Stop("error", error=err, index=n, where="an invariant", queue=n - head - 1) from None
 
     def allowed(t: tuple, n: int) -> bool:
+        nonlocal uncounted
         try:
             return all(c(t) for c in constraints)
         except Exception as err:
+            uncounted = 1  # in the trace, not among the states found
             states.append(t)
             parent.append(head if n else -1)
             raise _Stop("error", error=err, index=len(states) - 1, where="a constraint", queue=0) from None
 
     try:
-        with guard(limits, started):
+        with guard(limits, started), no_cycle_collector():
             try:
                 for t in model.initial():
                     generated += 1

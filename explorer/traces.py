@@ -83,12 +83,22 @@ def format_result(model: Model, result: Result, spec_path: str = "") -> str:
                      "(the proof covers only the constrained state space).")
     word = "complete state graph search" if result.complete else "search so far"
     lines.append(f"The depth of the {word} is {result.depth}.")
+    if result.fingerprints:
+        lines.append(f"States were remembered by 64-bit fingerprint; the probability that two of them "
+                     f"collided (so that part of the space went unexplored) is {_collision(result):.1e} "
+                     "(TLC's optimistic estimate).")
     lines.append("Actions (generated / distinct):")
     for name, c in result.actions.items():
         never = "  <- never fired" if c["generated"] == 0 else ""
         lines.append(f"  {name}: {c['generated']} / {c['distinct']}{never}")
     lines.append(f"Finished in {result.seconds:.2f}s ({_rate(result)} distinct states/s).")
     return "\n".join(lines)
+
+
+def _collision(result: Result) -> float:
+    from .fingerprints import collision_probability
+
+    return collision_probability(result.distinct, result.generated)
 
 
 def _rate(result: Result) -> str:
@@ -125,6 +135,8 @@ def result_json(model: Model, result: Result) -> dict[str, Any]:
         "witness": {k: to_itf(v) for k, v in result.witness} if result.witness else None,
         "error": result.error,
         "internal_error": result.internal,
+        "fingerprints": result.fingerprints,
+        "fingerprint_collision_probability": _collision(result) if result.fingerprints else None,
         "trace": [step_json(s, model) for s in result.trace],
     }
 

@@ -1,0 +1,259 @@
+"""Breadth-first search that remembers states by 64-bit fingerprint (TLC's way), for state spaces
+too large to keep whole.
+
+Only the current BFS level is held as full states. Every state found has an index (its place in
+BFS order, exactly as in `search.check`), a fingerprint and the index of its parent, 16 bytes in
+two arrays, plus its slot in the `FingerprintSet`. A trace is rebuilt by re-executing from the
+initial states along the recorded fingerprints.
+
+The exploration order, the counting, and so the verdict, the figures and the trace are those of
+`search.check` (the tests compare them): successors are generated a batch of parents at a time
+and tested against the set in one vectorised call, then walked in order, parent by parent and
+binding by binding, exactly as the exact search walks them. The one difference is the chance of a
+fingerprint collision, which the result reports."""
+from __future__ import annotations
+
+import time
+from array import array
+from typing import Any
+
+from .fingerprints import FingerprintSet, Fingerprinter, as_keys
+from .limits import LimitReached, Limits, disarm, guard, no_cycle_collector
+from .model import Model
+from .search import Result, Step, _explain_error, _Stop, _witness, label_step
+
+BATCH = 2048  # parents whose successors are tested against the set at once
+
+
+def check_fingerprints(model: Model, deadlock: bool = True, limits: Limits | None = None,
+                       batch: int = BATCH) -> Result:
+    """`search.check` with a fingerprint set instead of a set of states."""
+    limits = limits or Limits()
+    started = time.monotonic()
+    fingerprint = Fingerprinter()
+    seen = FingerprintSet()
+    fps = array("q")  # fingerprint of state i
+    parents = array("q")  # parent index of state i (-1: an initial state)
+    actions = model.actions
+    n_act = len(actions)
+    gen_by = [0] * n_act
+    new_by = [0] * n_act
+    succ_all = model.successors
+    first_failing = model.first_failing_invariant
+    inv_names = [p.name for p in model.invariants]
+    constraints = [p.holds for p in model.constraints]
+    terminals = [p.holds for p in model.terminals]
+    max_states = limits.max_states or 0
+    deadline = started + limits.max_seconds if limits.max_seconds else None
+    result = Result("holds")
+    st: dict[str, Any] = {"generated": 0, "pruned": 0, "head": 0, "deepest": 0, "queue": None, "uncounted": 0}
+    frontier: list[tuple] = []
+    found_state: dict[int, tuple] = {}  # the states a report needs that may have left the frontier
+
+    def invariant(t: tuple, n: int, head: int) -> int:
+        try:
+            return first_failing(t)
+        except Exception as err:
+            found_state[n] = t
+            raise _Stop("error", error=err, index=n, where="an invariant", queue=n - head - 1,
+                        extra=(t, head)) from None
+
+    def allowed(t: tuple, n: int, head: int) -> bool:
+        try:
+            return all(c(t) for c in constraints)
+        except Exception as err:
+            found_state[n] = t
+            raise _Stop("error", error=err, index=n, where="a constraint", queue=0, extra=(t, head)) from None
+
+    try:
+        with guard(limits, started), no_cycle_collector():
+            try:
+                new: list[int] = []
+                new_set: set[int] = set()
+                for t in model.initial():
+                    st["generated"] += 1
+                    if max_states and len(fps) >= max_states:
+                        raise _Stop("incomplete", stopped_by="max-states")
+                    f = fingerprint(t)
+                    if f in new_set:
+                        continue
+                    if not allowed(t, len(fps), -1):
+                        st["pruned"] += 1
+                        continue
+                    new.append(f)
+                    new_set.add(f)
+                    fps.append(f)
+                    parents.append(-1)
+                    frontier.append(t)
+                    st["deepest"] = 1
+                    bad = invariant(t, len(fps) - 1, -1)
+                    if bad >= 0:
+                        found_state[len(fps) - 1] = t
+                        raise _Stop("violated", property=inv_names[bad], index=len(fps) - 1, queue=len(fps) - 1)
+                seen.add(as_keys(new))
+            except (_Stop, LimitReached, KeyboardInterrupt, MemoryError):
+                raise
+            except Exception as err:
+                raise _Stop("error", error=err, index=None, where="the initial states") from None
+            if not fps:
+                raise _Stop("error", error=None, index=None, where="the initial states",
+                            message="there is no initial state: the variables' initial values, `init` "
+                                    "and `constraint` declarations leave none, so nothing was checked")
+            level = 1
+            level_start = 0  # index of frontier[0]
+            while frontier:
+                if limits.max_depth and level > limits.max_depth:
+                    st["head"] = level_start
+                    raise _Stop("incomplete", stopped_by="max-depth")
+                following: list[tuple] = []
+                for lo in range(0, len(frontier), batch):
+                    if deadline and time.monotonic() > deadline:
+                        st["head"] = level_start + lo
+                        raise _Stop("incomplete", stopped_by="max-seconds")
+                    chunk = frontier[lo:lo + batch]
+                    # 1. successors of the chunk's parents (up to the first that fails to evaluate)
+                    generated: list[tuple] = []
+                    failed_at, failure = len(chunk), None
+                    for j, s in enumerate(chunk):
+                        try:
+                            generated.append(succ_all(s))
+                        except (LimitReached, KeyboardInterrupt, MemoryError):
+                            raise
+                        except Exception as err:
+                            failed_at, failure = j, err
+                            break
+                    flat = fingerprint.many([t for succ in generated for ts in succ for t in ts])
+                    known = seen.contains(as_keys(flat)).tolist() if flat else []
+                    # 2. walk them in order, as the exact search does
+                    added: list[int] = []
+                    fresh: set[int] = set()
+                    pos = 0
+                    for j, s in enumerate(chunk):
+                        head = level_start + lo + j
+                        st["head"] = head
+                        if max_states and len(fps) >= max_states:
+                            raise _Stop("incomplete", stopped_by="max-states")
+                        if j == failed_at:
+                            found_state[head] = s
+                            raise _Stop("error", error=failure, index=head, where="action",
+                                        queue=len(fps) - head - 1)
+                        any_succ = False
+                        for ai, succ in enumerate(generated[j]):
+                            if not succ:
+                                continue
+                            any_succ = True
+                            gen_by[ai] += len(succ)
+                            for bi, t in enumerate(succ):
+                                f, k = flat[pos], known[pos]
+                                pos += 1
+                                if k or f in fresh:
+                                    continue
+                                n = len(fps)
+                                if constraints and not allowed(t, n, head):
+                                    st["pruned"] += 1
+                                    bad = invariant(t, n, head)
+                                    if bad < 0:
+                                        continue
+                                    st["uncounted"] = 1
+                                else:
+                                    fresh.add(f)
+                                    added.append(f)
+                                    fps.append(f)
+                                    parents.append(head)
+                                    following.append(t)
+                                    new_by[ai] += 1
+                                    st["deepest"] = level + 1
+                                    bad = invariant(t, n, head)
+                                if bad >= 0:
+                                    gen_by[ai] -= len(succ) - bi - 1
+                                    found_state[n] = t
+                                    found_state[head] = s
+                                    raise _Stop("violated", property=inv_names[bad], index=n, queue=n - head - 1,
+                                                extra=(t, head))
+                        if not any_succ and deadlock:
+                            try:
+                                ended = any(term(s) for term in terminals)
+                            except Exception as err:
+                                found_state[head] = s
+                                raise _Stop("error", error=err, index=head, where="a terminal predicate",
+                                            queue=len(fps) - head - 1) from None
+                            if not ended:
+                                found_state[head] = s
+                                raise _Stop("deadlock", index=head, queue=len(fps) - head - 1)
+                    seen.add(as_keys(added))
+                level_start += len(frontier)
+                st["head"] = level_start
+                frontier = following
+                level += 1
+            result.complete = True
+            disarm()
+    except _Stop as stop:
+        disarm()
+        result.verdict = stop.verdict
+        result.property = stop.info.get("property")
+        result.stopped_by = stop.info.get("stopped_by")
+        st["queue"] = stop.info.get("queue")
+        idx = stop.info.get("index")
+        extra = stop.info.get("extra")
+        uncounted = idx is not None and idx >= len(fps)  # a pruned state: in no array
+        if stop.verdict == "error":
+            if stop.info.get("message"):
+                result.error = stop.info["message"]
+            else:
+                state = found_state.get(idx) if idx is not None else None
+                _explain_error(model, stop.info["error"], state, result, stop.info.get("where"))
+        if idx is not None:
+            result.trace = _rebuild(model, fingerprint, fps, parents, idx, found_state,
+                                    extra[1] if uncounted and extra else None)
+        if stop.verdict == "violated":
+            result.witness = _witness(model, result.property, found_state[idx])
+    except (LimitReached, KeyboardInterrupt, MemoryError) as stop:
+        disarm()
+        result.verdict = "incomplete"
+        result.stopped_by = (stop.reason if isinstance(stop, LimitReached) else
+                             "max-memory" if isinstance(stop, MemoryError) else "interrupted")
+    except RecursionError:
+        result.verdict, result.error = "error", "expression nesting too deep to evaluate"
+    n = min(len(fps), len(parents))
+    for i, a in enumerate(actions):
+        result.actions[a.name] = {"generated": gen_by[i], "distinct": new_by[i]}
+    result.distinct = n
+    result.generated = st["generated"] + sum(gen_by)
+    result.pruned = st["pruned"]
+    result.queue = st["queue"] if st["queue"] is not None else (0 if result.complete else max(n - st["head"], 0))
+    result.depth = st["deepest"]
+    result.seconds = time.monotonic() - started
+    result.fingerprints = True
+    result.memory = {"fingerprint_set": seen.nbytes, "index": fps.itemsize * len(fps) + parents.itemsize * len(parents)}
+    return result
+
+
+def _rebuild(model: Model, fingerprint: Fingerprinter, fps: array, parents: array, idx: int,
+             known: dict[int, tuple], pruned_parent: int | None) -> list[Step]:
+    """The trace to state `idx`, re-executed from the initial states along recorded fingerprints
+    (a pruned violating state has no index: it is reached from `pruned_parent`)."""
+    target = known.get(idx)
+    if pruned_parent == -1:  # a pruned initial state
+        return [Step(None, {}, target)]
+    if pruned_parent is not None:
+        idx = pruned_parent
+    chain = []
+    i = idx
+    while i >= 0:
+        chain.append(i)
+        i = parents[i]
+    chain.reverse()
+    state = next((s for s in model.initial() if fingerprint(s) == fps[chain[0]]), None)
+    if state is None:
+        raise AssertionError("no initial state has the recorded fingerprint")
+    steps = [Step(None, {}, state)]
+    for i in chain[1:]:
+        want = fps[i]
+        nxt = next((t for ts in model.successors(state) for t in ts if fingerprint(t) == want), None)
+        if nxt is None:
+            raise AssertionError("no successor has the recorded fingerprint")
+        steps.append(label_step(model, state, nxt))
+        state = nxt
+    if pruned_parent is not None and target is not None:
+        steps.append(label_step(model, state, target))
+    return steps

@@ -1,0 +1,108 @@
+"""Fingerprint mode: the same search as the exact one (verdict, counts, depth, queue, coverage, trace),
+with fingerprints that are canonical (the same in every process and under every hash seed) and a
+set that holds them compactly."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from explorer import Limits, check, load_model
+from explorer.fingerprints import FingerprintSet, Fingerprinter, as_keys, collision_probability, encode
+from explorer.fpsearch import check_fingerprints
+from explorer.values import FALSE, TRUE, Map, Record
+
+ROOT = Path(__file__).resolve().parent.parent
+
+CASES = [
+    ("spec/examples/diehard.spec", {}, True),
+    ("spec/examples/tcommit.spec", {}, True),
+    ("spec/examples/twophase.spec", {}, True),
+    ("spec/examples/missionaries.spec", {}, True),
+    ("spec/collector.spec", {}, False),
+    ("spec/collector.spec", {}, True),
+    ("spec/collector.spec", {"CUT": "in_flight", "PROMPTS": 3}, False),
+    ("tests/specs/every_construct.spec", {}, False),
+]
+LIMITS = [Limits(), Limits(max_states=700), Limits(max_depth=6)]
+
+
+def summary(r):
+    return (r.verdict, r.property, r.complete, r.distinct, r.generated, r.depth, r.queue, r.pruned, r.actions,
+            [(s.label, s.state) for s in r.trace], r.witness, r.error, r.stopped_by)
+
+
+@pytest.mark.parametrize("spec, consts, deadlock", CASES, ids=lambda x: str(x))
+@pytest.mark.parametrize("limits", LIMITS, ids=["unlimited", "max-states", "max-depth"])
+def test_fingerprint_mode_gives_the_exact_search_result(spec, consts, deadlock, limits):
+    model = load_model(ROOT / spec, consts)
+    exact = check(model, deadlock=deadlock, limits=limits)
+    for batch in (1, 7, 2048):  # batch boundaries must not matter
+        fp = check_fingerprints(model, deadlock=deadlock, limits=limits, batch=batch)
+        assert summary(fp) == summary(exact)
+        assert fp.fingerprints and not exact.fingerprints
+
+
+@pytest.mark.parametrize("text", [
+    # a violation on a state that a constraint prunes (counted as TLC does), an error in an
+    # invariant, in an action, in a constraint; a deadlock; no initial state
+    "var x = 0\naction a: x' = x + 1\nconstraint c: x < 3\ninvariant i: x < 4\n",
+    "var x = 0\naction a:\n    require x < 3\n    x' = x + 1\ninvariant i: [1, 1][x] == 1\n",
+    "var x = 0\naction a: x' = [1, 2, 3][x]\n",
+    "var x = 0\naction a: x' = x + 1\nconstraint c: [1, 2, 3][x] > 0\n",
+    "var x in 0..3\naction a:\n    require x < 2\n    x' = x + 2\n",
+    "var x = 0\naction a: x' = x\ninit none: x == 1\n",
+])
+def test_fingerprint_mode_reports_like_the_exact_search(text):
+    model = load_model("t.spec", text=text)
+    assert summary(check_fingerprints(model, batch=2)) == summary(check(model))
+
+
+def test_fingerprints_do_not_collide_where_python_hashes_do():
+    fp = Fingerprinter()
+    assert hash(-1) == hash(-2)  # why Python's hash is no fingerprint
+    assert fp((-1,)) != fp((-2,))
+    assert fp((TRUE,)) != fp((1,)) and fp((FALSE,)) != fp((0,))
+    assert fp((frozenset({1}),)) != fp(((1,),))
+    assert encode(Map({1: 2})) != encode(Record({"1": 2}))
+
+
+def test_fingerprints_are_canonical_across_processes_and_seeds():
+    code = ("from explorer.fingerprints import Fingerprinter; from explorer.values import Map, Record, TRUE;"
+            "print(Fingerprinter()((frozenset({'a', 'b', 'c'}), Map({'x': (1, 'y')}), Record({'k': TRUE}), -1)))")
+    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                           env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("0", "1", "999")}
+    assert len(outs) == 1 and outs.pop().strip().lstrip("-").isdigit()
+
+
+def test_sets_built_in_different_orders_share_a_fingerprint():
+    a = frozenset(f"s{i}" for i in range(50))
+    b = frozenset(f"s{i}" for i in reversed(range(50)))
+    m1 = Map({k: 1 for k in sorted(a)})
+    m2 = Map({k: 1 for k in sorted(a, reverse=True)})
+    assert Fingerprinter()((a, m1)) == Fingerprinter()((b, m2))
+
+
+def test_the_fingerprint_set_holds_what_was_added_and_grows():
+    rng = np.random.default_rng(1)
+    keys = np.unique(rng.integers(1, 2 ** 63, size=50_000, dtype=np.int64)).view(np.uint64)
+    s = FingerprintSet(capacity=8)
+    s.add(keys[:30_000])
+    assert len(s) == 30_000 and s.nbytes <= 16 * 65536 * 2
+    assert s.contains(keys[:30_000]).all()
+    assert not s.contains(keys[30_000:]).any()
+    s.add(keys[30_000:])
+    assert s.contains(keys).all()
+    assert as_keys([0, -1])[0] == 1 and as_keys([-1])[0] == np.uint64(2 ** 64 - 1)
+
+
+def test_the_cli_reports_the_collision_probability():
+    proc = subprocess.run([sys.executable, "-m", "explorer", "check", "spec/collector.spec", "--no-deadlock",
+                           "--fingerprints"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 1
+    assert "remembered by 64-bit fingerprint; the probability that two of them collided" in proc.stdout
+    assert collision_probability(10 ** 6, 4 * 10 ** 6) < 1e-6
