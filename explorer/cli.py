@@ -88,10 +88,14 @@ def cmd_check(args) -> int:
         except LimitReached as stop:
             disarm()
             return _stopped_before_search(args, stop.reason)
-        search = check
-        if args.fingerprints:
-            from .fpsearch import check_fingerprints as search
-        result = search(model, deadlock=not args.no_deadlock, limits=limits)
+        if args.workers > 1:
+            from .workers import check_parallel
+            result = check_parallel(model, args.workers, deadlock=not args.no_deadlock, limits=limits)
+        elif args.fingerprints:
+            from .fpsearch import check_fingerprints
+            result = check_fingerprints(model, deadlock=not args.no_deadlock, limits=limits)
+        else:
+            result = check(model, deadlock=not args.no_deadlock, limits=limits)
         if args.json:
             write_json(args.json, result_json(model, result))
         if args.itf and result.trace:
@@ -181,6 +185,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--fingerprints", action="store_true",
                    help="remember states by 64-bit fingerprint (16-50 bytes a state; same results, with a "
                         "reported chance of a collision)")
+    c.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="explore with N processes (implies --fingerprints; the same results for every N)")
     c.add_argument("--json", metavar="FILE", help="write the result as JSON")
     c.add_argument("--itf", metavar="FILE", help="write the trace (if any) in ITF JSON")
     c.set_defaults(func=cmd_check)

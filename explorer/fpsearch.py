@@ -46,8 +46,7 @@ def check_fingerprints(model: Model, deadlock: bool = True, limits: Limits | Non
     max_states = limits.max_states or 0
     deadline = started + limits.max_seconds if limits.max_seconds else None
     result = Result("holds")
-    st: dict[str, Any] = {"generated": 0, "pruned": 0, "head": 0, "deepest": 0, "queue": None, "uncounted": 0}
-    frontier: list[tuple] = []
+    st: dict[str, Any] = {"generated": 0, "pruned": 0, "head": 0, "deepest": 0, "queue": None}
     found_state: dict[int, tuple] = {}  # the states a report needs that may have left the frontier
 
     def invariant(t: tuple, n: int, head: int) -> int:
@@ -67,38 +66,8 @@ def check_fingerprints(model: Model, deadlock: bool = True, limits: Limits | Non
 
     try:
         with guard(limits, started), no_cycle_collector():
-            try:
-                new: list[int] = []
-                new_set: set[int] = set()
-                for t in model.initial():
-                    st["generated"] += 1
-                    if max_states and len(fps) >= max_states:
-                        raise _Stop("incomplete", stopped_by="max-states")
-                    f = fingerprint(t)
-                    if f in new_set:
-                        continue
-                    if not allowed(t, len(fps), -1):
-                        st["pruned"] += 1
-                        continue
-                    new.append(f)
-                    new_set.add(f)
-                    fps.append(f)
-                    parents.append(-1)
-                    frontier.append(t)
-                    st["deepest"] = 1
-                    bad = invariant(t, len(fps) - 1, -1)
-                    if bad >= 0:
-                        found_state[len(fps) - 1] = t
-                        raise _Stop("violated", property=inv_names[bad], index=len(fps) - 1, queue=len(fps) - 1)
-                seen.add(as_keys(new))
-            except (_Stop, LimitReached, KeyboardInterrupt, MemoryError):
-                raise
-            except Exception as err:
-                raise _Stop("error", error=err, index=None, where="the initial states") from None
-            if not fps:
-                raise _Stop("error", error=None, index=None, where="the initial states",
-                            message="there is no initial state: the variables' initial values, `init` "
-                                    "and `constraint` declarations leave none, so nothing was checked")
+            frontier = initial_states(model, fingerprint, limits, st, fps, parents, found_state, allowed, invariant)
+            seen.add(as_keys(list(fps)))
             level = 1
             level_start = 0  # index of frontier[0]
             while frontier:
@@ -154,7 +123,6 @@ def check_fingerprints(model: Model, deadlock: bool = True, limits: Limits | Non
                                     bad = invariant(t, n, head)
                                     if bad < 0:
                                         continue
-                                    st["uncounted"] = 1
                                 else:
                                     fresh.add(f)
                                     added.append(f)
@@ -203,8 +171,8 @@ def check_fingerprints(model: Model, deadlock: bool = True, limits: Limits | Non
                 state = found_state.get(idx) if idx is not None else None
                 _explain_error(model, stop.info["error"], state, result, stop.info.get("where"))
         if idx is not None:
-            result.trace = _rebuild(model, fingerprint, fps, parents, idx, found_state,
-                                    extra[1] if uncounted and extra else None)
+            result.trace = rebuild_trace(model, fingerprint, fps, parents, idx, found_state,
+                                         extra[1] if uncounted and extra else None)
         if stop.verdict == "violated":
             result.witness = _witness(model, result.property, found_state[idx])
     except (LimitReached, KeyboardInterrupt, MemoryError) as stop:
@@ -228,12 +196,52 @@ def check_fingerprints(model: Model, deadlock: bool = True, limits: Limits | Non
     return result
 
 
-def _rebuild(model: Model, fingerprint: Fingerprinter, fps: array, parents: array, idx: int,
-             known: dict[int, tuple], pruned_parent: int | None) -> list[Step]:
+def initial_states(model: Model, fingerprint: Fingerprinter, limits: Limits, st: dict, fps: array,
+                   parents: array, found_state: dict, allowed, invariant) -> list[tuple]:
+    """The first BFS level, counted and checked as `search.check` does; raises `_Stop`."""
+    inv_names = [p.name for p in model.invariants]
+    frontier: list[tuple] = []
+    new: set[int] = set()
+    try:
+        for t in model.initial():
+            st["generated"] += 1
+            if limits.max_states and len(fps) >= limits.max_states:
+                raise _Stop("incomplete", stopped_by="max-states")
+            f = fingerprint(t)
+            if f in new:
+                continue
+            if not allowed(t, len(fps), -1):
+                st["pruned"] += 1
+                continue
+            new.add(f)
+            fps.append(f)
+            parents.append(-1)
+            frontier.append(t)
+            st["deepest"] = 1
+            bad = invariant(t, len(fps) - 1, 0)
+            if bad >= 0:
+                found_state[len(fps) - 1] = t
+                raise _Stop("violated", property=inv_names[bad], index=len(fps) - 1, queue=len(fps) - 1)
+    except (_Stop, LimitReached, KeyboardInterrupt, MemoryError):
+        raise
+    except Exception as err:
+        raise _Stop("error", error=err, index=None, where="the initial states") from None
+    if not fps:
+        raise _Stop("error", error=None, index=None, where="the initial states",
+                    message="there is no initial state: the variables' initial values, `init` "
+                            "and `constraint` declarations leave none, so nothing was checked")
+    return frontier
+
+
+def rebuild_trace(model: Model, fingerprint: Fingerprinter, fps: array, parents: array, idx: int,
+                  known: dict[int, tuple], pruned_parent: int | None, target_fp: int | None = None) -> list[Step]:
     """The trace to state `idx`, re-executed from the initial states along recorded fingerprints
-    (a pruned violating state has no index: it is reached from `pruned_parent`)."""
+    (a state reported but not counted has no index: it is reached from `pruned_parent`, and is
+    the state given in `known`, or the successor whose fingerprint is `target_fp`)."""
     target = known.get(idx)
-    if pruned_parent == -1:  # a pruned initial state
+    if pruned_parent == -1:  # an initial state
+        if target is None:
+            target = next(s for s in model.initial() if fingerprint(s) == target_fp)
         return [Step(None, {}, target)]
     if pruned_parent is not None:
         idx = pruned_parent
@@ -254,6 +262,8 @@ def _rebuild(model: Model, fingerprint: Fingerprinter, fps: array, parents: arra
             raise AssertionError("no successor has the recorded fingerprint")
         steps.append(label_step(model, state, nxt))
         state = nxt
-    if pruned_parent is not None and target is not None:
+    if pruned_parent is not None:
+        if target is None:
+            target = next(t for ts in model.successors(state) for t in ts if fingerprint(t) == target_fp)
         steps.append(label_step(model, state, target))
     return steps

@@ -168,12 +168,13 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
                                     pruned += 1
                                     states.append(t)
                                     parent.append(head)
+                                    uncounted = 1
                                     bad = invariant(t, n)
                                     if bad < 0:
                                         states.pop()
                                         parent.pop()
+                                        uncounted = 0
                                         continue
-                                    uncounted = 1
                                 else:
                                     seen[t] = n
                                     new_by[ai] += 1

@@ -86,6 +86,9 @@ class Map(dict):
         merged.update(other)
         return type(self)(merged) if type(other) is type(self) else Map(merged)
 
+    def __reduce__(self):  # pickle by content: unpickling must not go through __setitem__
+        return (type(self), (dict(self),))
+
     def _readonly(self, *args, **kwargs):
         raise TypeError("spec values are immutable")
 

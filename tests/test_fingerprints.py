@@ -106,3 +106,47 @@ def test_the_cli_reports_the_collision_probability():
     assert proc.returncode == 1
     assert "remembered by 64-bit fingerprint; the probability that two of them collided" in proc.stdout
     assert collision_probability(10 ** 6, 4 * 10 ** 6) < 1e-6
+
+
+# ---- several workers: the same search ----
+
+TEXTS = [
+    "var x = 0\naction a: x' = x + 1\nconstraint c: x < 3\ninvariant i: x < 4\n",
+    "var x = 0\naction a:\n    require x < 3\n    x' = x + 1\ninvariant i: [1, 1][x] == 1\n",
+    "var x = 0\naction a: x' = [1, 2, 3][x]\n",
+    "var x = 0\naction a: x' = x + 1\nconstraint c: [1, 2, 3][x] > 0\n",
+    "var x in 0..3\naction a:\n    require x < 2\n    x' = x + 2\n",
+    "var x = 0\naction a: x' = x\ninit none: x == 1\n",
+    "var x in 0..5\naction a: x' = (x + 1) % 6\ninvariant i: [1, 1, 1, 1, 1][x] == 1\n",
+]
+
+
+@pytest.mark.parametrize("spec, consts, deadlock", CASES, ids=lambda x: str(x))
+def test_workers_give_the_exact_search_result(spec, consts, deadlock):
+    from explorer.workers import check_parallel
+
+    model = load_model(ROOT / spec, consts)
+    for limits in LIMITS:
+        exact = summary(check(model, deadlock=deadlock, limits=limits))
+        for workers in (2, 3):
+            assert summary(check_parallel(model, workers, deadlock=deadlock, limits=limits)) == exact
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_workers_report_like_the_exact_search(text):
+    from explorer.workers import check_parallel
+
+    model = load_model("t.spec", text=text)
+    assert summary(check_parallel(model, 2)) == summary(check(model))
+
+
+def test_the_cli_gives_the_same_report_for_one_and_two_workers():
+    def run(*extra):
+        proc = subprocess.run([sys.executable, "-m", "explorer", "check", "spec/collector.spec", "--no-deadlock",
+                               *extra], capture_output=True, text=True, cwd=ROOT, timeout=120)
+        return proc.returncode, [line for line in proc.stdout.splitlines() if not line.startswith("Finished in")]
+
+    one = run("--fingerprints")
+    assert one[0] == 1
+    assert run("--workers", "2") == one
+    assert run() == (1, [line for line in one[1] if "fingerprint" not in line])
