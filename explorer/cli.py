@@ -67,6 +67,7 @@ def _writable(option: str, path: str | None) -> None:
         raise SpecError(f"cannot write {option} {path}: permission denied")
 
 
+AUTO_FINGERPRINTS = 1_000_000  # states after which `check` goes on by fingerprint (see search.check)
 _SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*", re.IGNORECASE)
 
 
@@ -95,7 +96,8 @@ def cmd_check(args) -> int:
             from .fpsearch import check_fingerprints
             result = check_fingerprints(model, deadlock=not args.no_deadlock, limits=limits)
         else:
-            result = check(model, deadlock=not args.no_deadlock, limits=limits)
+            result = check(model, deadlock=not args.no_deadlock, limits=limits,
+                           switch_at=None if args.exact else AUTO_FINGERPRINTS)
         if args.json:
             write_json(args.json, result_json(model, result))
         if args.itf and result.trace:
@@ -185,6 +187,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--fingerprints", action="store_true",
                    help="remember states by 64-bit fingerprint (16-50 bytes a state; same results, with a "
                         "reported chance of a collision)")
+    c.add_argument("--exact", action="store_true",
+                   help=f"keep whole states however many there are (by default the search goes on by "
+                        f"fingerprint past {AUTO_FINGERPRINTS:,} states)")
     c.add_argument("--workers", type=int, default=1, metavar="N",
                    help="explore with N processes (implies --fingerprints; the same results for every N)")
     c.add_argument("--json", metavar="FILE", help="write the result as JSON")

@@ -26,10 +26,11 @@ BATCH = 2048  # parents whose successors are tested against the set at once
 
 
 def check_fingerprints(model: Model, deadlock: bool = True, limits: Limits | None = None,
-                       batch: int = BATCH) -> Result:
-    """`search.check` with a fingerprint set instead of a set of states."""
+                       batch: int = BATCH, resume: dict | None = None) -> Result:
+    """`search.check` with a fingerprint set instead of a set of states. `resume` continues an
+    exact search at a level boundary (see `search.check`'s `switch_at`)."""
     limits = limits or Limits()
-    started = time.monotonic()
+    started = resume["started"] if resume else time.monotonic()
     fingerprint = Fingerprinter()
     seen = FingerprintSet()
     fps = array("q")  # fingerprint of state i
@@ -66,10 +67,21 @@ def check_fingerprints(model: Model, deadlock: bool = True, limits: Limits | Non
 
     try:
         with guard(limits, started), no_cycle_collector():
-            frontier = initial_states(model, fingerprint, limits, st, fps, parents, found_state, allowed, invariant)
+            if resume is None:
+                frontier = initial_states(model, fingerprint, limits, st, fps, parents, found_state, allowed,
+                                          invariant)
+                level, level_start = 1, 0  # frontier[0] is state level_start
+            else:
+                states = resume["states"]
+                for lo in range(0, len(states), 65536):
+                    fps.extend(fingerprint.many(states[lo:lo + 65536]))
+                parents.extend(resume["parents"])
+                level, level_start = resume["level"], resume["head"]
+                frontier = states[level_start:]
+                states.clear()
+                st.update(generated=resume["generated"], pruned=resume["pruned"], deepest=level, head=level_start)
+                gen_by[:], new_by[:] = resume["gen_by"], resume["new_by"]
             seen.add(as_keys(list(fps)))
-            level = 1
-            level_start = 0  # index of frontier[0]
             while frontier:
                 if limits.max_depth and level > limits.max_depth:
                     st["head"] = level_start

@@ -150,3 +150,12 @@ def test_the_cli_gives_the_same_report_for_one_and_two_workers():
     assert one[0] == 1
     assert run("--workers", "2") == one
     assert run() == (1, [line for line in one[1] if "fingerprint" not in line])
+
+
+@pytest.mark.parametrize("spec, consts, deadlock", CASES, ids=lambda x: str(x))
+def test_switching_to_fingerprints_mid_search_changes_no_result(spec, consts, deadlock):
+    model = load_model(ROOT / spec, consts)
+    for limits in LIMITS:
+        exact = summary(check(model, deadlock=deadlock, limits=limits))
+        for switch_at in (1, 5, 300):
+            assert summary(check(model, deadlock=deadlock, limits=limits, switch_at=switch_at)) == exact
