@@ -89,7 +89,12 @@ def cmd_check(args) -> int:
         except LimitReached as stop:
             disarm()
             return _stopped_before_search(args, stop.reason)
-        if args.workers > 1:
+        if args.ray:
+            from .ray_backend import RayTransport
+            from .workers import check_parallel
+            result = check_parallel(model, args.workers, deadlock=not args.no_deadlock, limits=limits,
+                                    transport=RayTransport(model, args.workers, args.ray))
+        elif args.workers > 1:
             from .workers import check_parallel
             result = check_parallel(model, args.workers, deadlock=not args.no_deadlock, limits=limits)
         elif args.fingerprints:
@@ -192,6 +197,9 @@ def build_parser() -> argparse.ArgumentParser:
                         f"fingerprint past {AUTO_FINGERPRINTS:,} states)")
     c.add_argument("--workers", type=int, default=1, metavar="N",
                    help="explore with N processes (implies --fingerprints; the same results for every N)")
+    c.add_argument("--ray", metavar="ADDRESS",
+                   help="run the --workers on Ray actors: `local` (start a local Ray), `auto` (the cluster "
+                        "this machine belongs to) or a cluster address such as ray://head:10001")
     c.add_argument("--json", metavar="FILE", help="write the result as JSON")
     c.add_argument("--itf", metavar="FILE", help="write the trace (if any) in ITF JSON")
     c.set_defaults(func=cmd_check)

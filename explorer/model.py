@@ -36,6 +36,7 @@ class Model:
     successors: Any  # state -> tuple of successor lists, one per action
     locs: list[A.Loc] = field(default_factory=list)
     guards: list[Guard] = field(default_factory=list)
+    source: tuple = ()  # (path, text, constant overrides, invariants): how to load it again elsewhere
 
     def init_states(self) -> list[tuple]:
         return list(self.initial())
@@ -164,4 +165,4 @@ def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
         raise SpecError(err.message, path, text, comp.locs[err.loc] if isinstance(err.loc, int) else err.loc) from None
     return Model(spec, {c.name: v for c, v in zip(spec.consts, values)}, [v.name for v in spec.vars],
                  actions, preds["invariant"], preds["constraint"], preds["terminal"], initial,
-                 first_failing, successors, comp.locs, comp.guards)
+                 first_failing, successors, comp.locs, comp.guards, (path, text, overrides, invariants))

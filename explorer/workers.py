@@ -55,13 +55,75 @@ class _SharedSet:
             self.mem = None
 
 
-def _worker(model: Model, conn) -> None:
-    """A worker's loop: ("init", states) | ("expand", table name, size) | ("keep", [(fp, index)]) | ("stop",)."""
-    fingerprint = Fingerprinter()
-    frontier: list[tuple] = []
-    pending: dict[int, tuple] = {}
-    constraints = [p.holds for p in model.constraints]
-    terminals = [p.holds for p in model.terminals]
+class Owner:
+    """A worker's side: the states it discovered, expanded level by level."""
+
+    def __init__(self, model: Model):
+        self.model = model
+        self.fingerprint = Fingerprinter()
+        self.frontier: list[tuple] = []
+        self.pending: dict[int, tuple] = {}  # candidates of this level, by fingerprint
+        self.constraints = [p.holds for p in model.constraints]
+        self.terminals = [p.holds for p in model.terminals]
+
+    def init(self, states: list[tuple]) -> None:
+        self.frontier = states
+
+    def keep(self, chosen: list[tuple[int, int]]) -> None:
+        """The coordinator's decision: these candidates (fingerprint, index) are the next level."""
+        self.frontier = [self.pending[f] for f, _ in chosen]
+        self.pending = {}
+
+    def expand(self, seen: FingerprintSet) -> tuple:
+        """Per parent: its successor counts per action (or the error it raised); per candidate: its
+        fingerprint and a code (KNOWN, a FAILED_*, or 2 * (first failing invariant + 1) + allowed);
+        the errors by fingerprint; for parents without successors, whether they are terminal."""
+        model, pending = self.model, self.pending
+        counts: list[Any] = []
+        states: list[tuple] = []
+        ended: dict[int, Any] = {}
+        for j, s in enumerate(self.frontier):
+            try:
+                succ = model.successors(s)
+            except Exception as err:
+                counts.append(_portable(err))
+                break
+            counts.append(tuple(len(ts) for ts in succ))
+            states.extend(t for ts in succ for t in ts)
+            if not any(succ) and self.terminals:
+                try:
+                    ended[j] = any(term(s) for term in self.terminals)
+                except Exception as err:
+                    ended[j] = _portable(err)
+        fps = self.fingerprint.many(states)
+        known = seen.contains(as_keys(fps)).tolist() if fps else []
+        codes: list[int] = []
+        errors: dict[int, Any] = {}
+        judged: dict[int, int] = {}
+        for t, f, k in zip(states, fps, known):
+            if k:
+                codes.append(KNOWN)
+                continue
+            code = judged.get(f)
+            if code is None:
+                try:
+                    ok = all(c(t) for c in self.constraints)
+                except Exception as err:
+                    code, errors[f] = FAILED_CONSTRAINT, _portable(err)
+                else:
+                    try:
+                        code = 2 * (model.first_failing_invariant(t) + 1) + ok
+                    except Exception as err:
+                        code, errors[f] = (FAILED_ALLOWED if ok else FAILED_PRUNED), _portable(err)
+                judged[f] = code
+                pending[f] = t
+            codes.append(code)
+        return counts, fps, codes, errors, ended
+
+
+def _fork_worker(model: Model, conn) -> None:
+    """A forked worker's loop: ("init", states) | ("expand", segment, size) | ("keep", chosen) | ("stop",)."""
+    owner = Owner(model)
     attached: tuple[str, shared_memory.SharedMemory] | None = None
     try:
         while True:
@@ -69,20 +131,18 @@ def _worker(model: Model, conn) -> None:
             if msg[0] == "stop":
                 break
             if msg[0] == "init":
-                frontier = msg[1]
-                continue
-            if msg[0] == "keep":
-                frontier = [pending[f] for f, _ in msg[1]]
-                pending = {}
-                continue
-            _, name, size = msg
-            if attached is None or attached[0] != name:
-                if attached is not None:
-                    attached[1].close()
-                attached = (name, shared_memory.SharedMemory(name=name))
-            seen = FingerprintSet.__new__(FingerprintSet)
-            seen.table = np.ndarray((size,), dtype=np.uint64, buffer=attached[1].buf)
-            conn.send(_expand(model, fingerprint, frontier, seen, constraints, terminals, pending))
+                owner.init(msg[1])
+            elif msg[0] == "keep":
+                owner.keep(msg[1])
+            else:
+                _, name, size = msg
+                if attached is None or attached[0] != name:
+                    if attached is not None:
+                        attached[1].close()
+                    attached = (name, shared_memory.SharedMemory(name=name))
+                seen = FingerprintSet.__new__(FingerprintSet)
+                seen.table = np.ndarray((size,), dtype=np.uint64, buffer=attached[1].buf)
+                conn.send(owner.expand(seen))
     except (EOFError, KeyboardInterrupt, LimitReached, BrokenPipeError):
         pass
     finally:
@@ -90,50 +150,48 @@ def _worker(model: Model, conn) -> None:
             attached[1].close()
 
 
-def _expand(model, fingerprint, frontier, seen, constraints, terminals, pending) -> tuple:
-    """Per parent: its successor counts per action (or the error it raised); per candidate: its
-    fingerprint and a code (KNOWN, a FAILED_*, or 2 * (first failing invariant + 1) + allowed);
-    the errors by fingerprint; for parents without successors, whether they are terminal."""
-    counts: list[Any] = []
-    states: list[tuple] = []
-    ended: dict[int, bool] = {}
-    for j, s in enumerate(frontier):
-        try:
-            succ = model.successors(s)
-        except Exception as err:
-            counts.append(_portable(err))
-            break
-        counts.append(tuple(len(ts) for ts in succ))
-        states.extend(t for ts in succ for t in ts)
-        if not any(succ) and terminals:
+class ForkTransport:
+    """Workers forked from this process; the fingerprint set is shared through shared memory."""
+
+    def __init__(self, model: Model, workers: int):
+        ctx = mp.get_context("fork")
+        resource_tracker.ensure_running()  # one tracker, shared by the forked workers, owns the segment
+        self.pipes, self.procs, self.shared = [], [], _SharedSet()
+        for _ in range(workers):
+            here, there = ctx.Pipe()
+            proc = ctx.Process(target=_fork_worker, args=(model, there), daemon=True)
+            proc.start()
+            self.pipes.append(here)
+            self.procs.append(proc)
+
+    def __len__(self) -> int:
+        return len(self.pipes)
+
+    def init(self, parts: list[list[tuple]]) -> None:
+        for conn, part in zip(self.pipes, parts):
+            conn.send(("init", part))
+
+    def expand(self, seen: FingerprintSet, added: list[int]) -> list[tuple]:
+        name, size = self.shared.publish(seen.table)
+        for conn in self.pipes:
+            conn.send(("expand", name, size))
+        return [conn.recv() for conn in self.pipes]
+
+    def keep(self, chosen: list[list[tuple[int, int]]]) -> None:
+        for conn, part in zip(self.pipes, chosen):
+            conn.send(("keep", part))
+
+    def close(self) -> None:
+        for conn in self.pipes:
             try:
-                ended[j] = any(term(s) for term in terminals)
-            except Exception as err:
-                ended[j] = _portable(err)
-    fps = fingerprint.many(states)
-    known = seen.contains(as_keys(fps)).tolist() if fps else []
-    codes: list[int] = []
-    errors: dict[int, Any] = {}
-    judged: dict[int, int] = {}
-    for pos, (t, f, k) in enumerate(zip(states, fps, known)):
-        if k:
-            codes.append(KNOWN)
-            continue
-        code = judged.get(f)
-        if code is None:
-            try:
-                ok = all(c(t) for c in constraints)
-            except Exception as err:
-                code, errors[f] = FAILED_CONSTRAINT, _portable(err)
-            else:
-                try:
-                    code = 2 * (model.first_failing_invariant(t) + 1) + ok
-                except Exception as err:
-                    code, errors[f] = (FAILED_ALLOWED if ok else FAILED_PRUNED), _portable(err)
-            judged[f] = code
-            pending[f] = t
-        codes.append(code)
-    return counts, fps, codes, errors, ended
+                conn.send(("stop",))
+            except (BrokenPipeError, OSError):
+                pass
+        for proc in self.procs:
+            proc.join(timeout=2)
+            if proc.is_alive():
+                proc.kill()
+        self.shared.close()
 
 
 def _portable(err: Exception) -> Any:
@@ -165,38 +223,22 @@ def _invariant(model: Model, t: tuple, n: int, found: dict) -> int:
         raise _Stop("error", error=err, index=n, where="an invariant", queue=n - 1) from None
 
 
-def check_parallel(model: Model, workers: int, deadlock: bool = True, limits: Limits | None = None) -> Result:
-    """The fingerprint search with `workers` processes (results identical to `check`)."""
-    if workers <= 1 or "fork" not in mp.get_all_start_methods():
+def check_parallel(model: Model, workers: int, deadlock: bool = True, limits: Limits | None = None,
+                   transport: Any = None) -> Result:
+    """The fingerprint search with `workers` processes (results identical to `check`). The
+    transport is forked local processes unless one is given (see `explorer.ray_backend`)."""
+    if transport is None and (workers <= 1 or "fork" not in mp.get_all_start_methods()):
         return check_fingerprints(model, deadlock, limits)
     limits = limits or Limits()
     started = time.monotonic()
-    ctx = mp.get_context("fork")
-    resource_tracker.ensure_running()  # one tracker, shared by the forked workers, owns the segment
-    pipes, procs = [], []
-    for _ in range(workers):
-        here, there = ctx.Pipe()
-        proc = ctx.Process(target=_worker, args=(model, there), daemon=True)
-        proc.start()
-        pipes.append(here)
-        procs.append(proc)
-    shared = _SharedSet()
+    transport = transport or ForkTransport(model, workers)
     try:
-        return _coordinate(model, pipes, shared, deadlock, limits, started)
+        return _coordinate(model, transport, deadlock, limits, started)
     finally:
-        for conn in pipes:
-            try:
-                conn.send(("stop",))
-            except (BrokenPipeError, OSError):
-                pass
-        for proc in procs:
-            proc.join(timeout=2)
-            if proc.is_alive():
-                proc.kill()
-        shared.close()
+        transport.close()
 
 
-def _coordinate(model: Model, pipes, shared: _SharedSet, deadlock: bool, limits: Limits, started: float) -> Result:
+def _coordinate(model: Model, transport, deadlock: bool, limits: Limits, started: float) -> Result:
     fingerprint = Fingerprinter()
     seen = FingerprintSet()
     fps, parents, owner = array("q"), array("q"), array("b")
@@ -214,24 +256,22 @@ def _coordinate(model: Model, pipes, shared: _SharedSet, deadlock: bool, limits:
             frontier = initial_states(model, fingerprint, limits, st, fps, parents, found_state,
                                       lambda t, n, head: _allowed(model, t, n, found_state),
                                       lambda t, n, head: _invariant(model, t, n, found_state))
+            workers = len(transport)
             for i in range(len(frontier)):
-                owner.append(i % len(pipes))
-            for w, conn in enumerate(pipes):
-                conn.send(("init", frontier[w::len(pipes)]))
-            seen.add(as_keys(list(fps)))
+                owner.append(i % workers)
+            transport.init([frontier[w::workers] for w in range(workers)])
+            added = list(fps)
+            seen.add(as_keys(added))
             level, level_start, level_size = 1, 0, len(frontier)
             while level_size:
                 if limits.max_depth and level > limits.max_depth:
                     st["head"] = level_start
                     raise _Stop("incomplete", stopped_by="max-depth")
-                name, size = shared.publish(seen.table)
-                for conn in pipes:
-                    conn.send(("expand", name, size))
-                replies = [conn.recv() for conn in pipes]
-                cursor = [[0, 0] for _ in pipes]  # per worker: next parent, next candidate
+                replies = transport.expand(seen, added)
+                cursor = [[0, 0] for _ in range(workers)]  # per worker: next parent, next candidate
                 fresh = set()
-                added: list[int] = []
-                keep: list[list[tuple[int, int]]] = [[] for _ in pipes]
+                added = []
+                keep: list[list[tuple[int, int]]] = [[] for _ in range(workers)]
                 for head in range(level_start, level_start + level_size):
                     st["head"] = head
                     if max_states and len(fps) >= max_states:
@@ -298,8 +338,7 @@ def _coordinate(model: Model, pipes, shared: _SharedSet, deadlock: bool, limits:
                                         queue=len(fps) - head - 1)
                         if not ended:
                             raise _Stop("deadlock", index=head, queue=len(fps) - head - 1)
-                for w, conn in enumerate(pipes):
-                    conn.send(("keep", keep[w]))
+                transport.keep(keep)
                 seen.add(as_keys(added))
                 level_start += level_size
                 level_size = len(added)
