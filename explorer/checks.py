@@ -11,7 +11,7 @@ from typing import Any
 
 from . import ast as A
 from .errors import SpecError
-from .kinds import Kinds, _a, static_kind_error
+from .kinds import Kinds, _a, base, static_kind_error
 from .runtime import BUILTIN_VALUES, BUILTINS
 
 
@@ -358,13 +358,13 @@ class Checker:
     def check_kinds(self) -> None:
         kinds = Kinds(self.spec)
         for what, e, text in self.later:
-            k = kinds.of(e)
+            k = base(kinds.of(e))
             if what == "domain":
                 if k == "infinite set":
                     self.error("a domain must be a finite set, and this one is infinite; use a range such as 0..N", e.loc)
-                if k not in ("set", "any"):
+                if k not in ("set", "any", "none"):
                     self.error(f"a domain must be a finite set, but this expression is {_a(k)}", e.loc)
-            elif k not in ("bool", "any"):
+            elif k not in ("bool", "any", "none"):
                 self.error(f"{text} must be a boolean, but this expression is {_a(k)}", e.loc)
         for e in sorted(self.exprs, key=lambda x: (x.loc.line, x.loc.col)):
             msg = static_kind_error(kinds, e)

@@ -14,7 +14,7 @@ from .checks import check_spec, check_value_expr
 from .compiler import CompiledAction, CompiledPredicate, Compiler, Guard, eval_constant
 from .errors import EvalError, SpecError
 from .parser import parse_expr, parse_spec
-from .kinds import value_kind
+from .kinds import base, value_kind
 from .runtime import BUILTIN_VALUES
 from .values import TRUE, kind_of, normalize, short
 
@@ -108,7 +108,7 @@ def _check_override(c: A.Const, value: Any, spec: A.Spec, values: list[Any]) -> 
         default = eval_constant(c.value, spec, values)
     except (EvalError, RecursionError):
         return  # a default that cannot be evaluated has no kind to compare with
-    want, got = value_kind(default), value_kind(value)
+    want, got = base(value_kind(default)), base(value_kind(value))
     if want == got or {want, got} <= {"map", "record"}:
         return
     hint = ""

@@ -3,6 +3,7 @@ and its exceptions into located `SpecError`s that say what was expected."""
 from __future__ import annotations
 
 import ast as pyast
+import warnings
 from functools import lru_cache
 from importlib import resources
 
@@ -218,7 +219,9 @@ class _ToAst(Transformer):
 
     def str_lit(self, meta, c):
         try:
-            text = pyast.literal_eval(str(c[0]))
+            with warnings.catch_warnings():  # "\q" keeps its backslash, as in Python; no warning
+                warnings.simplefilter("ignore")
+                text = pyast.literal_eval(str(c[0]))
         except (SyntaxError, ValueError) as err:
             raise _Located(f"bad string literal: {err.msg if isinstance(err, SyntaxError) else err}",
                            _loc(meta)) from None

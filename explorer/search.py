@@ -188,7 +188,10 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
                                     new_by[ai] += 1
                                     states.append(t)
                                     parent.append(head)
-                                    bad = invariant(t, n)
+                                    try:  # inline: this is the hot path
+                                        bad = first_failing(t)
+                                    except Exception:
+                                        bad = invariant(t, n)  # raises the located error
                                 if bad >= 0:
                                     # like TLC, count the bindings up to the violating one only
                                     gen_by[ai] -= len(succ) - succ.index(t) - 1

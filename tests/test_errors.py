@@ -196,8 +196,8 @@ def test_evident_kind_error_in_initial_states_is_static(tmp_path):
 
 
 def test_runtime_kind_error_in_initial_states_exits_2(tmp_path):
-    # the checker cannot see head's kind: the runtime names the operation in the spec's terms
-    proc = check_spec(tmp_path, "init_type.spec", "var x = head([{1}]) + {2}\naction a: x' = x\n")
+    # the checker cannot see the kind of an element of [0, {1}]: the runtime names the operation in the spec's terms
+    proc = check_spec(tmp_path, "init_type.spec", "var x = head(tail([0, {1}])) + {2}\naction a: x' = x\n")
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert_no_traceback(proc)
     assert "runtime error while computing the initial states: + needs two integers" in proc.stdout

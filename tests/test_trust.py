@@ -110,10 +110,10 @@ def test_evident_kind_errors_are_static(text, message):
 
 
 @pytest.mark.parametrize("text, message", [
-    ("var n = head([true])\naction a: n' = n + 1\n", "+ needs two integers, two sequences or two strings, got boolean true and integer 1"),
-    ("var n = head([1])\naction a:\n    require n\n    n' = n\n", "a require must be a boolean, got integer 1"),
-    ("var n = head([0])\naction a: skip\ninvariant i: n\n", "invariant i must be a boolean, got integer 0"),
-    ("var n = head([2])\naction a: skip\ninvariant i: n < {1}\n", "< needs two integers or two sets, got integer 2 and set {1}"),
+    ("var n = head(tail([0, true]))\naction a: n' = n + 1\n", "+ needs two integers, two sequences or two strings, got boolean true and integer 1"),
+    ("var n = head(tail([true, 1]))\naction a:\n    require n\n    n' = n\n", "a require must be a boolean, got integer 1"),
+    ("var n = head(tail([true, 0]))\naction a: skip\ninvariant i: n\n", "invariant i must be a boolean, got integer 0"),
+    ("var n = head(tail([true, 2]))\naction a: skip\ninvariant i: n < {1}\n", "< needs two integers or two sets, got integer 2 and set {1}"),
 ])
 def test_hidden_kind_errors_are_located_runtime_errors(text, message):
     r = check(model(text), deadlock=False)
@@ -123,7 +123,7 @@ def test_hidden_kind_errors_are_located_runtime_errors(text, message):
 
 
 def test_a_boolean_equals_no_integer_at_runtime():
-    r = check(model("var n = head([true])\naction a: skip\ninvariant i: n != 1 and [n] != [1] and {n} != {1}\n"),
+    r = check(model("var n = head(tail([0, true]))\naction a: skip\ninvariant i: n != 1 and [n] != [1] and {n} != {1}\n"),
               deadlock=False)
     assert r.verdict == "holds"
 
@@ -257,10 +257,10 @@ def test_a_closed_stdout_keeps_the_violation_exit_code():
 # ---- no traceback, ever ----
 
 @pytest.mark.parametrize("text, message", [
-    ("const C = head([{1}]) + {2}\nvar x = 0\naction a: skip\n", "cannot evaluate constant C: + needs two integers"),
+    ("const C = head(tail([1, {1}])) + {2}\nvar x = 0\naction a: skip\n", "cannot evaluate constant C: + needs two integers"),
     ('const C = min({1, "a"})\nvar x = 0\naction a: skip\n', "cannot evaluate constant C: min needs integers or strings"),
     ("const C = [1, 2][3:1]\nvar x = 0\naction a: skip\n", "cannot evaluate constant C: slice [3:1] out of range"),
-    ("const C = 1\nvar x = 0\naction a: skip\nassume ok: head([C]) + {1} == 2\n", "cannot evaluate assumption ok"),
+    ("const C = 1\nvar x = 0\naction a: skip\nassume ok: head(tail([true, C])) + {1} == 2\n", "cannot evaluate assumption ok"),
 ])
 def test_a_failing_constant_or_assumption_is_located(tmp_path, text, message):
     proc = cli("check", spec_file(tmp_path, text))
@@ -270,9 +270,9 @@ def test_a_failing_constant_or_assumption_is_located(tmp_path, text, message):
 
 
 def test_a_runtime_kind_error_in_an_action_is_named_in_the_specs_terms(tmp_path):
-    proc = cli("check", spec_file(tmp_path, "var x = {1}\naction a: x' = head([x]) + {2}\n"))
+    proc = cli("check", spec_file(tmp_path, "var x = {1}\naction a: x' = head(tail([0, x])) + {2}\n"))
     assert proc.returncode == 2
-    assert "t.spec:2:26: runtime error in action a: + needs two integers, two sequences or two strings, " \
+    assert "t.spec:2:35: runtime error in action a: + needs two integers, two sequences or two strings, " \
            "got set {1} and set {2}" in proc.stdout
     assert "unsupported operand" not in proc.stdout
     no_traceback(proc)
