@@ -20,7 +20,7 @@ from typing import Any
 from .fingerprints import FingerprintSet, Fingerprinter, as_keys
 from .limits import LimitReached, Limits, disarm, guard, no_cycle_collector
 from .model import Model
-from .search import Result, Step, _explain_error, _Stop, _witness, label_step
+from .search import Result, Step, _Stop, label_step, report_limit, report_stop
 
 BATCH = 2048  # parents whose successors are tested against the set at once
 
@@ -168,30 +168,12 @@ def check_fingerprints(model: Model, deadlock: bool = True, limits: Limits | Non
             result.complete = True
             disarm()
     except _Stop as stop:
-        disarm()
-        result.verdict = stop.verdict
-        result.property = stop.info.get("property")
-        result.stopped_by = stop.info.get("stopped_by")
-        st["queue"] = stop.info.get("queue")
-        idx = stop.info.get("index")
-        extra = stop.info.get("extra")
+        idx, extra = stop.info.get("index"), stop.info.get("extra")
         uncounted = idx is not None and idx >= len(fps)  # a pruned state: in no array
-        if stop.verdict == "error":
-            if stop.info.get("message"):
-                result.error = stop.info["message"]
-            else:
-                state = found_state.get(idx) if idx is not None else None
-                _explain_error(model, stop.info["error"], state, result, stop.info.get("where"))
-        if idx is not None:
-            result.trace = rebuild_trace(model, fingerprint, fps, parents, idx, found_state,
-                                         extra[1] if uncounted and extra else None)
-        if stop.verdict == "violated":
-            result.witness = _witness(model, result.property, found_state[idx])
+        st["queue"] = report_stop(model, result, stop, lambda i: rebuild_trace(
+            model, fingerprint, fps, parents, i, found_state, extra[1] if uncounted and extra else None))
     except (LimitReached, KeyboardInterrupt, MemoryError) as stop:
-        disarm()
-        result.verdict = "incomplete"
-        result.stopped_by = (stop.reason if isinstance(stop, LimitReached) else
-                             "max-memory" if isinstance(stop, MemoryError) else "interrupted")
+        report_limit(result, stop)
     except RecursionError:
         result.verdict, result.error = "error", "expression nesting too deep to evaluate"
     n = min(len(fps), len(parents))

@@ -209,29 +209,11 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
             result.complete = True
             disarm()
     except _Stop as stop:
-        disarm()
-        result.verdict = stop.verdict
-        result.property = stop.info.get("property")
-        result.stopped_by = stop.info.get("stopped_by")
-        queue = stop.info.get("queue")
-        idx = stop.info.get("index")
         n = min(len(states), len(parent))
         del states[n:], parent[n:]
-        if stop.verdict == "error":
-            if stop.info.get("message"):
-                result.error = stop.info["message"]
-            else:
-                _explain_error(model, stop.info["error"], states[idx] if idx is not None else None, result,
-                               stop.info.get("where"))
-        if idx is not None and idx < n:
-            result.trace = _trace(model, states, parent, idx)
-        if stop.verdict == "violated":
-            result.witness = _witness(model, result.property, states[idx])
+        queue = report_stop(model, result, stop, lambda i: _trace(model, states, parent, i))
     except (LimitReached, KeyboardInterrupt, MemoryError) as stop:
-        disarm()
-        result.verdict = "incomplete"
-        result.stopped_by = (stop.reason if isinstance(stop, LimitReached) else
-                             "max-memory" if isinstance(stop, MemoryError) else "interrupted")
+        report_limit(result, stop)
     except RecursionError:
         result.verdict, result.error = "error", "expression nesting too deep to evaluate"
     except _Switch:
@@ -252,6 +234,35 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
     result.depth = _depth_of(parent, len(states) - uncounted) if states else 0
     result.seconds = time.monotonic() - started
     return result
+
+
+def report_stop(model: Model, result: Result, stop: _Stop, trace_to: Callable[[int], list[Step]]) -> int | None:
+    """Fill in `result` from what stopped a search: the verdict, the trace to the state it names
+    (built by `trace_to`), the error explained or the failing binding; returns the queue left."""
+    disarm()
+    result.verdict = stop.verdict
+    result.property = stop.info.get("property")
+    result.stopped_by = stop.info.get("stopped_by")
+    idx = stop.info.get("index")
+    if idx is not None:
+        result.trace = trace_to(idx)
+    state = result.trace[-1].state if result.trace else None
+    if stop.verdict == "error":
+        if stop.info.get("message"):
+            result.error = stop.info["message"]
+        else:
+            _explain_error(model, stop.info["error"], state, result, stop.info.get("where"))
+    if stop.verdict == "violated":
+        result.witness = _witness(model, result.property, state)
+    return stop.info.get("queue")
+
+
+def report_limit(result: Result, stop: BaseException) -> None:
+    """A limit, a signal or exhausted memory stopped the search: incomplete, and why."""
+    disarm()
+    result.verdict = "incomplete"
+    result.stopped_by = (stop.reason if isinstance(stop, LimitReached) else
+                         "max-memory" if isinstance(stop, MemoryError) else "interrupted")
 
 
 def _depth_of(parent: list[int], n: int) -> int:

@@ -26,7 +26,7 @@ from .fingerprints import FingerprintSet, Fingerprinter, as_keys
 from .fpsearch import check_fingerprints, initial_states, rebuild_trace
 from .limits import LimitReached, Limits, disarm, guard, no_cycle_collector
 from .model import Model
-from .search import Result, _explain_error, _Stop, _witness
+from .search import Result, _Stop, report_limit, report_stop
 
 KNOWN = -2  # the candidate's fingerprint was in the set when the level began
 FAILED_CONSTRAINT = -3  # evaluating a constraint on it raised an error
@@ -347,29 +347,12 @@ def _coordinate(model: Model, transport, deadlock: bool, limits: Limits, started
             result.complete = True
             disarm()
     except _Stop as stop:
-        disarm()
-        result.verdict = stop.verdict
-        result.property = stop.info.get("property")
-        result.stopped_by = stop.info.get("stopped_by")
-        st["queue"] = stop.info.get("queue")
         idx = stop.info.get("index")
-        if idx is not None:
-            pruned_parent = stop.info.get("extra") if idx >= len(fps) else None
-            result.trace = rebuild_trace(model, fingerprint, fps, parents, idx, found_state, pruned_parent,
-                                         target_fp.get(idx))
-        state = result.trace[-1].state if result.trace else None
-        if stop.verdict == "error":
-            if stop.info.get("message"):
-                result.error = stop.info["message"]
-            else:
-                _explain_error(model, stop.info["error"], state, result, stop.info.get("where"))
-        if stop.verdict == "violated":
-            result.witness = _witness(model, result.property, state)
+        pruned_parent = stop.info.get("extra") if idx is not None and idx >= len(fps) else None
+        st["queue"] = report_stop(model, result, stop, lambda i: rebuild_trace(
+            model, fingerprint, fps, parents, i, found_state, pruned_parent, target_fp.get(i)))
     except (LimitReached, KeyboardInterrupt, MemoryError) as stop:
-        disarm()
-        result.verdict = "incomplete"
-        result.stopped_by = (stop.reason if isinstance(stop, LimitReached) else
-                             "max-memory" if isinstance(stop, MemoryError) else "interrupted")
+        report_limit(result, stop)
     for i, a in enumerate(model.actions):
         result.actions[a.name] = {"generated": gen_by[i], "distinct": new_by[i]}
     result.distinct = len(fps)

@@ -230,12 +230,19 @@ def test_the_memory_limit_ends_the_search_as_incomplete(tmp_path):
     no_traceback(proc)
 
 
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def test_sigterm_reports_what_was_found_and_writes_the_json(tmp_path):
     out = tmp_path / "r.json"
     out.write_text('{"verdict": "stale"}')
     proc = subprocess.Popen([sys.executable, "-m", "explorer", "check", "bench/counters.spec", "--json", str(out)],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(2.5)
+    deadline = time.monotonic() + 60
+    while cpu_seconds(proc.pid) < 1.5 and time.monotonic() < deadline:  # loaded, and searching
+        time.sleep(0.1)
     proc.send_signal(signal.SIGTERM)
     stdout, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 3, stdout + stderr
