@@ -27,6 +27,7 @@ _HELPERS = {
     "R_truth": R.truth, "R_add": R.add, "R_sub": R.sub, "R_mul": R.mul, "R_neg": R.neg,
     "R_union2": R.union2, "R_inter2": R.inter2, "R_compare": R.compare, "R_member": R.member,
     "R_forall": R.forall, "R_exists": R.exists, "R_set_comp": R.set_comp, "R_map_comp": R.map_comp,
+    "R_SKIP": R.SKIP, "R_SKIPS": frozenset((R.SKIP,)),
 }
 _BUILTIN_NAMES = {name: f"B_{name}" for name in R.BUILTINS}
 _VALUE_NAMES = {name: f"V_{name}" for name in R.BUILTIN_VALUES}
@@ -50,6 +51,21 @@ class Guard:
     """One conjunct of a `require`, and the subexpressions whose values explain it."""
     cond: A.Expr
     shown: list[str]
+
+
+def _nests(e: A.Expr, seen: set[int] | None = None) -> bool:
+    """Whether `e` (with the definitions it uses, which are inlined) holds a quantifier or a
+    comprehension."""
+    seen = set() if seen is None else seen
+    for n in A.nodes(e):
+        if isinstance(n, (A.Quant, A.SetComp, A.MapComp)):
+            return True
+        if isinstance(n, (A.Name, A.Call)) and n.ref is not None and n.ref.kind == "def" \
+                and id(n.ref.target) not in seen:
+            seen.add(id(n.ref.target))
+            if _nests(n.ref.target.body, seen):
+                return True
+    return False
 
 
 def _conjuncts(e: A.Expr) -> list[A.Expr]:
@@ -163,7 +179,14 @@ class Compiler:
             return f"(not {self.cond(e.arg, 'the operand of not')})"
         if isinstance(e, A.Quant):
             what = f"the body of {e.kind}"
-            fast = f"{'all' if e.kind == 'forall' else 'any'}({self.cond(e.body, what)} {self.fors(e.binders, False)})"
+            fn = "all" if e.kind == "forall" else "any"
+            if _nests(e.body):  # share one body: copying it into both paths would double it per level
+                call = self._shared(e.binders)
+                fast = f"{fn}({call} {self.fors(e.binders, False)})"
+                slow = f"((lambda: {call}) {self.fors(e.binders, True)})"
+                body = self._shared_fn(e.binders, self.cond(e.body, what))
+                return f"(lambda F: R_{e.kind}(lambda: {fast}, lambda: {slow}))({body})"
+            fast = f"{fn}({self.cond(e.body, what)} {self.fors(e.binders, False)})"
             slow = f"((lambda: {self.cond(e.body, what)}) {self.fors(e.binders, True)})"
             return f"R_{e.kind}(lambda: {fast}, lambda: {slow})"
         op = e.op
@@ -255,21 +278,42 @@ class Compiler:
             return "R_record({" + ", ".join(f"{n!r}: {ex(v)}" for n, v in e.fields) + "})"
         if isinstance(e, A.MapLit):
             return "R_map_pairs((" + "".join(f"({ex(k)}, {ex(v)}), " for k, v in e.items) + f"), {self.loc(e.loc)})"
-        if isinstance(e, A.SetComp):
-            test = f" if {self.cond(e.cond, 'a comprehension filter')}" if e.cond is not None else ""
-            elem = ex(e.elem)
-            fast = f"frozenset({{{elem} {self.fors(e.binders, False)}{test}}})"
-            thunk = f"({ex(e.elem)}{test} else None)" if test else ex(e.elem)
-            slow = f"((lambda: {thunk}) {self.fors(e.binders, True)})"
-            return f"R_set_comp(lambda: {fast}, lambda: {slow})"
-        if isinstance(e, A.MapComp):
-            test = f" if {self.cond(e.cond, 'a comprehension filter')}" if e.cond is not None else ""
-            pair = f"({ex(e.key)}, {ex(e.value)})"
-            fast = f"[{pair} {self.fors(e.binders, False)}{test}]"
-            thunk = f"({pair}{test} else None)" if test else pair
-            slow = f"((lambda: {thunk}) {self.fors(e.binders, True)})"
-            return f"R_map_comp(lambda: {fast}, lambda: {slow}, {self.loc(e.loc)})"
+        if isinstance(e, (A.SetComp, A.MapComp)):
+            return self._comprehension(e)
         raise AssertionError(f"unhandled node {type(e).__name__}")
+
+    def _comprehension(self, e: A.SetComp | A.MapComp) -> str:
+        """A set or map comprehension: a fast path in Python's set order, and a slow one in
+        canonical order that only runs to name the first failing element (see runtime.set_comp)."""
+        test = f" if {self.cond(e.cond, 'a comprehension filter')}" if e.cond is not None else ""
+        parts = [e.elem] if isinstance(e, A.SetComp) else [e.key, e.value]
+        shared = any(_nests(x) for x in parts + ([e.cond] if e.cond is not None else []))
+        item = self.ex(e.elem) if isinstance(e, A.SetComp) else f"({self.ex(e.key)}, {self.ex(e.value)})"
+        if shared:  # one copy of the item, called from both paths (see _bool's quantifiers)
+            fn = self._shared_fn(e.binders, f"({item}{test} else R_SKIP)" if test else item)
+            call = self._shared(e.binders)
+            items = f"({call} {self.fors(e.binders, False)})"
+            fast = (f"frozenset({items}) - R_SKIPS" if isinstance(e, A.SetComp)
+                    else f"[p for p in {items} if p is not R_SKIP]")
+            slow = f"((lambda: {call}) {self.fors(e.binders, True)})"
+        else:
+            fn = None
+            fast = (f"frozenset({{{item} {self.fors(e.binders, False)}{test}}})" if isinstance(e, A.SetComp)
+                    else f"[{item} {self.fors(e.binders, False)}{test}]")
+            again = self.ex(e.elem) if isinstance(e, A.SetComp) else f"({self.ex(e.key)}, {self.ex(e.value)})"
+            thunk = f"({again}{test} else None)" if test else again
+            slow = f"((lambda: {thunk}) {self.fors(e.binders, True)})"
+        code = (f"R_set_comp(lambda: {fast}, lambda: {slow})" if isinstance(e, A.SetComp)
+                else f"R_map_comp(lambda: {fast}, lambda: {slow}, {self.loc(e.loc)})")
+        return f"(lambda F: {code})({fn})" if shared else code
+
+    @staticmethod
+    def _shared(binders: list[A.Binder]) -> str:
+        return "F(" + ", ".join(b.local for b in binders) + ")"
+
+    @staticmethod
+    def _shared_fn(binders: list[A.Binder], body: str) -> str:
+        return f"(lambda {', '.join(b.local for b in binders)}: {body})"
 
     def domain(self, e: A.Expr, ordered: bool) -> str:
         """A domain as an iterable; ordered domains iterate in canonical order. A range is lazy."""

@@ -266,14 +266,18 @@ def replay(model: Model, steps: list[TraceStep], path: str = "trace") -> Outcome
             name, binding, state = matches[0]
             out.steps.append(Step(name, dict(zip(model.action(name).params, binding)), state))
             _invariants(model, state, len(out.steps), out)
-        enabled = [a.name for a in model.actions if a.successors(state)]
-        terminal = [p.name for p in model.terminals if p.holds(state)]
     except EvalError as err:
         loc = model.located(err)
         where = f"{model.spec.path}:{loc.line}:{loc.col}: " if isinstance(loc, Loc) else ""
         out.error = f"{where}runtime error after state {len(out.steps)}: {err.message}"
         if isinstance(loc, Loc):
             out.error += "\n" + "\n".join(format_located("", "", model.spec.text, loc).splitlines()[1:])
+        return out
+    try:  # what could happen next: a remark, so a failure here does not fail the replay
+        enabled = [a.name for a in model.actions if a.successors(state)]
+        terminal = [p.name for p in model.terminals if p.holds(state)]
+    except EvalError as err:
+        out.end_note = f"not known to enable anything: evaluating the actions here fails ({err.message})"
         return out
     out.end_note = ("terminal (" + ", ".join(terminal) + ")" if terminal else
                     "enabled next: " + (", ".join(enabled) if enabled else "none (a deadlock)"))

@@ -10,6 +10,7 @@ from .values import FALSE, INT, NAT, TRUE, InfiniteSet, Map, Record, kind_of, or
 
 EMPTY = frozenset()
 BOOLEAN = frozenset((FALSE, TRUE))
+SKIP = object()  # what a shared comprehension body returns for an element its filter drops
 MAX_RANGE = 1_000_000  # the most integers `a..b` may build as a set (as a domain or after `in` it is lazy)
 
 
@@ -216,6 +217,9 @@ def slice_(c: Any, lo: Any, hi: Any, loc) -> tuple:
         raise EvalError(f"cannot slice {_show(c)}", loc)
     lo = 0 if lo is None else lo
     hi = len(c) if hi is None else hi
+    if type(lo) is not int or type(hi) is not int:
+        raise EvalError(f"slice bounds must be integers, got {kind_of(lo)} {_show(lo)} and "
+                        f"{kind_of(hi)} {_show(hi)}", loc)
     if not (0 <= lo <= hi <= len(c)):
         raise EvalError(f"slice [{lo}:{hi}] out of range for a sequence of length {len(c)}", loc)
     return c[lo:hi]

@@ -415,3 +415,28 @@ def test_simulation_without_a_violation_claims_nothing(tmp_path):
     assert "this proves nothing about the others" in proc.stdout and "No error has been found" not in proc.stdout
     data = json.loads((tmp_path / "s.json").read_text())
     assert data["complete"] is False and data["behaviours"] == 50 and data["mode"] == "simulation"
+
+
+def test_nested_quantifiers_compile_in_linear_size():
+    # each quantifier once copied its body into a fast and a canonical path: 2^depth code
+    body = "x == 0"
+    for i in range(10):  # 20 quantifiers: a million copies before
+        body = f"(forall q{i} in {{1, 2}}: exists r{i} in {{q{i}}}: {body})"
+    started = time.monotonic()
+    m = model(f"var x = 0\naction a: x' = 1 - x\ninvariant i: {body} or x == 1\n")
+    assert time.monotonic() - started < 10
+    assert check(m).verdict == "holds"
+
+
+def test_slice_bounds_must_be_integers():
+    r = check(model("var s = head(tail([0, [1, 2, 3]]))\naction a: skip\ninvariant i: len(s[false:]) > 0\n"))
+    assert r.verdict == "error" and "slice bounds must be integers, got boolean false" in r.error
+
+
+def test_replay_of_a_trace_ending_where_the_actions_fail_still_replays(tmp_path):
+    spec = spec_file(tmp_path, "var z = 2\naction a(j in {[][z]}): z' = 1\ninvariant i: z < 2\n")
+    out = tmp_path / "r.json"
+    assert cli("check", spec, "--no-deadlock", "--json", str(out)).returncode == 1
+    proc = cli("replay", spec, "--trace", str(out))
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # a behaviour that violates i
+    assert "not known to enable anything" in proc.stdout
