@@ -15,11 +15,11 @@ except metadata.PackageNotFoundError:  # run from a source tree that was never i
     __version__ = "0.1.0"
 
 from .errors import SpecError
-from .limits import Limits
+from .limits import LimitReached, Limits
 from .model import Model, load_model, parse_const_value
 from .search import Result, Step, check
 
 # Spec integers are unbounded; Python refuses by default to print one of more than 4,300 digits.
 sys.set_int_max_str_digits(0)
 
-__all__ = ["__version__", "Limits", "Model", "Result", "SpecError", "Step", "check", "load_model", "parse_const_value"]
+__all__ = ["__version__", "LimitReached", "Limits", "Model", "Result", "SpecError", "Step", "check", "load_model", "parse_const_value"]

@@ -15,6 +15,7 @@ from .compiler import CompiledAction, CompiledPredicate, Compiler, Guard, eval_c
 from .errors import EvalError, SpecError
 from .parser import parse_expr, parse_spec
 from .kinds import base, value_kind
+from .limits import Limits, guard
 from .runtime import BUILTIN_VALUES
 from .values import TRUE, kind_of, normalize, short
 
@@ -119,9 +120,13 @@ def _check_override(c: A.Const, value: Any, spec: A.Spec, values: list[Any]) -> 
 
 
 def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
-               invariants: list[str] | None = None, text: str | None = None) -> Model:
+               invariants: list[str] | None = None, text: str | None = None, limits: Limits | None = None) -> Model:
     """Parse, check and compile a spec. `constants` overrides defaults by name (values, not text);
-    `invariants` restricts checking to the named ones."""
+    `invariants` restricts checking to the named ones. Evaluating constants and state-free
+    expressions can take long; `limits` (time, memory) bounds it by raising `LimitReached`."""
+    if limits is not None:
+        with guard(limits):
+            return load_model(source, constants, invariants, text)
     path = str(source)
     if text is None:
         text = read_spec(source)
