@@ -21,7 +21,7 @@ import numpy as np
 
 from .values import Bool, InfiniteSet, Map, Record
 
-CACHE_LIMIT = 2_000_000  # distinct component values remembered; beyond it the cache starts afresh
+CACHE_LIMIT = 100_000  # distinct component values remembered (each kept alive); beyond it the cache starts afresh
 
 
 def _encode(v: Any, out: list[bytes]) -> None:
