@@ -200,7 +200,7 @@ def cross_check(model, deadlock: bool = True, spec_path: str | None = None,
     exp = Exporter(model, deadlock=deadlock, terminal=terminal)
     tla_text, cfg_text = exp.module_text(), exp.cfg_text()
     with tempfile.TemporaryDirectory(prefix="crosscheck-") as tmp:
-        work = Path(keep_dir) if keep_dir else Path(tmp)
+        work = Path(keep_dir).resolve() if keep_dir else Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
         tla, cfg = work / f"{exp.module}.tla", work / f"{exp.module}.cfg"
         tla.write_text(tla_text)

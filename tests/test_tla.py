@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import re
+import signal
 from pathlib import Path
 
 import pytest
@@ -164,6 +165,66 @@ invariant Init: forall Len in 0..1: Len >= 0
     assert re.search(r"\\A Len_\d+ \\in 0\.\.1 : Len_\d+ >= 0", tla)
 
 
+def _within(seconds: int, fn, *args, **kw):
+    """`fn(*args, **kw)`, failing rather than hanging when it runs longer than `seconds`."""
+    def stop(*_):
+        raise TimeoutError(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(seconds)
+    try:
+        return fn(*args, **kw)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+FAIRNESS_NAMES = """
+const SF_c = 2
+def WF_a = 1
+def WF_f(WF_p) = WF_p + WF_a
+var WF_x = 0
+action WF_go(SF_i in 1..SF_c):
+    require WF_x < 3
+    let WF_d = WF_f(SF_i)
+    WF_x' = WF_x + WF_d - 1
+invariant SF_ok: forall WF_j in {WF_x}: WF_j >= 0
+"""
+
+
+def test_names_tla_reads_as_fairness_operators_get_a_prefix(tmp_path):
+    """TLA+ reads WF_ or SF_ at the start of a name as a fairness operator, and no `_N` suffix
+    mends that (the export used to try suffixes forever): a `v` prefix does."""
+    model = _model(tmp_path, FAIRNESS_NAMES, name="WF_spec")
+    tla, cfg = (p.read_text() for p in _within(10, export_tla, model, tmp_path / "out"))
+    assert tla.startswith("---- MODULE vWF_spec ----")
+    assert "vSF_c == 2" in tla and "VARIABLES vWF_x" in tla and "vWF_f(vWF_p) == vWF_p + vWF_a" in tla
+    assert "\\E vSF_i \\in 1..vSF_c" in tla and "LET vWF_d ==" in tla and "\\A vWF_j \\in" in tla
+    assert "INVARIANT vSF_ok" in cfg
+    code = "\n".join(line for line in tla.splitlines() if not line.startswith("\\*"))
+    assert not re.search(r"(?<![A-Za-z0-9_])[WS]F_", code)
+
+
+ODD_DIR = "a*)b (*c\nd\re"
+
+
+def test_the_spec_path_cannot_break_the_comments_it_is_written_in(tmp_path):
+    """The path is written in a comment of the module and of the cfg: a line break would end
+    the comment, `(*` or `*)` would open or close a block comment around it."""
+    text = "var x = 0\naction a: x' = 1 - x\n"
+    where = tmp_path / ODD_DIR
+    where.mkdir()
+    odd = [p.read_text() for p in export_tla(_model(where, text), tmp_path / "odd")]
+    plain = [p.read_text() for p in export_tla(_model(tmp_path, text), tmp_path / "plain")]
+    for mine, usual in zip(odd, plain):
+        assert len(mine.splitlines()) == len(usual.splitlines()), mine
+        assert "(*" not in mine and "*)" not in mine, mine
+    tla, cfg = odd
+    escaped = "a\\x2a)b (\\x2ac\\nd\\re/t.spec'"  # a Python string literal of the path
+    assert tla.splitlines()[1].startswith("\\* Exported from '") and escaped in tla.splitlines()[1]
+    assert escaped in cfg.splitlines()[0]
+
+
 def test_string_markers_become_model_values(tmp_path):
     tla, cfg = _export(tmp_path, """
 const NONE = "Nobody"
@@ -193,20 +254,33 @@ action a:
 
 
 @pytest.mark.parametrize("text, pattern, line", [
-    ("var x = 0\naction a:\n    require x == true\n    x' = 1\n", "booleans and integers|boolean and an integer", 3),
     ("var x = {1, \"a\"}\naction a: x' = x\n", "mix", 1),
-    ("var x = \"a\"\naction a:\n    require x < \"b\"\n    x' = x\n", "integers", 3),
     ("var x = [1]\naction a: x' = x * 2\n", "integers", 2),
     ("var x = {1}\naction a: x' = x + {2}\n", r"\+", 2),
     ("var x = [1]\nvar y = 0\naction a:\n    x' = {0: 1}\naction b:\n    y' = x[0]\n", "sequence .* or a map", 6),
     ("var x = 0\naction a: x' = 3000000000\n", "32-bit", 2),
     ("var x = \"caf\u00e9\"\naction a: x' = x\n", "character", 1),
     ("var x = {1: 2}\naction a:\n    require x == [2]\n    x' = x\n", "sequence with a map", 3),
-    ("var x = 0\naction a: x' = x + 1\ninvariant i: x\n", "boolean", 3),
     ("var x = [\"b\", \"a\"]\naction a: x' = x\ninvariant i: sorted(to_set(x)) == x and min({(1, 2)}) == (1, 2)\n",
      "integers or strings", 3),
 ])
 def test_refuses_what_tla_cannot_say(tmp_path, text, pattern, line):
+    _refused(tmp_path, text, pattern, line)
+
+
+@pytest.mark.parametrize("text, pattern, line", [
+    ("var x = 0\naction a:\n    require x == true\n    x' = 1\n", "booleans and integers|boolean and an integer", 3),
+    ("var x = \"a\"\naction a:\n    require x < \"b\"\n    x' = x\n", "integers", 3),
+    ("var x = 0\naction a: x' = x + 1\ninvariant i: x\n", "boolean", 3),
+])
+def test_refused_by_the_spec_checks_or_by_the_export(tmp_path, text, pattern, line):
+    """The spec checks now refuse these themselves (booleans are not integers, `<` orders
+    integers only, an invariant is a boolean); the export's own refusal stays behind them."""
+    try:
+        _model(tmp_path, text)
+    except SpecError as err:
+        assert err.loc is not None and err.loc.line == line, str(err)
+        return
     _refused(tmp_path, text, pattern, line)
 
 
@@ -434,6 +508,15 @@ def test_terminal_as_an_invariant_agrees_on_verdict_and_trace(tlc, tmp_path):
     assert cc.row("trace").agrees, report
     assert cc.row("distinct").agrees is None, report  # TLC stops at the state's generation
     assert cc.agrees, report
+
+
+@pytest.mark.tlc
+def test_fairness_like_names_and_an_odd_spec_path_agree_with_tlc(tlc, tmp_path):
+    where = tmp_path / ODD_DIR
+    where.mkdir()
+    cc = _within(120, cross_check, _model(where, FAIRNESS_NAMES, name="WF_spec"), deadlock=False)
+    report = format_cross_check(cc)
+    assert cc.ours.verdict == "holds" and cc.agrees and all(r.agrees for r in cc.rows), report
 
 
 @pytest.mark.tlc

@@ -1,0 +1,93 @@
+"""Actions and predicates as TLA+ operators.
+
+An action's statements become the conjuncts of one operator `\\E p \\in D : ...`: its guards,
+its primed updates, `x' = x` in every if-branch that leaves alone a variable another branch of
+the same `if` assigns, and `UNCHANGED <<...>>` for the variables the action never assigns.
+"""
+from __future__ import annotations
+
+from .. import ast as A
+from .expressions import Expressions
+from .layout import Block, conj, place
+from .types import Env
+
+
+class Actions:
+    def __init__(self, expr: Expressions):
+        self.expr = expr
+        self.names = expr.names
+
+    def action(self, a: A.Action) -> Block:
+        env: Env = {}
+        heads = []
+        for p in a.params:
+            name, dom, env = self.expr.bind(p, env)
+            heads.append(f"\\E {name} \\in {dom} :")
+        items = self.block(a.body, env)
+        untouched = [self.names.var_name(i) for i in range(len(self.expr.spec.vars))
+                     if i not in A.assigned(a.body)]
+        if untouched:
+            items.append([f"UNCHANGED <<{', '.join(untouched)}>>"])
+        body = conj(items)
+        for h in reversed(heads):
+            body = [h, *place("  ", body)]
+        return [f"{self.names.name_of('action', a.name)} ==", *place("  ", body)]
+
+    def predicate(self, p: A.Predicate) -> Block:
+        """An invariant, constraint, terminal, init or assume: the conjunction of its parts."""
+        items = []
+        for c in p.conjuncts:
+            self.expr.need_bool(c, {}, f"an {p.kind}" if p.kind[0] in "aeiou" else f"a {p.kind}")
+            items.append([self.expr.d(c, {})])
+        name = self.names.name_of(p.kind, p.name)
+        if len(items) == 1 and len(items[0][0]) < 60:
+            return [f"{name} == {items[0][0]}"]
+        return [f"{name} ==", *place("  ", conj(items))]
+
+    def block(self, body: list[A.Node], env: Env) -> list[Block]:
+        """The conjuncts of a statement list; a `let` scopes the rest of its block."""
+        expr = self.expr
+        items: list[Block] = []
+        for n, s in enumerate(body):
+            if isinstance(s, A.Require):
+                expr.need_bool(s.cond, env, "a require")
+                items.append([expr.guard(s.cond, env)])
+            elif isinstance(s, A.Assign):
+                items.append([f"{self.names.var_name(s.index)}' = {expr.rhs(s.value, env)}"])
+            elif isinstance(s, A.Skip):
+                pass
+            elif isinstance(s, A.LetStmt):
+                defs = []  # consecutive lets make one LET
+                k = n
+                while k < len(body) and isinstance(body[k], A.LetStmt):
+                    b = body[k].binder
+                    value = expr.rhs(b.domain, env)
+                    name = self.names.fresh_local(b.name, env)
+                    env = {**env, b.local: (name, expr.ty(b.domain, env))}
+                    defs.append(f"{name} == {value}")
+                    k += 1
+                rest = conj(self.block(body[k:], env))
+                items.append([f"LET {defs[0]}", *("    " + d for d in defs[1:]), *place("IN  ", rest)])
+                break
+            elif isinstance(s, A.IfStmt):
+                items.append(self.if_stmt(s, env))
+        return items
+
+    def if_stmt(self, s: A.IfStmt, env: Env) -> Block:
+        touched = set()
+        for _, branch in s.branches:
+            touched |= A.assigned(branch)
+        touched |= A.assigned(s.orelse)
+
+        def branch_block(stmts: list[A.Node]) -> Block:
+            items = self.block(stmts, env)
+            for i in sorted(touched - A.assigned(stmts)):
+                items.append([f"{self.names.var_name(i)}' = {self.names.var_name(i)}"])
+            return conj(items)
+
+        out = branch_block(s.orelse)
+        for cond, branch in reversed(s.branches):
+            self.expr.need_bool(cond, env, "an if's condition")
+            out = [f"IF {self.expr.d(cond, env)}", *place("THEN ", branch_block(branch)),
+                   *place("ELSE ", out)]
+        return out
