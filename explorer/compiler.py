@@ -27,7 +27,7 @@ _HELPERS = {
     "R_truth": R.truth, "R_add": R.add, "R_sub": R.sub, "R_mul": R.mul, "R_neg": R.neg,
     "R_union2": R.union2, "R_inter2": R.inter2, "R_compare": R.compare, "R_member": R.member,
     "R_forall": R.forall, "R_exists": R.exists, "R_set_comp": R.set_comp, "R_map_comp": R.map_comp,
-    "R_SKIP": R.SKIP, "R_SKIPS": frozenset((R.SKIP,)),
+    "R_SKIP": R.SKIP, "R_SKIPS": frozenset((R.SKIP,)), "R_EvalError": EvalError,
 }
 _BUILTIN_NAMES = {name: f"B_{name}" for name in R.BUILTINS}
 _VALUE_NAMES = {name: f"V_{name}" for name in R.BUILTIN_VALUES}
@@ -457,7 +457,10 @@ class Compiler:
                     lines.append("    " * depth + f"for {b.local} in {self.domain(b.domain, True)}:")
                     depth += 1
                 names = "(" + "".join(f"({b.name!r}, {b.local}), " for b in q.binders) + ")"
-                lines.append("    " * depth + f"if not {self.cond(q.body, 'the body of forall')}: return {names}")
+                # the first element whose body is false; one whose body fails does not decide it
+                lines.append("    " * depth + "try:")
+                lines.append("    " * (depth + 1) + f"if not {self.cond(q.body, 'the body of forall')}: return {names}")
+                lines.append("    " * depth + "except R_EvalError: pass")
             lines.append("    return None")
             witness = self.define("\n".join(lines) + "\n", f"w{index}")
         return CompiledPredicate(p.name, p.kind, fn, witness)

@@ -152,8 +152,13 @@ def ordered(s) -> list:
     return sorted(items, key=sort_key)
 
 
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
 def _str(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """A string literal of the language (control characters escaped, so it reads back)."""
+    return '"' + "".join(_ESCAPES.get(ch) or (f"\\x{ord(ch):02x}" if ord(ch) < 32 or ord(ch) == 127 else ch)
+                         for ch in s) + '"'
 
 
 def tlc(v: Any) -> str:

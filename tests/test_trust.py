@@ -440,3 +440,18 @@ def test_replay_of_a_trace_ending_where_the_actions_fail_still_replays(tmp_path)
     proc = cli("replay", spec, "--trace", str(out))
     assert proc.returncode == 1, proc.stdout + proc.stderr  # a behaviour that violates i
     assert "not known to enable anything" in proc.stdout
+
+
+@pytest.mark.parametrize("text, extra", [
+    # found by the fuzz campaign: each time, check's own counterexample did not replay
+    ('var x = "a"\naction a(s in {"\\0"}): x\' = s\ninvariant i: x == "a"\n', ()),
+    ('var y = {"a"}\naction a: y\' = {}\ninvariant i: forall k in -1..1: ("c" in (["b", "bo"])[:k])\n', ()),
+    ("const N = 3\nvar v in 0..N\naction a: skip\ninvariant i: v < 0\n", ("--const", "N=100000000000000000000")),
+])
+def test_checks_counterexample_replays(tmp_path, text, extra):
+    spec = spec_file(tmp_path, text)
+    out = tmp_path / "r.json"
+    assert cli("check", spec, "--no-deadlock", "--json", str(out), *extra).returncode == 1
+    proc = cli("replay", spec, "--trace", str(out), *extra, timeout=30)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "a behaviour of the spec, and it violates i" in proc.stdout
