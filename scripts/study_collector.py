@@ -1,6 +1,6 @@
 """Regenerate everything under traces/ from spec/collector.spec: one command, from scratch.
 
-    python scripts/study_collector.py            # the whole study (about 20 minutes on 2 cores)
+    python scripts/study_collector.py            # the whole study (16-28 minutes on 2 cores; traces/README.md says)
     python scripts/study_collector.py --quick    # only the smallest counterexample (for CI)
 
 What it runs (see traces/README.md, which it writes):
