@@ -17,7 +17,7 @@ from .config import config_constants
 from .errors import SpecError
 from .limits import LimitReached, Limits, disarm, guard
 from .model import Model, load_model, parse_const_value
-from .search import Result, check
+from .search import check
 from .traces import EXIT_CODES, EXIT_INTERNAL, format_result, itf_trace, result_json, stop_reason, write_json
 
 
@@ -84,11 +84,9 @@ def cmd_check(args) -> int:
     _writable("--itf", args.itf)
     limits = Limits(args.max_states, args.max_depth, args.max_seconds, args.max_memory)
     with guard(limits):
-        try:
-            model = _model(args)
-        except LimitReached as stop:
-            disarm()
-            return _stopped_before_search(args, stop.reason)
+        model = _guarded_model(args)
+        if model is None:
+            return EXIT_CODES["incomplete"]
         if args.ray:
             from .ray_backend import RayTransport
             from .workers import check_parallel
@@ -117,11 +115,9 @@ def cmd_simulate(args) -> int:
     _writable("--json", args.json)
     limits = Limits(max_seconds=args.max_seconds, max_memory=args.max_memory)
     with guard(limits):
-        try:
-            model = _model(args)
-        except LimitReached as stop:
-            disarm()
-            return _stopped_before_search(args, stop.reason)
+        model = _guarded_model(args)
+        if model is None:
+            return EXIT_CODES["incomplete"]
         sim = simulate(model, args.traces, args.depth, args.seed, deadlock=not args.no_deadlock, limits=limits)
         if args.json:
             data = result_json(model, sim.result)
@@ -132,15 +128,19 @@ def cmd_simulate(args) -> int:
         return EXIT_INTERNAL if sim.result.internal else EXIT_CODES[sim.result.verdict]
 
 
-def _stopped_before_search(args, reason: str) -> int:
-    """A limit or a signal stopped the run while the spec was being loaded (its constants evaluated)."""
-    result = Result("incomplete", stopped_by=reason)
-    out(f"Model checking stopped while loading the spec because {stop_reason(reason)}. The search is "
-        "INCOMPLETE: nothing was explored, and nothing is claimed.")
-    if args.json:
-        write_json(args.json, {"spec": args.spec, "verdict": result.verdict, "complete": False,
-                               "stopped_by": reason, "distinct_states": 0, "generated_states": 0})
-    return EXIT_CODES["incomplete"]
+def _guarded_model(args) -> Model | None:
+    """The model, or None (reported) when a limit or a signal stopped the run while the spec was
+    being loaded (its constants evaluated)."""
+    try:
+        return _model(args)
+    except LimitReached as stop:
+        disarm()
+        out(f"Model checking stopped while loading the spec because {stop_reason(stop.reason)}. The "
+            "search is INCOMPLETE: nothing was explored, and nothing is claimed.")
+        if args.json:
+            write_json(args.json, {"spec": args.spec, "verdict": "incomplete", "complete": False,
+                                   "stopped_by": stop.reason, "distinct_states": 0, "generated_states": 0})
+        return None
 
 
 def cmd_replay(args) -> int:

@@ -123,7 +123,8 @@ def member(x: Any, c: Any, loc) -> bool:
 # false whatever else fails to evaluate (and a true one an exists true), so a fast answer is always
 # the canonical one; only when an element fails is the domain walked again in canonical order.
 
-def forall(fast, slow) -> bool:
+def _decide(fast, slow, decisive: bool) -> bool:
+    """A quantifier: `decisive` is the body value that decides it (false for forall)."""
     try:
         return fast()
     except EvalError:
@@ -131,30 +132,21 @@ def forall(fast, slow) -> bool:
     first = None
     for thunk in slow():
         try:
-            if not thunk():
-                return False
+            if thunk() is decisive:
+                return decisive
         except EvalError as err:
             first = first or err
     if first is not None:
         raise first
-    return True
+    return not decisive
+
+
+def forall(fast, slow) -> bool:
+    return _decide(fast, slow, False)
 
 
 def exists(fast, slow) -> bool:
-    try:
-        return fast()
-    except EvalError:
-        pass
-    first = None
-    for thunk in slow():
-        try:
-            if thunk():
-                return True
-        except EvalError as err:
-            first = first or err
-    if first is not None:
-        raise first
-    return False
+    return _decide(fast, slow, True)
 
 
 def set_comp(fast, slow) -> frozenset:
