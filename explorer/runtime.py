@@ -181,6 +181,15 @@ def map_pairs(pairs, loc, kind=Map) -> Map:
     return out
 
 
+def put(m: Any, k: Any, v: Any) -> Any:
+    """`m | {k: v}` (one key overridden or added) with one copy of `m` instead of three."""
+    if type(m) is Map:
+        out = Map(m)
+        dict.__setitem__(out, k, v)
+        return out
+    return m | Map(((k, v),))
+
+
 def get(c: Any, k: Any, loc) -> Any:
     t = type(c)
     if t is tuple:
