@@ -29,7 +29,7 @@ _HELPERS = {
     "R_union2": R.union2, "R_inter2": R.inter2, "R_compare": R.compare, "R_member": R.member,
     "R_forall": R.forall, "R_exists": R.exists, "R_set_comp": R.set_comp, "R_map_comp": R.map_comp,
     "R_SKIP": R.SKIP, "R_SKIPS": frozenset((R.SKIP,)), "R_EvalError": EvalError, "R_put": R.put,
-    "sorted": sorted,
+    "sorted": sorted, "R_hash": hash,
 }
 _BUILTIN_NAMES = {name: f"B_{name}" for name in R.BUILTINS}
 _VALUE_NAMES = {name: f"V_{name}" for name in R.BUILTIN_VALUES}
@@ -432,7 +432,8 @@ class Compiler:
         lines.append("    return out")
         return "\n".join(lines) + "\n"
 
-    def _action_block(self, a: A.Action, conditional: set[int], labelled: bool, out: str) -> list[str]:
+    def _action_block(self, a: A.Action, conditional: set[int], labelled: bool, out: str,
+                      fingerprint: bool = False) -> list[str]:
         """The loops, guards and updates of one action, appending each successor to `out`."""
         lines = []
         depth = 1
@@ -454,6 +455,10 @@ class Compiler:
             lines.append(pad + f"{out}.append(({binding}, {nxt}))")
         else:
             lines.append(pad + f"{out}.append({nxt})")
+        if fingerprint:  # the components it assigns are looked up; the others are the parent's
+            assigned = A.assigned(a.body)
+            parts = "".join((f"C[n{i}]" if i in assigned else f"p{i}") + ", " for i in range(self.nvars))
+            lines.append(pad + f"q.append(R_hash(({parts})))")
         return lines
 
     def _next_state(self, a: A.Action) -> str:
@@ -465,17 +470,38 @@ class Compiler:
         """One function for every action: `state -> (successors of action 0, of action 1, ...)`.
         One call per state, one unpacking, and definitions shared by several actions are
         computed once (the memo `M`)."""
-        def variant(name: str) -> Callable:
-            lines = [f"def {name}(s):", f"    {self.unpack}"]
-            for index, a in enumerate(self.spec.actions):
-                lines.append(f"    o{index} = []")
-                lines += self._action_block(a, self._conditional(a.body), False, f"o{index}")
-            lines.append("    return (" + "".join(f"o{i}, " for i in range(len(self.spec.actions))) + ")")
-            return self.define("\n".join(lines) + "\n", name)
-
-        careful = variant("succ_all")
+        careful = self._successors("succ_all")
         with self._fast():
-            return optimistic(variant("succ_fast"), careful)
+            return optimistic(self._successors("succ_fast"), careful)
+
+    def fingerprinted_successors(self, successors: Callable) -> Callable:
+        """`(state, its components' fingerprints, component cache) -> (successors as from
+        `succ_all`, their fingerprints in order)`: a successor's fingerprint from its parent's
+        components' and the few it assigns (see `fingerprints.Fingerprinter`)."""
+        with self._fast():
+            fast = self._successors("succ_fp", fingerprint=True)
+
+        def run(s: tuple, p: tuple, cache: dict) -> tuple:
+            try:
+                return fast(s, p, cache)
+            except MemoryError:
+                raise
+            except Exception:  # as `successors` answers (or raises), fingerprinted one by one
+                succ = successors(s)
+                return succ, [hash(tuple(map(cache.__getitem__, t))) for ts in succ for t in ts]
+        return run
+
+    def _successors(self, name: str, fingerprint: bool = False) -> Callable:
+        head = f"def {name}(s, p, C):" if fingerprint else f"def {name}(s):"
+        lines = [head, f"    {self.unpack}"]
+        if fingerprint:
+            lines.append("    " + "".join(f"p{i}, " for i in range(self.nvars)) + "= p; q = []")
+        for index, a in enumerate(self.spec.actions):
+            lines.append(f"    o{index} = []")
+            lines += self._action_block(a, self._conditional(a.body), False, f"o{index}", fingerprint)
+        result = "(" + "".join(f"o{i}, " for i in range(len(self.spec.actions))) + ")"
+        lines.append(f"    return ({result}, q)" if fingerprint else f"    return {result}")
+        return self.define("\n".join(lines) + "\n", name)
 
     @contextmanager
     def _fast(self) -> Iterator[None]:
