@@ -558,7 +558,7 @@ class Compiler:
                           key=lambda n: (n.loc.line, n.loc.col))
         statuses = list(dict.fromkeys(n.value for n in literals))
         return CompiledView(v.name, [b.name for b in v.params], self.define("\n".join(lines) + "\n", f"view{index}"),
-                            v.loc, statuses)
+                            v.body.loc, statuses)
 
     def first_failing(self, preds: list[A.Predicate], index: int) -> Callable[[tuple], int]:
         """One function that returns the position of the first predicate that fails, or -1."""

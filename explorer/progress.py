@@ -46,12 +46,31 @@ def _size(n: int) -> str:
     return f"{n} B"
 
 
-def progress_line(started: float) -> str:
-    c = COUNTERS
-    elapsed = max(time.monotonic() - started, 1e-9)
-    return (f"Progress({c.depth}) at {time.strftime('%H:%M:%S')}: {c.generated:,} states generated, "
-            f"{c.distinct:,} distinct states found ({c.distinct / elapsed:,.0f} distinct/s), "
-            f"{c.queue:,} states left on queue; memory {_size(resident_memory())}; {elapsed:.0f}s")
+class _Line:
+    """Formats the progress line; the rate is over the last interval (as TLC's per-minute rates)."""
+
+    def __init__(self, compact: bool) -> None:
+        self.compact = compact  # the terminal's one line: short enough for 80 columns
+        self.started = self.last_time = time.monotonic()
+        self.last_distinct = 0
+
+    def __call__(self) -> str:
+        c = COUNTERS
+        now = time.monotonic()
+        elapsed = now - self.started
+        memory = _size(resident_memory())
+        if not c.distinct:
+            if self.compact:
+                return f"loading the spec, computing the initial states, {memory}, {elapsed:.0f}s"
+            return f"Progress at {time.strftime('%H:%M:%S')}: loading the spec, computing the initial states; memory {memory}; {elapsed:.0f}s"
+        rate = (c.distinct - self.last_distinct) / max(now - self.last_time, 1e-9)
+        self.last_time, self.last_distinct = now, c.distinct
+        if self.compact:
+            return (f"depth {c.depth}, {c.distinct:,} distinct, queue {c.queue:,}, {rate:,.0f} distinct/s, "
+                    f"{memory}, {elapsed:.0f}s")
+        return (f"Progress({c.depth}) at {time.strftime('%H:%M:%S')}: {c.generated:,} states generated, "
+                f"{c.distinct:,} distinct states found ({rate:,.0f} distinct/s), {c.queue:,} states left on "
+                f"queue; memory {memory}; {elapsed:.0f}s")
 
 
 @contextmanager
@@ -62,9 +81,9 @@ def reporting(enabled: bool = True, stream: TextIO | None = None) -> Iterator[No
         return
     stream = stream or sys.stderr
     publish(0, 0, 0, 0)
-    started = time.monotonic()
     override = os.environ.get(INTERVAL_ENV)
     live = stream.isatty()
+    line = _Line(compact=live)
     interval = float(override) if override else (LIVE_INTERVAL if live else PLAIN_INTERVAL)
     stop = threading.Event()
     if live:
@@ -72,17 +91,17 @@ def reporting(enabled: bool = True, stream: TextIO | None = None) -> Iterator[No
         from rich.live import Live
         from rich.text import Text
 
-        display = Live(Text(progress_line(started)), console=Console(file=stream), transient=True,
+        display = Live(Text(line(), no_wrap=True, overflow="ellipsis"), console=Console(file=stream), transient=True,
                        auto_refresh=False)
 
         def show() -> None:
             with display:
                 while not stop.wait(interval):
-                    display.update(Text(progress_line(started)), refresh=True)
+                    display.update(Text(line(), no_wrap=True, overflow="ellipsis"), refresh=True)
     else:
         def show() -> None:
             while not stop.wait(interval):
-                print(progress_line(started), file=stream, flush=True)
+                print(line(), file=stream, flush=True)
 
     def run() -> None:
         try:

@@ -69,7 +69,7 @@ def view_grid(model: Model, trace: list[Step], view: CompiledView) -> Grid:
             if type(status) is not str:
                 shown = ", ".join(f"{p} = {short(b)}" for p, b in zip(view.params, binding))
                 raise SpecError(f"view {view.name} must give a string (a status), but for {shown} in state {n} "
-                                f"of the trace it gives {kind_of(status)} {short(status)}", spec.path, spec.text,
+                                f"of the trace it gives the {kind_of(status)} {short(status)}", spec.path, spec.text,
                                 view.loc)
             column[binding] = status
         columns.append(column)
