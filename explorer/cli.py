@@ -22,7 +22,7 @@ from .progress import reporting
 from .search import check
 from .traces import (EXIT_CODES, EXIT_INTERNAL, dot_to_svg, format_result, itf_trace, result_json, stop_reason,
                      trace_dot, write_json, write_text)
-from .views import find_view, grid_text, grids, grids_dot
+from .views import counterexample, find_view, grid_text, grids, grids_dot
 
 
 def _const_pairs(items: list[str]) -> dict[str, Any]:
@@ -87,7 +87,7 @@ def cmd_check(args) -> int:
     for option in ("json", "itf", "html", "dot", "svg", "view_dot", "view_svg"):
         _writable("--" + option.replace("_", "-"), getattr(args, option))
     if (args.svg or args.view_svg) and not shutil.which("dot"):
-        raise SpecError("--svg needs graphviz's `dot` program, which is not installed (or not on PATH); "
+        raise SpecError(f"{'--svg' if args.svg else '--view-svg'} needs graphviz's `dot` program, which is not installed (or not on PATH); "
                         "install graphviz (Debian: apt-get install graphviz), or write --dot and draw it elsewhere")
     limits = Limits(args.max_states, args.max_depth, args.max_seconds, args.max_memory)
     with guard(limits):
@@ -97,7 +97,12 @@ def cmd_check(args) -> int:
                 return EXIT_CODES["incomplete"]
             for name in args.view or []:
                 find_view(model, name)
+            if (args.view_dot or args.view_svg) and not model.views:
+                raise SpecError("--view-dot/--view-svg: the spec declares no view", args.spec)
             result = _search(model, args, limits)
+        shown = counterexample(result)
+        if shown and model.views and (args.view or args.html or args.view_dot or args.view_svg):
+            grids(model, shown, args.view)  # a view that fails: a located error before anything is written
         if args.json:
             write_json(args.json, result_json(model, result))
         if args.itf and result.trace:
@@ -105,8 +110,8 @@ def cmd_check(args) -> int:
         _pictures(model, result, args)
         out(format_result(model, result, args.spec, diff=args.diff))
         if args.view:
-            out("\n".join(grid_text(g) for g in grids(model, result.trace, args.view)) if result.trace
-                else "No trace, so no view to draw.")
+            out("\n".join(grid_text(g) for g in grids(model, shown, args.view)) if shown
+                else "No counterexample, so no view to draw.")
         return EXIT_INTERNAL if result.internal else EXIT_CODES[result.verdict]
 
 
@@ -135,10 +140,8 @@ def _pictures(model: Model, result, args) -> None:
             write_text(args.dot, source)
         if args.svg:
             write_text(args.svg, dot_to_svg(source))
-    if result.trace and (args.view_dot or args.view_svg):
-        if not model.views:
-            raise SpecError("--view-dot/--view-svg: the spec declares no view", args.spec)
-        source = grids_dot(grids(model, result.trace, args.view), title)
+    if counterexample(result) and (args.view_dot or args.view_svg):
+        source = grids_dot(grids(model, counterexample(result), args.view), title)
         if args.view_dot:
             write_text(args.view_dot, source)
         if args.view_svg:

@@ -15,7 +15,7 @@ from .errors import SpecError
 from .model import Model
 from .search import Result
 from .traces import collision, dot_to_svg, stop_reason, trace_dot
-from .views import grids
+from .views import counterexample, grids
 from .values import short
 
 
@@ -73,7 +73,7 @@ def check_html(model: Model, result: Result, spec_path: str = "", views: list[st
             trace_svg = svg[svg.index("<svg"):]  # inline: no XML prologue, no DOCTYPE
         except SpecError as err:
             note = f"No picture: {err.message}"
-    drawn = [{**asdict(g), "pairs": list(zip(g.rows, g.cells))} for g in grids(model, result.trace, views)]
+    drawn = [{**asdict(g), "pairs": list(zip(g.rows, g.cells))} for g in grids(model, counterexample(result), views)]
     stats = {"distinct": f"{result.distinct:,}", "generated": f"{result.generated:,}", "depth": result.depth,
              "queue": f"{result.queue:,}", "pruned": f"{result.pruned:,}" if result.pruned else "",
              "complete": result.complete, "seconds": f"{result.seconds:.2f} s",

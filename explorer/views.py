@@ -11,7 +11,7 @@ from html import escape
 from .compiler import CompiledView
 from .errors import EvalError, SpecError
 from .model import Model
-from .search import Step
+from .search import Result, Step
 from .values import kind_of, short
 
 # pastel fills, assigned to statuses in legend order (text stays readable on every one)
@@ -91,6 +91,13 @@ def grids(model: Model, trace: list[Step], names: list[str] | None = None) -> li
     """The named views (default: every view the spec declares) drawn for `trace`."""
     chosen = [find_view(model, n) for n in names] if names else model.views
     return [view_grid(model, trace, v) for v in chosen] if trace else []
+
+
+def counterexample(result: Result) -> list[Step]:
+    """The trace views are drawn for: a violation's or a deadlock's. A trace that ends at a runtime
+    error is not drawn (its last state may be one where the view cannot be evaluated either, and
+    that second error would hide the first)."""
+    return result.trace if result.verdict in ("violated", "deadlock") else []
 
 
 def grid_text(grid: Grid) -> str:
