@@ -21,7 +21,7 @@ from .values import short
 
 def _env() -> jinja2.Environment:
     return jinja2.Environment(loader=jinja2.PackageLoader("explorer", "templates"),
-                              autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=False)
+                              autoescape=True, undefined=jinja2.StrictUndefined)
 
 
 def verdict_words(result: Result) -> str:

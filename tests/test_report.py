@@ -16,7 +16,7 @@ import pytest
 from explorer import check, load_model
 from explorer.errors import SpecError
 from explorer.report import check_html, sweep_html
-from explorer.views import grid_text, grids, grids_dot
+from explorer.views import grid_text, grids
 
 ROOT = Path(__file__).resolve().parent.parent
 COLLECTOR = ROOT / "spec" / "collector.spec"
