@@ -134,6 +134,15 @@ class CompiledPredicate:
     witness: Callable[[tuple], tuple | None] | None  # first failing forall binding, if any
 
 
+@dataclass
+class CompiledView:
+    name: str
+    params: list[str]
+    rows: Callable[[tuple], list[tuple[tuple, Any]]]  # state -> (binding, status) in canonical order
+    loc: A.Loc
+    statuses: list[str]  # the string literals of its expression, in source order (the legend's order)
+
+
 class Compiler:
     def __init__(self, spec: A.Spec, constants: list[Any]):
         self.spec = spec
@@ -561,6 +570,21 @@ class Compiler:
             lines.append("    return None")
             witness = self.define("\n".join(lines) + "\n", f"w{index}")
         return CompiledPredicate(p.name, p.kind, fn, witness)
+
+    def view(self, v: A.View, index: int) -> CompiledView:
+        lines = [f"def view{index}(s):", f"    {self.unpack}", "    out = []"]
+        depth = 1
+        for b in v.params:
+            lines.append("    " * depth + f"for {b.local} in {self.domain(b.domain, True)}:")
+            depth += 1
+        binding = "(" + "".join(f"{b.local}, " for b in v.params) + ")"
+        lines.append("    " * depth + f"out.append(({binding}, {self.ex(v.body)}))")
+        lines.append("    return out")
+        literals = sorted((n for n in A.nodes(v.body) if isinstance(n, A.Lit) and type(n.value) is str),
+                          key=lambda n: (n.loc.line, n.loc.col))
+        statuses = list(dict.fromkeys(n.value for n in literals))
+        return CompiledView(v.name, [b.name for b in v.params], self.define("\n".join(lines) + "\n", f"view{index}"),
+                            v.body.loc, statuses)
 
     def first_failing(self, preds: list[A.Predicate], index: int) -> Callable[[tuple], int]:
         """One function that returns the position of the first predicate that fails, or -1."""

@@ -21,6 +21,7 @@ from .fingerprints import FingerprintSet, Fingerprinter, as_keys
 from .frontier import Frontier
 from .limits import LimitReached, Limits, disarm, guard, no_cycle_collector
 from .model import Model
+from .progress import publish
 from .search import Result, Step, _Stop, label_step, report_limit, report_stop
 
 BATCH = 2048  # parents whose successors are tested against the set at once
@@ -90,6 +91,7 @@ def check_fingerprints(model: Model, deadlock: bool = True, limits: Limits | Non
                     raise _Stop("incomplete", stopped_by="max-depth")
                 following = Frontier(len(model.var_names))
                 for lo in range(0, len(frontier), batch):
+                    publish(level, len(fps), len(fps) - level_start - lo, st["generated"] + sum(gen_by))
                     if deadline and time.monotonic() > deadline:
                         st["head"] = level_start + lo
                         raise _Stop("incomplete", stopped_by="max-seconds")

@@ -27,6 +27,7 @@ from .fpsearch import check_fingerprints, initial_states, rebuild_trace
 from .frontier import Frontier
 from .limits import LimitReached, Limits, disarm, guard, no_cycle_collector
 from .model import Model
+from .progress import publish
 from .search import Result, _Stop, report_limit, report_stop
 
 KNOWN = -2  # the candidate's fingerprint was in the set when the level began
@@ -270,6 +271,7 @@ def _coordinate(model: Model, transport, deadlock: bool, limits: Limits, started
                 if limits.max_depth and level > limits.max_depth:
                     st["head"] = level_start
                     raise _Stop("incomplete", stopped_by="max-depth")
+                publish(level, len(fps), level_size, st["generated"] + sum(gen_by))
                 replies = transport.expand(seen, added)
                 cursor = [[0, 0] for _ in range(workers)]  # per worker: next parent, next candidate
                 fresh = set()
