@@ -344,8 +344,9 @@ def test_the_untrained_cut_keeps_every_prompt_there(schedule):
     assert r.verdict == "holds" and r.complete
 
 
-STALL = {"P": 2, "AGE": 1, "FAILURES": 1, "TOLERATED_FAILURES": 1, "CRASHES": 0, "PROMPTS": 6, "STEPS": 2,
-         "ATOMIC_PAUSE": True}
+from explorer.config import config_constants  # noqa: E402
+
+STALL = config_constants(SPEC, "stall-slow-collector")
 
 
 def test_a_stall_that_needs_a_slow_collector():
@@ -381,7 +382,6 @@ def test_the_in_flight_rule_loses_a_fatal_failures_prompts():
 
 # ---- replay ----
 
-from explorer.config import config_constants  # noqa: E402
 from explorer.replay import format_replay, load_trace_file, replay  # noqa: E402
 
 SCENARIOS = ROOT / "spec" / "scenarios"
