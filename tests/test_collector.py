@@ -189,7 +189,9 @@ def test_end_of_stream_discards_later_groups_and_a_relaunch_forgets_the_discard(
     assert holds(m, s)[0]  # the data ran out in this incarnation: not a loss
     r = step(m, s, "restart", why="relaunch")  # "dataloader exhausted" (G 4599-4604): relaunched
     assert r["discarded"] == frozenset() and r["running"] and r["next_ord"] == 0 and holds(m, r)[0]
-    assert not enabled(m, init(m), "restart") or init(m)["crashes_left"] > 0
+    a = m.action("restart")
+    whys = {dict(zip(a.params, b))["why"] for b, _ in a.labelled(m.state_from(init(m)), [None])}
+    assert whys == {"crash"}  # with data left a relaunch is not a step of the run
 
 
 def test_the_resume_filter_skips_covered_rows_and_switches_off_past_the_horizon():
