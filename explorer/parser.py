@@ -44,7 +44,7 @@ _READABLE = {
     "CMPOP": "a comparison", "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'",
     "LBRACE": "'{'", "RBRACE": "'}'", "COLON": "':'", "COMMA": "','", "EQUAL": "'='",
     "DOT": "'.'", "VBAR": "'|'", "AMPERSAND": "'&'", "PLUS": "'+'", "MINUS": "'-'",
-    "STAR": "'*'", "DSLASH": "'//'", "PERCENT": "'%'", "$END": "end of file",
+    "STAR": "'*'", "DSLASH": "'//'", "PERCENT": "'%'", "CARET": "'^'", "ARROW": "'->'", "$END": "end of file",
 }
 
 
@@ -125,6 +125,19 @@ class _ToAst(Transformer):
     def predicate(self, meta, c):
         return list(c)
 
+    def _block_quant(kind):  # noqa: N805 - a method factory used at class creation
+        def make(self, meta, c):
+            binders, *lines = c
+            body = lines[0]
+            for line in lines[1:]:  # the lines of the block are conjuncts
+                body = A.Binary(line.loc, "and", body, line)
+            return A.Quant(_loc(meta), kind, binders, body)
+        return make
+
+    forall_block = _block_quant("forall")
+    exists_block = _block_quant("exists")
+    del _block_quant
+
     # statements
     def body(self, meta, c):
         return list(c)
@@ -148,6 +161,12 @@ class _ToAst(Transformer):
         branches = [(pairs[i], pairs[i + 1]) for i in range(0, len(pairs), 2)]
         return A.IfStmt(_loc(meta), branches, orelse or [])
 
+    def either_stmt(self, meta, c):
+        return A.Either(_loc(meta), list(c))
+
+    def pick_stmt(self, meta, c):
+        return A.Pick(_loc(meta), c[0], c[1])
+
     def binders(self, meta, c):
         return list(c)
 
@@ -162,6 +181,12 @@ class _ToAst(Transformer):
 
     def exists_(self, meta, c):
         return A.Quant(_loc(meta), "exists", c[0], c[1])
+
+    def choose_(self, meta, c):
+        return A.Choose(_loc(meta), c[0], c[1])
+
+    def fn_set(self, meta, c):
+        return A.FnSet(_loc(meta), c[0], c[2])
 
     def ifexpr(self, meta, c):
         return A.If(_loc(meta), c[0], c[1], c[2])

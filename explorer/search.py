@@ -283,7 +283,7 @@ def label_step(model: Model, src: tuple, dst: tuple) -> Step:
     for a in model.actions:
         for binding, t in a.labelled(src, [None]):
             if t == dst:
-                return Step(a.name, dict(zip(a.params, binding)), dst)
+                return Step(a.name, a.label_of(binding), dst)
     raise AssertionError("no action connects two consecutive trace states")
 
 
@@ -324,7 +324,7 @@ def _explain_error(model: Model, err: Exception, state: tuple | None, result: Re
             a.labelled(state, cur)
         except Exception:
             binding = "" if cur[0] is None else ", ".join(
-                f"{k}={short(v)}" for k, v in zip(a.params, cur[0]))
+                f"{k}={short(v)}" for k, v in a.label_of(cur[0]).items())
             result.error = f"in action {a.name}{f'({binding})' if binding else ''}: {message}"
             return
     result.error = message

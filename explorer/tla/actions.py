@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .. import ast as A
 from .expressions import Expressions
-from .layout import Block, conj, place
+from .layout import Block, conj, disj, place
 from .types import Env
 
 
@@ -71,7 +71,29 @@ class Actions:
                 break
             elif isinstance(s, A.IfStmt):
                 items.append(self.if_stmt(s, env))
+            elif isinstance(s, A.Either):
+                items.append(self.either(s, env))
+            elif isinstance(s, A.Pick):
+                heads, inner = [], env
+                for b in s.binders:
+                    name, dom, inner = self.expr.bind(b, inner)
+                    heads.append(f"\\E {name} \\in {dom} :")
+                body = conj(self.block(s.body, inner))
+                for h in reversed(heads):
+                    body = [h, *place("  ", body)]
+                items.append(body)
         return items
+
+    def either(self, s: A.Either, env: Env) -> Block:
+        """A disjunction; a branch leaves alone (`x' = x`) what another branch assigns."""
+        touched = set().union(*(A.assigned(b) for b in s.branches))
+        out = []
+        for branch in s.branches:
+            items = self.block(branch, env)
+            for i in sorted(touched - A.assigned(branch)):
+                items.append([f"{self.names.var_name(i)}' = {self.names.var_name(i)}"])
+            out.append(conj(items))
+        return disj(out)
 
     def if_stmt(self, s: A.IfStmt, env: Env) -> Block:
         touched = set()
