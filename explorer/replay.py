@@ -16,7 +16,7 @@ from .ast import Loc, unparse
 from .errors import EvalError, SpecError, format_located
 from .model import Model, parse_const_value
 from .runtime import UNSET, Unevaluable
-from .search import Step
+from .search import Step, _witness
 from .traces import format_state
 from .values import from_itf, short, to_itf
 
@@ -180,8 +180,7 @@ def _invariants(model: Model, state: tuple, n: int, out: Outcome) -> None:
         if any(name == p.name for _, name, _ in out.violations):
             continue
         if not p.holds(state):
-            witness = p.witness(state) if p.witness else None
-            out.violations.append((n, p.name, list(witness or [])))
+            out.violations.append((n, p.name, _witness(model, p.name, state) or []))  # as check finds it
             return
 
 

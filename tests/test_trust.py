@@ -456,6 +456,8 @@ def test_replay_of_a_trace_ending_where_the_actions_fail_still_replays(tmp_path)
     ("const N = 3\nvar v in 0..N\naction a: skip\ninvariant i: v < 0\n", ("--const", "N=100000000000000000000")),
     # an invariant after the violated one fails there: check never evaluates it, nor must replay
     ("var x = 0\naction a: x' = 1\ninvariant i: x == 0\ninvariant j: x == 0 or [][x] == 1\n", ()),
+    # the violated invariant's forall fails to evaluate where an earlier conjunct is false: no witness
+    ("var x = 0\naction a: x' = 1\ninvariant i:\n    x == 1\n    forall p in domain({1: true, 1: false}): true\n", ()),
 ])
 def test_checks_counterexample_replays(tmp_path, text, extra):
     spec = spec_file(tmp_path, text)
