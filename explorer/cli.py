@@ -34,7 +34,8 @@ def _const_pairs(items: list[str]) -> dict[str, Any]:
 def _model(args) -> Model:
     constants = config_constants(args.spec, args.config) if args.config else {}
     constants.update(_const_pairs(args.const))
-    return load_model(args.spec, constants, invariants=getattr(args, "invariant", None) or None)
+    return load_model(args.spec, constants, invariants=getattr(args, "invariant", None) or None,
+                      properties=getattr(args, "property", None) or None)
 
 
 def _add_model_args(p: argparse.ArgumentParser) -> None:
@@ -101,10 +102,14 @@ def cmd_check(args) -> int:
         else:
             result = check(model, deadlock=not args.no_deadlock, limits=limits,
                            switch_at=None if args.exact else AUTO_FINGERPRINTS)
+        if model.properties:
+            from .liveness import with_properties
+            result = with_properties(model, result, limits)
         if args.json:
             write_json(args.json, result_json(model, result))
         if args.itf and result.trace:
-            write_json(args.itf, itf_trace(model, result.trace, f"{result.verdict} {result.property or ''}".strip()))
+            write_json(args.itf, itf_trace(model, result.trace, f"{result.verdict} {result.property or ''}".strip(),
+                                           loop=result.loop))
         out(format_result(model, result, args.spec))
         return EXIT_INTERNAL if result.internal else EXIT_CODES[result.verdict]
 
@@ -183,6 +188,8 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", help="explore every reachable state breadth-first")
     _add_model_args(c)
     c.add_argument("--invariant", action="append", metavar="NAME", help="check only these invariants")
+    c.add_argument("--property", action="append", metavar="NAME",
+                   help="check only these temporal properties (default: all the spec declares)")
     c.add_argument("--no-deadlock", action="store_true", help="do not report states with no enabled action")
     c.add_argument("--max-states", type=int, metavar="N", help="stop after N distinct states (incomplete)")
     c.add_argument("--max-depth", type=int, metavar="N", help="do not explore beyond depth N (incomplete)")

@@ -132,6 +132,7 @@ class Compiler:
         self.nvars = len(spec.vars)
         self.unpack = "".join(f"v{i}, " for i in range(self.nvars)) + "= s; M = {}"
         self.memo_keys: dict[str, int] = {}
+        self.temporal = 0  # state functions of temporal properties compiled so far
 
     # ---- plumbing ----
     def loc(self, loc: A.Loc) -> int:
@@ -464,6 +465,13 @@ class Compiler:
             lines.append("    return None")
             witness = self.define("\n".join(lines) + "\n", f"w{index}")
         return CompiledPredicate(p.name, p.kind, fn, witness)
+
+    def state_function(self, e: A.Expr, params: list[A.Binder], what: str) -> Callable[..., bool]:
+        """A state predicate of a temporal property: `(state, *parameter values) -> bool`."""
+        self.temporal += 1
+        name = f"t{self.temporal}"
+        args = "".join(f", {b.local}" for b in params)
+        return self.define(f"def {name}(s{args}):\n    {self.unpack}\n    return {self.cond(e, what)}\n", name)
 
     def first_failing(self, preds: list[A.Predicate], index: int) -> Callable[[tuple], int]:
         """One function that returns the position of the first predicate that fails, or -1."""

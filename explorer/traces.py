@@ -43,7 +43,12 @@ def format_verdict(model: Model, result: Result, spec_path: str = "") -> list[st
     lines: list[str] = []
     if model.constants:
         lines.append("Constants: " + ", ".join(f"{k} = {short(v)}" for k, v in model.constants.items()))
-    if result.verdict == "violated":
+    if model.fairness and model.properties:
+        lines.append("Fairness: " + ", ".join(f.label(model) for f in model.fairness))
+    if result.verdict == "violated" and result.loop is not None:
+        lines.append("Error: Temporal properties were violated.")
+        lines.append(f"Error: Property {result.property} is violated.")
+    elif result.verdict == "violated":
         lines.append(f"Error: Invariant {result.property} is violated.")
         if result.witness:
             lines.append("Error: It fails for " + ", ".join(f"{k} = {short(v)}" for k, v in result.witness) + ".")
@@ -60,17 +65,38 @@ def format_verdict(model: Model, result: Result, spec_path: str = "") -> list[st
         lines.append(f"Error: {where}runtime error {result.error}")
         if result.error_loc is not None:  # the source line and a caret, as for static errors
             lines.extend(format_located("", "", model.spec.text, result.error_loc).splitlines()[1:])
-    if result.trace:
+    if result.trace and result.loop is not None:
+        lines.append("Error: The following behavior constitutes a counter-example:")
+        lines.append(format_trace(model, result.trace))
+        lines.append(lasso_end(result))
+    elif result.trace:
         lines.append("Error: The behavior up to this point is:" if result.verdict != "error"
                      else "Error: The behavior up to the state where it failed is:")
         lines.append(format_trace(model, result.trace))
     return lines
 
 
+def lasso_end(result: Result) -> str:
+    """How a lasso closes, in TLC's words: `Back to state k: <action>` or `State n: Stuttering`."""
+    if result.loop_step is None:
+        return f"State {len(result.trace) + 1}: Stuttering"
+    return f"Back to state {result.loop + 1}: <{result.loop_step.label}>"
+
+
+def lasso_length(result: Result) -> int | None:
+    """The states TLC numbers in a lasso (a final stutter is one more), None for no lasso."""
+    if result.loop is None:
+        return None
+    return len(result.trace) + (1 if result.loop_step is None else 0)
+
+
 def format_result(model: Model, result: Result, spec_path: str = "") -> str:
     """The whole report, in TLC's words where TLC has words for it."""
     lines = format_verdict(model, result, spec_path)
     if result.verdict == "holds":
+        if model.properties:
+            lines.append(f"Temporal properties hold on every fair behaviour: "
+                         f"{', '.join(p.label for p in model.properties)}.")
         lines.append("Model checking completed. No error has been found.")
     elif result.verdict == "incomplete":
         lines.append(f"Model checking stopped because {stop_reason(result.stopped_by)}. "
@@ -138,22 +164,32 @@ def result_json(model: Model, result: Result) -> dict[str, Any]:
         "fingerprints": result.fingerprints,
         "fingerprint_collision_probability": _collision(result) if result.fingerprints else None,
         "trace": [step_json(s, model) for s in result.trace],
+        "properties": [p.label for p in model.properties],
+        "fairness": [f.label(model) for f in model.fairness],
+        "loop": result.loop,
+        "loop_action": None if result.loop_step is None else result.loop_step.label,
+        "lasso_length": lasso_length(result),
     }
 
 
-def itf_trace(model: Model, trace: list[Step], description: str = "") -> dict[str, Any]:
-    """The ITF format (`{"vars": [...], "states": [...]}`), with each step's action in `#meta`."""
+def itf_trace(model: Model, trace: list[Step], description: str = "", loop: int | None = None) -> dict[str, Any]:
+    """The ITF format (`{"vars": [...], "states": [...]}`), with each step's action in `#meta`; a
+    lasso (a temporal property's counterexample) has `loop`: the index of the state its last
+    state steps back to (equal to the last index: it stutters there forever)."""
     states = []
     for i, step in enumerate(trace):
         st: dict[str, Any] = {"#meta": {"index": i, "action": step.label}}
         st.update({n: to_itf(v) for n, v in zip(model.var_names, step.state)})
         states.append(st)
-    return {
+    out = {
         "#meta": {"format": "ITF", "source": model.spec.path, "description": description,
                   "constants": {k: to_itf(v) for k, v in model.constants.items()}},
         "vars": list(model.var_names),
         "states": states,
     }
+    if loop is not None:
+        out["loop"] = loop
+    return out
 
 
 def write_json(path: str, data: Any) -> None:
