@@ -34,9 +34,9 @@ none is removed, every weak condition must have a step inside C or a state of C 
 disabled (and, for `eventually always`, C must hold a state where P is false). A single state
 is fair iff no fairness condition is enabled in it: stuttering there forever is then allowed.
 
-The lasso. Of all fair components the one whose nearest state is closest to an initial state is
-reported; the prefix is a shortest path to that state (for `leads_to`, a shortest path to the
-nearest P-and-not-Q state that reaches a fair component, then a shortest path on to it). The cycle
+The lasso. The prefix is a shortest path from an initial state to a fair component (for
+`leads_to`, a shortest path that passes a P-and-not-Q state and goes on through not-Q states to a
+fair component of those: breadth-first over the graph times the tableau). The cycle
 is built greedily inside the component: from its entry, a shortest path to the nearest state or
 step that a still-unmet condition needs, and so on, then a shortest path back (TLC builds its cycle
 the same way). The prefix is therefore shortest and the cycle short, but the lasso as a whole is
@@ -50,8 +50,6 @@ from array import array
 from collections import deque
 from dataclasses import dataclass
 from typing import Any
-
-import numpy as np
 
 from .errors import EvalError
 from .limits import Limits, LimitReached, disarm, guard, no_cycle_collector
@@ -418,46 +416,60 @@ def find_lasso(checker: Checker, g: Graph, prop: CompiledProperty) -> Lasso | No
         alive = bytearray(1 - x for x in q)
         need = None
         comps = checker.fair_components(alive, None)
-        if not comps:
-            return None
         member = {v: c for c in comps for v in c}
-        reach = _backward(g, alive, set(member))
-        starts = [v for v in range(n) if p[v] and not q[v] and v in reach]
-        if not starts:
+        path = _leads_to_path(g, p, q, member) if member else None
+        if path is None:
             return None
-        s = min(starts)
-        to = checker.path(s, set(member), alive)
-        comp = member[to[-1]]
-        if to[-1] != comp[0]:  # enter the component where the path reaches it
-            comp = [to[-1]] + [v for v in comp if v != to[-1]]
-        return Lasso(_prefix(g, s) + to[1:], checker.cycle(comp, None))
+        comp = member[path[-1]]
+        comp = [path[-1]] + [v for v in comp if v != path[-1]]  # enter where the path reaches it
+        return Lasso(path, checker.cycle(comp, None))
     if not comps:
         return None
     comp = min(comps, key=lambda c: c[0])
     return Lasso(_prefix(g, comp[0]), checker.cycle(comp, need))
 
 
-def _backward(g: Graph, alive: bytearray, targets: set[int]) -> set[int]:
-    """The `alive` states from which a path through `alive` states reaches `targets`."""
-    n = len(g.states)
-    indptr = np.frombuffer(g.indptr, dtype=np.int64)
-    dst = np.frombuffer(g.indices, dtype=np.int64) if len(g.indices) else np.zeros(0, np.int64)
-    src = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
-    ok = np.frombuffer(bytes(alive), dtype=np.uint8).astype(bool)
-    keep = ok[src] & ok[dst] if len(dst) else np.zeros(0, bool)
-    src, dst = src[keep], dst[keep]
-    order = np.argsort(dst, kind="stable")
-    src, dst = src[order], dst[order]
-    starts = np.searchsorted(dst, np.arange(n + 1))
-    seen = set(targets)
-    queue = deque(targets)
-    while queue:
-        v = queue.popleft()
-        for u in src[starts[v]:starts[v + 1]].tolist():
-            if u not in seen:
-                seen.add(u)
-                queue.append(u)
-    return seen
+def _leads_to_path(g: Graph, p: bytearray, q: bytearray, targets: dict[int, Any]) -> list[int] | None:
+    """A shortest path from an initial state through a state where P holds and Q does not, then
+    through states where Q is false, to one of `targets`: breadth-first over (state, phase), phase 1
+    once P-and-not-Q has been seen (the tableau of `<>(P /\\ []~Q)` times the graph)."""
+    prev: dict[tuple[int, int], tuple[int, int] | None] = {}
+    queue: deque[tuple[int, int]] = deque()
+
+    def reach(v: int, phase: int, came: tuple[int, int] | None) -> bool:
+        if (v, phase) in prev:
+            return False
+        prev[v, phase] = came
+        queue.append((v, phase))
+        if phase == 0 and p[v] and not q[v]:
+            return reach(v, 1, came)
+        return phase == 1 and v in targets
+
+    found = None
+    for v in range(len(g.states)):
+        if g.parent[v] >= 0:
+            break  # initial states come first
+        if reach(v, 0, None):
+            found = (v, 1)
+            break
+    while found is None and queue:
+        u, phase = queue.popleft()
+        for e in g.succ(u):
+            w = g.indices[e]
+            if phase == 1 and q[w]:
+                continue
+            if reach(w, phase, (u, phase)):
+                found = (w, 1)
+                break
+    if found is None:
+        return None
+    out = []
+    node: tuple[int, int] | None = found
+    while node is not None:
+        if not out or out[-1] != node[0]:
+            out.append(node[0])
+        node = prev[node]
+    return out[::-1]
 
 
 def _steps(model: Model, g: Graph, ids: list[int]) -> list[Step]:
