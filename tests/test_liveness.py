@@ -145,18 +145,18 @@ property done: eventually always x == 1
 
 def test_per_value_fairness_is_one_condition_per_value():
     spec = """
-const P = {{1, 2}}
+const P = {1, 2}
 var done = {}
 {fair}action work(p in P):
     require p not in done
-    done' = done | {{p}}
+    done' = done | {p}
 property all_done(p in P): always eventually p in done
 """
-    m, r = live(spec.format(fair="fair(p) "))
+    m, r = live(spec.replace("{fair}", "fair(p) "))
     assert r.verdict == "holds" and [f.label(m) for f in m.fairness] == ["fair work(p=1)", "fair work(p=2)"]
     assert [p.label for p in m.properties] == ["all_done(p=1)", "all_done(p=2)"]
     # fair as a whole: once 1 is done, work is still enabled (for 2), so it still must fire: holds
-    _, r = live(spec.format(fair="fair "))
+    _, r = live(spec.replace("{fair}", "fair "))
     assert r.verdict == "holds"
 
 
