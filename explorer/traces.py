@@ -69,6 +69,7 @@ def format_verdict(model: Model, result: Result, spec_path: str = "") -> list[st
         lines.append("Error: The following behavior constitutes a counter-example:")
         lines.append(format_trace(model, result.trace))
         lines.append(lasso_end(result))
+        lines.append(lasso_kind(model, result))
     elif result.trace:
         lines.append("Error: The behavior up to this point is:" if result.verdict != "error"
                      else "Error: The behavior up to the state where it failed is:")
@@ -81,6 +82,25 @@ def lasso_end(result: Result) -> str:
     if result.loop_step is None:
         return f"State {len(result.trace) + 1}: Stuttering"
     return f"Back to state {result.loop + 1}: <{result.loop_step.label}>"
+
+
+def lasso_kind(model: Model, result: Result) -> str:
+    """What the lasso's loop is: a deadlock, a halt where only unfair actions could go on, or a
+    livelock (a cycle of real steps)."""
+    n = len(result.trace)
+    if result.loop_step is not None:
+        return (f"The loop (states {result.loop + 1} to {n}) repeats forever: a livelock, every "
+                "fairness condition is met and the property never is.")
+    last = result.trace[-1].state
+    try:
+        able = sorted({a.name for a, succ in zip(model.actions, model.successors(last))
+                       if any(t != last for t in succ)})
+    except Exception:  # the search evaluated this state already; a failure here is not a verdict
+        able = ["(unknown)"]
+    if not able:
+        return f"State {n} is a deadlock (no action is enabled): the behaviour stutters there forever."
+    return (f"The behaviour stops in state {n}, where no fair action is enabled (only {', '.join(able)}, "
+            "which need not fire): it may stutter there forever.")
 
 
 def lasso_length(result: Result) -> int | None:
@@ -208,8 +228,10 @@ def write_json(path: str, data: Any) -> None:
         raise SpecError(f"cannot write {path}: {err.strerror}") from None
 
 
-def trace_dot(model: Model, trace: list[Step], title: str = "") -> str:
-    """A trace as a graphviz chain: one box per state showing only what changed."""
+def trace_dot(model: Model, trace: list[Step], title: str = "", loop: int | None = None,
+              loop_step: Step | None = None) -> str:
+    """A trace as a graphviz chain: one box per state showing only what changed; a lasso (`loop`)
+    has an edge back to its loop's first state, or a stuttering self-loop."""
     import graphviz
 
     g = graphviz.Digraph("trace", graph_attr={"rankdir": "TB", "label": title, "labelloc": "t"},
@@ -225,4 +247,8 @@ def trace_dot(model: Model, trace: list[Step], title: str = "") -> str:
         if i:
             g.edge(f"s{i - 1}", f"s{i}", label=step.label)
         prev = step.state
+    if loop is not None and trace:
+        last = f"s{len(trace) - 1}"
+        g.edge(last, f"s{loop}" if loop_step is not None else last,
+               label=loop_step.label if loop_step is not None else "stuttering", style="dashed")
     return g.source
