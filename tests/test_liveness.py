@@ -399,3 +399,47 @@ def test_tlc_agrees_on_the_export(tlc, name, fair, tmp_path):
     assert ("WF_vars(" in tla) == fair and "PROPERTY" in next(tmp_path.glob("*.cfg")).read_text()
     if cc.ours.loop is not None and fair:
         assert cc.row("trace").agrees, report  # simple_allocator2: the same 6-state lasso
+
+
+# ---------------------------------------------------------------------------------------------
+# the collector: fairness of the collector, the workers and the trainer (not of worker failures
+# or crashes, which the environment may inject or not), and "a step that can still be trained is
+# trained". The lead applies the same markers to spec/collector.spec; until then they are
+# applied here to its current text.
+
+COLLECTOR_FAIR = ["decide_pause", "sleep", "dispatch", "end_of_stream", "see_version",  # collector
+                  "group_finishes", "worker_succeeds", "worker_stops",  # workers
+                  "train", "refit", "checkpoint"]  # trainer
+COLLECTOR_PROPERTIES = """
+property trains(s in 0..STEPS - 1): (step == s and trainable) leads_to step != s
+property progresses(s in 0..STEPS - 1): (step == s and phase == "sample" and not fatal and not ended) leads_to (step != s or fatal or ended)
+"""
+
+
+def collector_with_liveness() -> str:
+    import re
+
+    text = (ROOT / "spec" / "collector.spec").read_text()
+    for name in COLLECTOR_FAIR:
+        text, n = re.subn(rf"^(?:fair )?action {name}\b", f"fair action {name}", text, flags=re.M)
+        assert n == 1, f"no action {name} in spec/collector.spec"
+    return text if "property progresses" in text else text + COLLECTOR_PROPERTIES
+
+
+def test_collector_without_failures_always_trains_on():
+    m = load_model(ROOT / "spec" / "collector.spec", {"CRASHES": 0, "FAILURES": 0},
+                   text=collector_with_liveness(), invariants=["retrained_bounded"])
+    r = with_properties(m, check(m, deadlock=False))
+    assert r.verdict == "holds" and r.complete and len(m.properties) == 2 * m.constants["STEPS"]
+
+
+def test_collector_with_a_failure_can_stop_training_and_the_lasso_says_it_is_a_deadlock():
+    m = load_model(ROOT / "spec" / "collector.spec", {"CRASHES": 0, "FAILURES": 1, "CUT": "in_flight"},
+                   text=collector_with_liveness(), invariants=["retrained_bounded"])
+    r = with_properties(m, check(m, deadlock=False))
+    assert r.verdict == "violated" and r.loop_step is None
+    last = r.trace[-1].state
+    assert not any(t != last for succ in m.successors(last) for t in succ)  # nothing enabled
+    assert "is a deadlock" in format_result(m, r)
+    # the same run with deadlock checking on stops at a deadlock first, as TLC would
+    assert with_properties(m, check(m, deadlock=True)).verdict == "deadlock"
