@@ -53,10 +53,8 @@ from typing import Any
 
 from .errors import EvalError
 from .limits import Limits, LimitReached, disarm, guard, no_cycle_collector
-from .model import CompiledProperty, Model
+from .model import MAX_FAIRNESS, CompiledProperty, Model  # fairness: bits of a 64-bit mask
 from .search import Result, Step, label_step, report_limit
-
-MAX_FAIRNESS = 64  # fairness conditions are bits of one 64-bit mask per edge and per state
 
 
 @dataclass
@@ -91,9 +89,6 @@ class _Error(Exception):
 def build_graph(model: Model, limits: Limits, result: Result) -> Graph:
     """Explore every reachable state, keeping every edge (a state failing a `constraint` is left
     out, with the edges into it, as TLC leaves it out of its behaviour graph)."""
-    if len(model.fairness) > MAX_FAIRNESS:
-        raise ValueError(f"at most {MAX_FAIRNESS} fairness conditions are supported, the spec has "
-                         f"{len(model.fairness)}")
     whole = [0] * len(model.actions)  # bits of the conditions on an action as a whole
     per_value: dict[int, list[tuple[tuple[int, ...], dict[tuple, int]]]] = {}
     for j, f in enumerate(model.fairness):
@@ -515,10 +510,6 @@ def check_liveness(model: Model, limits: Limits | None = None) -> Result:
     result.seconds = time.monotonic() - started
     return result
 
-
-def describe_fairness(model: Model) -> str:
-    """`fair inc, strong fair allocate(c=c1), ...` for reports."""
-    return ", ".join(f.label(model) for f in model.fairness) or "none"
 
 def with_properties(model: Model, safety: Result, limits: Limits | None = None) -> Result:
     """`safety` (the breadth-first search's result), then the temporal properties if it found

@@ -153,6 +153,9 @@ class Fairness:
         return f"{'strong fair' if self.kind == 'strong' else 'fair'} {a.name}" + (f"({args})" if args else "")
 
 
+MAX_FAIRNESS = 64  # conditions after expanding fair(p): each is one bit of a 64-bit mask (liveness)
+
+
 def _bindings(binders: list[A.Binder], spec: A.Spec, values: list[Any]) -> list[tuple]:
     """Every binding of constant-domain binders, in canonical order (first binder outermost)."""
     out: list[tuple] = [()]
@@ -188,6 +191,9 @@ def _temporal(spec: A.Spec, comp: Compiler, values: list[Any], wanted: list[str]
         by = tuple(next(n for n, b in enumerate(a.params) if b.name == name) for name in a.fair_by)
         for vals in _bindings([a.params[n] for n in by], spec, values):
             fairness.append(Fairness(a.fairness, i, by, vals))
+        if len(fairness) > MAX_FAIRNESS:
+            raise SpecError(f"at most {MAX_FAIRNESS} fairness conditions are supported (fair(p) is one per "
+                            f"value of p); with this action there are {len(fairness)}", path, spec.text, a.loc)
     return compiled, fairness
 
 

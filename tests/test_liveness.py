@@ -443,3 +443,9 @@ def test_collector_with_a_failure_can_stop_training_and_the_lasso_says_it_is_a_d
     assert "is a deadlock" in format_result(m, r)
     # the same run with deadlock checking on stops at a deadlock first, as TLC would
     assert with_properties(m, check(m, deadlock=True)).verdict == "deadlock"
+
+
+def test_too_many_fairness_conditions_is_a_located_error():
+    with pytest.raises(SpecError, match="at most 64 fairness conditions") as err:
+        model("var x = 0\nfair(i) action a(i in 0..64): x' = i\n")
+    assert "t.spec:2:" in str(err.value)
