@@ -61,7 +61,8 @@ from .search import Result, Step, label_step, report_limit
 class Graph:
     """The reachable states (ids in BFS order), their successors (CSR: the edges of state i are
     `indices[indptr[i]:indptr[i + 1]]`, self-loops left out) and, per edge and per state, the
-    fairness conditions the step satisfies / that are enabled (bit j: `model.fairness[j]`)."""
+    fairness conditions the step satisfies (`emask`, empty without fairness) / that are enabled
+    (bit j: `model.fairness[j]`)."""
     states: list[tuple]
     parent: array
     indptr: array
@@ -87,8 +88,9 @@ class _Error(Exception):
 
 
 def build_graph(model: Model, limits: Limits, result: Result) -> Graph:
-    """Explore every reachable state, keeping every edge (a state failing a `constraint` is left
-    out, with the edges into it, as TLC leaves it out of its behaviour graph)."""
+    """Explore every reachable state, keeping every edge. A state failing a `constraint` is left
+    out, with the edges into it, as TLC leaves it out of its behaviour graph; but the step into it
+    still makes its action enabled for fairness, since TLC evaluates ENABLED on the state alone."""
     whole = [0] * len(model.actions)  # bits of the conditions on an action as a whole
     per_value: dict[int, list[tuple[tuple[int, ...], dict[tuple, int]]]] = {}
     for j, f in enumerate(model.fairness):
@@ -105,11 +107,12 @@ def build_graph(model: Model, limits: Limits, result: Result) -> Graph:
     constraints = [p.holds for p in model.constraints]
     ids: dict[tuple, int] = {}
     states: list[tuple] = []
-    parent = array("q")
-    level = array("l")
+    parent = array("i")  # 4 bytes a state or an edge (up to 2**31 states), 8 for an edge's mask
+    level = array("i")
     indptr = array("q", [0])
-    indices = array("q")
-    emask = array("Q")
+    indices = array("i")
+    emask = array("Q")  # stays empty without fairness
+    fair = bool(model.fairness)
     enabled = array("Q")
     generated = 0
     deadline = time.monotonic() + limits.max_seconds if limits.max_seconds else None
@@ -147,6 +150,7 @@ def build_graph(model: Model, limits: Limits, result: Result) -> Graph:
             raise LimitReached("max-seconds")
         if limits.max_depth and level[head] > limits.max_depth:
             raise LimitReached("max-depth")
+        en = 0  # enabled: a step that changes the state, also one into a pruned state (as TLC)
         try:
             lists = succ_all(s)
             out: dict[int, int] = {}
@@ -154,23 +158,26 @@ def build_graph(model: Model, limits: Limits, result: Result) -> Graph:
                 generated += len(succ)
                 bits = whole[ai]
                 for t in succ:
+                    if t == s:
+                        continue  # a stutter: no step of the action, no edge
+                    en |= bits
                     n = add(t, head)
-                    if n is not None and n != head:
+                    if n is not None:
                         out[n] = out.get(n, 0) | bits
                 for by, table in per_value.get(ai, ()):
                     for binding, t in model.actions[ai].labelled(s, [None]):
-                        if t != s and t in ids:
-                            key = tuple(binding[i] for i in by)
-                            out[ids[t]] |= table.get(key, 0)
+                        if t != s:
+                            b = table.get(tuple(binding[i] for i in by), 0)
+                            en |= b
+                            if t in ids:
+                                out[ids[t]] |= b
         except (_Error, LimitReached, KeyboardInterrupt, MemoryError):
             raise
         except Exception as err:
             raise _Error(err, head, "action") from None
-        en = 0
-        for n, m in out.items():
-            indices.append(n)
-            emask.append(m)
-            en |= m
+        indices.extend(out)
+        if fair:
+            emask.extend(out.values())
         enabled.append(en)
         indptr.append(len(indices))
         head += 1
@@ -247,6 +254,8 @@ class Checker:
     def taken(self, comp: list[int], inside: set[int]) -> int:
         """The fairness conditions some step inside `comp` satisfies."""
         g, bits = self.g, 0
+        if not self.all:
+            return 0
         for v in comp:
             for e in g.succ(v):
                 if g.indices[e] in inside:
@@ -332,7 +341,7 @@ class Checker:
                     w = g.indices[e]
                     if w not in inside:
                         continue
-                    if g.emask[e] & edge_goals:
+                    if edge_goals and g.emask[e] & edge_goals:
                         hit = [u, w]
                         edge_goals &= ~g.emask[e]
                         break
