@@ -396,6 +396,10 @@ def test_tlc_agrees_on_fairness_at_the_constraint(tlc, tmp_path):
     for fair in ("fair ", ""):
         cc = cross_check(model(CONSTRAINED.format(fair=fair)), deadlock=False)
         assert cc.agrees and cc.tlc.verdict == ("holds" if fair else "violated"), format_cross_check(cc)
+    # a deadlock (with deadlock checking off) stutters for ever in TLC too: the same 3-state lasso
+    cc = cross_check(model("var x = 0\nfair action step:\n    require x < 1\n    x' = x + 1\n"
+                           "property back: always eventually x == 0\n"), deadlock=False)
+    assert cc.agrees and cc.row("trace").agrees and cc.ours.verdict == "violated", format_cross_check(cc)
 
 
 @pytest.mark.tlc
