@@ -83,8 +83,13 @@ class Lasso:
 
 
 class _Error(Exception):
+    """A runtime error of the spec at state `state` (an id, or None), with the states and BFS
+    parents found so far, to print the trace to it."""
+
     def __init__(self, err: Exception, state: int | None, where: str):
         self.err, self.state, self.where = err, state, where
+        self.states: list[tuple] = []
+        self.parent: array = array("i")
 
 
 def build_graph(model: Model, limits: Limits, result: Result) -> Graph:
@@ -117,6 +122,11 @@ def build_graph(model: Model, limits: Limits, result: Result) -> Graph:
     generated = 0
     deadline = time.monotonic() + limits.max_seconds if limits.max_seconds else None
 
+    def fail(err: Exception, state: int | None, where: str) -> _Error:
+        stop = _Error(err, state, where)
+        stop.states, stop.parent = states, parent
+        return stop
+
     def add(t: tuple, p: int) -> int | None:
         n = ids.get(t)
         if n is not None:
@@ -125,7 +135,7 @@ def build_graph(model: Model, limits: Limits, result: Result) -> Graph:
             if not all(c(t) for c in constraints):
                 return None
         except Exception as err:
-            raise _Error(err, p, "a constraint") from None
+            raise fail(err, p, "a constraint") from None
         if limits.max_states and len(states) >= limits.max_states:
             raise LimitReached("max-states")
         ids[t] = n = len(states)
@@ -141,7 +151,7 @@ def build_graph(model: Model, limits: Limits, result: Result) -> Graph:
     except (_Error, LimitReached, KeyboardInterrupt, MemoryError):
         raise
     except Exception as err:
-        raise _Error(err, None, "the initial states") from None
+        raise fail(err, None, "the initial states") from None
     head = 0
     succ_all = model.successors
     while head < len(states):
@@ -174,7 +184,7 @@ def build_graph(model: Model, limits: Limits, result: Result) -> Graph:
         except (_Error, LimitReached, KeyboardInterrupt, MemoryError):
             raise
         except Exception as err:
-            raise _Error(err, head, "action") from None
+            raise fail(err, head, "action") from None
         indices.extend(out)
         if fair:
             emask.extend(out.values())
@@ -399,7 +409,9 @@ def _values(g: Graph, fn: Any, prop: CompiledProperty) -> bytearray:
         try:
             out[n] = 1 if fn(s) else 0
         except Exception as err:
-            raise _Error(err, n, f"property {prop.label}") from None
+            stop = _Error(err, n, f"property {prop.label}")
+            stop.states, stop.parent = g.states, g.parent
+            raise stop from None
     return out
 
 
@@ -508,6 +520,9 @@ def check_liveness(model: Model, limits: Limits | None = None) -> Result:
             disarm()
     except _Error as stop:
         disarm()
+        if stop.state is not None and stop.states:
+            fake = Graph(stop.states, stop.parent, array("q"), array("i"), array("Q"), array("Q"))
+            result.trace = _steps(model, fake, _prefix(fake, stop.state))
         result.verdict = "error"
         err = stop.err
         message = err.message if isinstance(err, EvalError) else f"{type(err).__name__}: {err}"

@@ -224,11 +224,12 @@ def test_an_unknown_property_name_is_an_error():
         model(COUNTER.format(inc="", reset=""), properties=["nope"])
 
 
-def test_a_runtime_error_in_a_property_is_reported_located():
+def test_a_runtime_error_in_a_property_is_reported_located_with_its_trace():
     spec = "var x = 0\naction a: x' = 1\nproperty p: always eventually {0: 1}[x] == 1\n"
     m = model(spec)
     r = check_liveness(m)
     assert r.verdict == "error" and "property p" in r.error and r.error_loc.line == 3
+    assert [s.state for s in r.trace] == [(0,), (1,)]  # {0: 1}[x] fails at x = 1
 
 
 # ---------------------------------------------------------------------------------------------
@@ -467,3 +468,12 @@ def test_too_many_fairness_conditions_is_a_located_error():
     with pytest.raises(SpecError, match="at most 64 fairness conditions") as err:
         model("var x = 0\nfair(i) action a(i in 0..64): x' = i\n")
     assert "t.spec:2:" in str(err.value)
+
+
+def test_a_runtime_error_in_an_action_during_the_liveness_pass_prints_the_trace():
+    m = model("var x = 0\naction a:\n    require x < 3\n    x' = x + 1\nproperty p: always eventually x == 0\n")
+    m.successors = lambda s: (_ for _ in ()).throw(ValueError("boom")) if s == (2,) else \
+        ([(s[0] + 1,)] if s[0] < 3 else [],)
+    r = check_liveness(m)
+    assert r.verdict == "error" and r.internal and "boom" in r.error
+    assert [s.state for s in r.trace] == [(0,), (1,), (2,)]
