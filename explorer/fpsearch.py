@@ -39,7 +39,8 @@ def check_fingerprints(model: Model, deadlock: bool = True, limits: Limits | Non
     n_act = len(actions)
     gen_by = [0] * n_act
     new_by = [0] * n_act
-    succ_all = model.successors
+    succ_fp = model.fingerprinted
+    components = fingerprint.components
     first_failing = model.first_failing_invariant
     inv_names = [p.name for p in model.invariants]
     constraints = [p.holds for p in model.constraints]
@@ -94,16 +95,19 @@ def check_fingerprints(model: Model, deadlock: bool = True, limits: Limits | Non
                     chunk = frontier[lo:lo + batch]
                     # 1. successors of the chunk's parents (up to the first that fails to evaluate)
                     generated: list[tuple] = []
+                    flat: list[int] = []
                     failed_at, failure = len(chunk), None
+                    cache = fingerprint.fresh()
                     for j, s in enumerate(chunk):
                         try:
-                            generated.append(succ_all(s))
+                            succ, q = succ_fp(s, components(s), cache)
                         except (LimitReached, KeyboardInterrupt, MemoryError):
                             raise
                         except Exception as err:
                             failed_at, failure = j, err
                             break
-                    flat = fingerprint.many([t for succ in generated for ts in succ for t in ts])
+                        generated.append(succ)
+                        flat += q
                     known = seen.contains(as_keys(flat)).tolist() if flat else []
                     # 2. walk them in order, as the exact search does
                     added: list[int] = []

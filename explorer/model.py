@@ -39,6 +39,7 @@ class Model:
     locs: list[A.Loc] = field(default_factory=list)
     guards: list[Guard] = field(default_factory=list)
     source: tuple = ()  # (path, text, constant overrides, invariants): how to load it again elsewhere
+    fingerprinted: Any = None  # (state, component fingerprints, cache) -> (successors, their fingerprints)
     properties: list[CompiledProperty] = field(default_factory=list)  # temporal, one per binding
     fairness: list[Fairness] = field(default_factory=list)  # WF/SF conditions, one per `fair(p)` value
 
@@ -245,11 +246,12 @@ def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
             preds["invariant"] = [p for p in preds["invariant"] if p.name in invariants]
         first_failing = comp.first_failing(wanted, 0)
         successors = comp.all_successors()
+        fingerprinted = comp.fingerprinted_successors(successors)
         initial = comp.init_states()
         temporal, fairness = _temporal(spec, comp, values, properties, path)
     except EvalError as err:
         raise SpecError(err.message, path, text, comp.locs[err.loc] if isinstance(err.loc, int) else err.loc) from None
     return Model(spec, {c.name: v for c, v in zip(spec.consts, values)}, [v.name for v in spec.vars],
                  actions, preds["invariant"], preds["constraint"], preds["terminal"], initial,
-                 first_failing, successors, comp.locs, comp.guards, (path, text, overrides, invariants),
+                 first_failing, successors, comp.locs, comp.guards, (path, text, overrides, invariants), fingerprinted,
                  temporal, fairness)

@@ -81,21 +81,23 @@ class Owner:
         model, pending = self.model, self.pending
         counts: list[Any] = []
         states: list[tuple] = []
+        fps: list[int] = []
         ended: dict[int, Any] = {}
+        cache, components, succ_fp = self.fingerprint.fresh(), self.fingerprint.components, model.fingerprinted
         for j, s in enumerate(self.frontier):
             try:
-                succ = model.successors(s)
+                succ, q = succ_fp(s, components(s), cache)
             except Exception as err:
                 counts.append(_portable(err))
                 break
             counts.append(tuple(len(ts) for ts in succ))
             states.extend(t for ts in succ for t in ts)
+            fps += q
             if not any(succ) and self.terminals:
                 try:
                     ended[j] = any(term(s) for term in self.terminals)
                 except Exception as err:
                     ended[j] = _portable(err)
-        fps = self.fingerprint.many(states)
         known = seen.contains(as_keys(fps)).tolist() if fps else []
         codes: list[int] = []
         errors: dict[int, Any] = {}
