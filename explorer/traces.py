@@ -161,7 +161,7 @@ def step_json(step: Step, model: Model) -> dict[str, Any]:
 
 
 def result_json(model: Model, result: Result) -> dict[str, Any]:
-    return {
+    out = {
         "spec": model.spec.path,
         "verdict": result.verdict,
         "property": result.property,
@@ -184,12 +184,13 @@ def result_json(model: Model, result: Result) -> dict[str, Any]:
         "fingerprints": result.fingerprints,
         "fingerprint_collision_probability": _collision(result) if result.fingerprints else None,
         "trace": [step_json(s, model) for s in result.trace],
-        "properties": [p.label for p in model.properties],
-        "fairness": [f.label(model) for f in model.fairness],
-        "loop": result.loop,
-        "loop_action": None if result.loop_step is None else result.loop_step.label,
-        "lasso_length": lasso_length(result),
     }
+    if model.properties:  # a spec without temporal properties writes what it always wrote
+        out.update(properties=[p.label for p in model.properties],
+                   fairness=[f.label(model) for f in model.fairness], loop=result.loop,
+                   loop_action=None if result.loop_step is None else result.loop_step.label,
+                   lasso_length=lasso_length(result))
+    return out
 
 
 def itf_trace(model: Model, trace: list[Step], description: str = "", loop: int | None = None) -> dict[str, Any]:
