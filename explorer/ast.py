@@ -219,6 +219,14 @@ class Predicate(Node):
 
 
 @dataclass(eq=False)
+class View(Node):
+    """`view NAME(p in S, ...): status`: a string per element and state, drawn as a grid for traces."""
+    name: str
+    params: list[Binder]
+    body: Expr
+
+
+@dataclass(eq=False)
 class Spec:
     path: str
     text: str
@@ -228,6 +236,7 @@ class Spec:
     actions: list[Action]
     predicates: list[Predicate]
     properties: list[Property] = field(default_factory=list)
+    views: list[View] = field(default_factory=list)
 
     def by_kind(self, kind: str) -> list[Predicate]:
         return [p for p in self.predicates if p.kind == kind]

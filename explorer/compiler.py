@@ -29,7 +29,7 @@ _HELPERS = {
     "R_union2": R.union2, "R_inter2": R.inter2, "R_compare": R.compare, "R_member": R.member,
     "R_forall": R.forall, "R_exists": R.exists, "R_set_comp": R.set_comp, "R_map_comp": R.map_comp,
     "R_SKIP": R.SKIP, "R_SKIPS": frozenset((R.SKIP,)), "R_EvalError": EvalError, "R_put": R.put,
-    "sorted": sorted, "R_hash": hash,
+    "sorted": sorted, "R_hash": hash, "sum": sum, "len": len, "min": min, "max": max,
 }
 _BUILTIN_NAMES = {name: f"B_{name}" for name in R.BUILTINS}
 _VALUE_NAMES = {name: f"V_{name}" for name in R.BUILTIN_VALUES}
@@ -134,6 +134,15 @@ class CompiledPredicate:
     witness: Callable[[tuple], tuple | None] | None  # first failing forall binding, if any
 
 
+@dataclass
+class CompiledView:
+    name: str
+    params: list[str]
+    rows: Callable[[tuple], list[tuple[tuple, Any]]]  # state -> (binding, status) in canonical order
+    loc: A.Loc
+    statuses: list[str]  # the string literals of its expression, in source order (the legend's order)
+
+
 class Compiler:
     def __init__(self, spec: A.Spec, constants: list[Any]):
         self.spec = spec
@@ -223,6 +232,10 @@ class Compiler:
         if op in ("in", "notin"):
             neg = "not " if op == "notin" else ""
             r = e.right
+            if self.fast and isinstance(r, A.Name) and r.ref.kind == "value" and r.ref.target in ("Nat", "Int") \
+                    and self.kinds.of(e.left) == "int":  # an integer is in Int, and in Nat when >= 0
+                test = f"({self.ex(e.left)} >= 0)" if r.ref.target == "Nat" else f"({self.ex(e.left)} is not None)"
+                return f"(not {test})" if neg else test
             if isinstance(r, A.Binary) and r.op == "..":
                 return f"({neg}R_in_range({self.ex(e.left)}, {self.ex(r.left)}, {self.ex(r.right)}, {self.loc(r.loc)}))"
             if self.kinds.native(op, self.kinds.of(e.left), self.kinds.of(r)):
@@ -271,6 +284,9 @@ class Compiler:
                 finally:
                     self.kinds = outer
                 return f"(lambda {params}: {body})({', '.join(args)})"
+            native = self._native_builtin(e, args)
+            if native is not None:
+                return native
             loc = self.loc(e.loc)
             if e.fn in _VARIADIC:
                 return f"{_BUILTIN_NAMES[e.fn]}({loc}, {', '.join(args)})"
@@ -322,6 +338,23 @@ class Compiler:
         if isinstance(e, (A.SetComp, A.MapComp)):
             return self._comprehension(e)
         raise AssertionError(f"unhandled node {type(e).__name__}")
+
+    def _native_builtin(self, e: A.Call, args: list[str]) -> str | None:
+        """In the optimistic code, Python's own function where the argument's kind makes it the
+        built-in's meaning (or makes it raise: `min` of an empty set)."""
+        if not self.fast or len(args) != 1:
+            return None
+        k = self.kinds.of(e.args[0])
+        b, elem = base(k), (k[1] if isinstance(k, tuple) and k[0] in ("set", "seq") else None)
+        if e.fn == "sum" and b in ("set", "seq") and elem in ("int", "none"):
+            return f"sum({args[0]})"
+        if e.fn in ("min", "max") and b == "set" and elem == "int":
+            return f"{e.fn}({args[0]})"
+        if e.fn == "len" and b in ("set", "seq", "map", "record", "str"):
+            return f"len({args[0]})"
+        if e.fn == "domain" and b in ("map", "record"):
+            return f"frozenset({args[0]})"
+        return None
 
     def _comprehension(self, e: A.SetComp | A.MapComp) -> str:
         """A set or map comprehension: a fast path in Python's set order, and a slow one in
@@ -569,6 +602,20 @@ class Compiler:
         name = f"t{self.temporal}"
         args = "".join(f", {b.local}" for b in params)
         return self.define(f"def {name}(s{args}):\n    {self.unpack}\n    return {self.cond(e, what)}\n", name)
+    def view(self, v: A.View, index: int) -> CompiledView:
+        lines = [f"def view{index}(s):", f"    {self.unpack}", "    out = []"]
+        depth = 1
+        for b in v.params:
+            lines.append("    " * depth + f"for {b.local} in {self.domain(b.domain, True)}:")
+            depth += 1
+        binding = "(" + "".join(f"{b.local}, " for b in v.params) + ")"
+        lines.append("    " * depth + f"out.append(({binding}, {self.ex(v.body)}))")
+        lines.append("    return out")
+        literals = sorted((n for n in A.nodes(v.body) if isinstance(n, A.Lit) and type(n.value) is str),
+                          key=lambda n: (n.loc.line, n.loc.col))
+        statuses = list(dict.fromkeys(n.value for n in literals))
+        return CompiledView(v.name, [b.name for b in v.params], self.define("\n".join(lines) + "\n", f"view{index}"),
+                            v.body.loc, statuses)
 
     def first_failing(self, preds: list[A.Predicate], index: int) -> Callable[[tuple], int]:
         """One function that returns the position of the first predicate that fails, or -1."""

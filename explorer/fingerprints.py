@@ -41,8 +41,8 @@ def _encode(v: Any, out: list[bytes]) -> None:
     elif t is frozenset:
         out.append(b"{%d:" % len(v))
         out.extend(sorted(encode(x) for x in v))
-    elif t is Map or t is Record:
-        out.append(b"%s%d:" % (b"r" if t is Record else b"m", len(v)))
+    elif t is Map or t is Record:  # a record is the map of its fields (they are equal values)
+        out.append(b"m%d:" % len(v))
         out.extend(sorted(encode(k) + encode(x) for k, x in v.items()))
     elif isinstance(v, InfiniteSet):
         out.append(b"N" + v.name.encode())

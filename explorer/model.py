@@ -11,7 +11,7 @@ from typing import Any, Mapping
 
 from . import ast as A
 from .checks import check_spec, check_value_expr
-from .compiler import CompiledAction, CompiledPredicate, Compiler, Guard, eval_constant
+from .compiler import CompiledAction, CompiledPredicate, CompiledView, Compiler, Guard, eval_constant
 from .runtime import domain_iter
 from .errors import EvalError, SpecError
 from .parser import parse_expr, parse_spec
@@ -42,6 +42,7 @@ class Model:
     fingerprinted: Any = None  # (state, component fingerprints, cache) -> (successors, their fingerprints)
     properties: list[CompiledProperty] = field(default_factory=list)  # temporal, one per binding
     fairness: list[Fairness] = field(default_factory=list)  # WF/SF conditions, one per `fair(p)` value
+    views: list[CompiledView] = field(default_factory=list)  # `view` declarations (see views.py)
 
     def init_states(self) -> list[tuple]:
         return list(self.initial())
@@ -249,9 +250,10 @@ def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
         fingerprinted = comp.fingerprinted_successors(successors)
         initial = comp.init_states()
         temporal, fairness = _temporal(spec, comp, values, properties, path)
+        views = [comp.view(v, i) for i, v in enumerate(spec.views)]
     except EvalError as err:
         raise SpecError(err.message, path, text, comp.locs[err.loc] if isinstance(err.loc, int) else err.loc) from None
     return Model(spec, {c.name: v for c, v in zip(spec.consts, values)}, [v.name for v in spec.vars],
                  actions, preds["invariant"], preds["constraint"], preds["terminal"], initial,
                  first_failing, successors, comp.locs, comp.guards, (path, text, overrides, invariants), fingerprinted,
-                 temporal, fairness)
+                 views=views, properties=temporal, fairness=fairness)

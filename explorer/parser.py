@@ -134,6 +134,8 @@ class _ToAst(Transformer):
 
     def leads_to(self, meta, c):
         return ("leads_to", c[0], c[1])
+    def view_decl(self, meta, c):
+        return A.View(_tok_loc(c[0]), str(c[0]), c[1], c[2])
 
     def _pred(kind):  # noqa: N805 - a method factory used at class creation
         def make(self, meta, c):
@@ -398,6 +400,8 @@ def parse_spec(text: str, path: str = "<spec>") -> A.Spec:
             spec.actions.append(d)
         elif isinstance(d, A.Property):
             spec.properties.append(d)
+        elif isinstance(d, A.View):
+            spec.views.append(d)
         else:
             spec.predicates.append(d)
     return spec

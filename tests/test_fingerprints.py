@@ -187,3 +187,9 @@ def test_fingerprinted_successors_fall_back_on_an_error_and_agree():
     (t,), = succ
     with pytest.raises(Exception, match="not in the domain"):
         model.fingerprinted(t, fp.components(t), fp.fresh())
+
+
+def test_a_record_and_the_map_of_its_fields_have_one_fingerprint():
+    # they are equal values (the exact search merges them), so in every process and cache state
+    assert encode(Record({"f": 1})) == encode(Map({"f": 1}))
+    assert Fingerprinter()((Record({"f": 1}),)) == Fingerprinter()((Map({"f": 1}),))

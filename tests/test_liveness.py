@@ -427,7 +427,7 @@ def test_tlc_agrees_on_the_export(tlc, name, fair, tmp_path):
 # applied here to its current text.
 
 COLLECTOR_FAIR = ["decide_pause", "sleep", "dispatch", "end_of_stream", "see_version",  # collector
-                  "group_finishes", "worker_succeeds", "worker_stops",  # workers
+                  "group_finishes", "worker_stops",  # workers
                   "train", "refit", "checkpoint"]  # trainer
 COLLECTOR_PROPERTIES = """
 property trains(s in 0..STEPS - 1): (step == s and trainable) leads_to step != s
