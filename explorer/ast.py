@@ -254,6 +254,19 @@ class Action(Node):
     name: str
     params: list[Binder]
     body: list[Node]
+    fairness: str | None = None  # None, "weak" (`fair action`, WF) or "strong" (`strong fair action`, SF)
+    fair_by: list[str] = field(default_factory=list)  # `fair(p)`: one fairness condition per value of p
+
+
+@dataclass(eq=False)
+class Property(Node):
+    """A temporal property: `always eventually P`, `eventually always P` or `P leads_to Q`, of
+    state predicates; with parameters, one property per binding of their (constant) domains."""
+    name: str
+    params: list[Binder]
+    form: str  # always_eventually | eventually_always | leads_to
+    p: Expr
+    q: Expr | None  # the right of leads_to
 
 
 @dataclass(eq=False)
@@ -280,6 +293,7 @@ class Spec:
     defs: list[Def]
     actions: list[Action]
     predicates: list[Predicate]
+    properties: list[Property] = field(default_factory=list)
     views: list[View] = field(default_factory=list)
 
     def by_kind(self, kind: str) -> list[Predicate]:

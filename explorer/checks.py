@@ -135,6 +135,7 @@ class Checker:
             self.action(a)
         if not spec.actions:
             self.error("a spec needs at least one action", None)
+        self.temporal()
         views: dict[str, A.Loc] = {}
         for v in spec.views:
             if v.name in views:
@@ -228,6 +229,38 @@ class Checker:
             self.error(f"the choices of action {a.name} (either, pick and the ifs around them) make more "
                        f"than {MAX_PATHS} paths through its body; split it into several actions", a.loc)
 
+    def temporal(self) -> None:
+        """Properties and fairness: the names a property or `fair(p)` enumerates must range over
+        constant domains, since each value is one property or one fairness condition."""
+        for a in self.spec.actions:
+            params = {b.name: b for b in a.params}
+            for name in a.fair_by:
+                if name not in params:
+                    self.error(f"fair({name}): {name} is not a parameter of action {a.name}", a.loc)
+                if not params[name].domain.static:
+                    self.error(f"fair({name}): the domain of {name} must not depend on the state",
+                               params[name].domain.loc)
+            if len(set(a.fair_by)) != len(a.fair_by):
+                self.error("fair(...) names a parameter twice", a.loc)
+        seen: dict[str, A.Loc] = {}
+        for p in self.spec.properties:
+            if p.name in seen:
+                self.error(f"property {p.name} is already defined (line {seen[p.name].line})", p.loc)
+            seen[p.name] = p.loc
+            if len(p.params) > MAX_LOOPS:
+                self.error(f"a property can have at most {MAX_LOOPS} parameters", p.params[MAX_LOOPS].loc)
+            scopes: list[dict[str, Ref]] = [{}]
+            for b in p.params:
+                if b.name in scopes[-1]:
+                    self.error(f"parameter {b.name} appears twice", b.loc)
+                self.bind(b, scopes)
+                if not b.domain.static:
+                    self.error(f"the domain of property parameter {b.name} must not depend on the state",
+                               b.domain.loc)
+            for e in (p.p, p.q):
+                if e is not None:
+                    self.expr(e, scopes)
+                    self.boolean(e, "a property's predicate")
     def view(self, v: A.View) -> None:
         if len(v.params) > MAX_LOOPS:
             self.error(f"a view can have at most {MAX_LOOPS} parameters", v.params[MAX_LOOPS].loc)

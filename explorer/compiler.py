@@ -176,6 +176,7 @@ class Compiler:
         self.root_kinds = self.kinds
         self.rec_depth = ""  # inside a recursive function's body: the name of its depth argument
         self.act: tuple | None = None  # while compiling an action: (action, choices, conditional, labelled)
+        self.temporal = 0  # state functions of temporal properties compiled so far
 
     # ---- plumbing ----
     def loc(self, loc: A.Loc) -> int:
@@ -739,6 +740,12 @@ class Compiler:
             witness = self.define("\n".join(lines) + "\n", f"w{index}")
         return CompiledPredicate(p.name, p.kind, fn, witness)
 
+    def state_function(self, e: A.Expr, params: list[A.Binder], what: str) -> Callable[..., bool]:
+        """A state predicate of a temporal property: `(state, *parameter values) -> bool`."""
+        self.temporal += 1
+        name = f"t{self.temporal}"
+        args = "".join(f", {b.local}" for b in params)
+        return self.define(f"def {name}(s{args}):\n    {self.unpack}\n    return {self.cond(e, what)}\n", name)
     def view(self, v: A.View, index: int) -> CompiledView:
         lines = [f"def view{index}(s):", f"    {self.unpack}", "    out = []"]
         depth = 1

@@ -56,6 +56,8 @@ class Result:
     seconds: float = 0.0
     fingerprints: bool = False  # states were remembered by fingerprint (see fpsearch)
     memory: dict[str, int] = field(default_factory=dict)  # bytes held by the search's structures
+    loop: int | None = None  # a temporal property's lasso: the trace's last state steps back to trace[loop]
+    loop_step: Step | None = None  # that step (None: the lasso ends by stuttering in its last state)
 
 
 class _Stop(Exception):

@@ -507,10 +507,10 @@ class Expressions:
             return f"{self.helper('SortedInts')}({a0})"
         if fn == "union":
             need(t0[0] == "set" and t0[1][0] in ("set", "bot"), "a set of sets")
-            return f"(UNION {a0})"
+            return f"(UNION {a0 if a0.isidentifier() else f'({a0})'})"  # UNION binds tighter than ..
         if fn == "subsets":
             need(t0[0] == "set", "a set")
-            return f"(SUBSET {a0})"
+            return f"(SUBSET {a0 if a0.isidentifier() else f'({a0})'})"  # SUBSET 0..2 is (SUBSET 0)..2
         self.fail(f"unsupported built-in {fn}", e.loc)
 
     def def_op(self, d: A.Def, argtypes: tuple[Type, ...]) -> str:
