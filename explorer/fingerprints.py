@@ -21,6 +21,7 @@ import numpy as np
 
 from .values import Bool, InfiniteSet, Map, Record
 
+PLACE_CHUNK = 1 << 20  # fingerprints inserted per vectorised pass
 CACHE_LIMIT = 100_000  # distinct component values remembered (each kept alive); beyond it the cache starts afresh
 
 
@@ -142,6 +143,13 @@ class FingerprintSet:
 
     @staticmethod
     def _place(table: np.ndarray, fps: np.ndarray) -> None:
+        """Insert, a slice at a time: the vectorised probing needs several arrays of the slice's
+        size, so a whole table's worth at once (when it grows) would double the peak memory."""
+        for lo in range(0, len(fps), PLACE_CHUNK):
+            FingerprintSet._place_some(table, fps[lo:lo + PLACE_CHUNK])
+
+    @staticmethod
+    def _place_some(table: np.ndarray, fps: np.ndarray) -> None:
         mask = np.uint64(len(table) - 1)
         pending = np.arange(len(fps))
         slots = fps & mask
@@ -159,9 +167,11 @@ class FingerprintSet:
         size = len(self.table)
         while need > size // 2:
             size *= 2
-        old = self.table[self.table != 0]
+        old = self.table
         self.table = np.zeros(size, dtype=np.uint64)
-        self._place(self.table, old)
+        for lo in range(0, len(old), PLACE_CHUNK):  # the old table's keys, a slice at a time
+            part = old[lo:lo + PLACE_CHUNK]
+            self._place_some(self.table, part[part != 0])
 
 
 def collision_probability(distinct: int, generated: int) -> float:

@@ -245,7 +245,7 @@ def check_parallel(model: Model, workers: int, deadlock: bool = True, limits: Li
 def _coordinate(model: Model, transport, deadlock: bool, limits: Limits, started: float) -> Result:
     fingerprint = Fingerprinter()
     seen = FingerprintSet()
-    fps, parents, owner = array("q"), array("q"), array("b")
+    fps, parents, owner = array("q"), array("i"), array("b")
     n_act = len(model.actions)
     gen_by, new_by = [0] * n_act, [0] * n_act
     inv_names = [p.name for p in model.invariants]
@@ -367,5 +367,6 @@ def _coordinate(model: Model, transport, deadlock: bool, limits: Limits, started
     result.depth = st["deepest"]
     result.seconds = time.monotonic() - started
     result.fingerprints = True
-    result.memory = {"fingerprint_set": seen.nbytes, "index": 8 * 3 * len(fps)}
+    result.memory = {"fingerprint_set": seen.nbytes,
+                     "index": fps.itemsize * len(fps) + parents.itemsize * len(parents) + owner.itemsize * len(owner)}
     return result
