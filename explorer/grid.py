@@ -150,12 +150,14 @@ def load_grid(grid_path: str | Path, spec_path: str | Path) -> Grid:
     excludes = [values.table(t, "exclude", i) for i, t in enumerate(data.get("exclude", []))]
     if not base and not extra:
         raise src.error("the grid sets no constant: list values under [constants], e.g. N = [1, 2, 3]")
-    axes = list(dict.fromkeys([n for n, vs in base.items() if len(vs) > 1 or n in values.listed]
-                              + [n for t in extra for n in t]))
+    listed = [n for n, v in data.get("constants", {}).items() if isinstance(v, list)]  # axes, even of one value
+    axes = list(dict.fromkeys(listed + [n for t in extra for n in t]))
 
     generated: list[dict[str, Any]] = []
     seen: set[frozenset] = set()
-    for table in [base] + [{**base, **t} for t in extra]:
+    # [constants] with no list only sets what the [[points]] share; with a list it is a product too
+    products = ([base] if listed or not extra else []) + [{**base, **t} for t in extra]
+    for table in products:
         names = list(table)
         for combo in itertools.product(*(table[n] for n in names)):
             point = dict(zip(names, combo))
@@ -239,7 +241,6 @@ class _Values:
                 self.defaults.append(eval_constant(c.value, spec, self.defaults))
             except (EvalError, RecursionError):
                 break
-        self.listed: set[str] = set()  # constants written as a list (axes, even with one value)
 
     def table(self, table: dict, name: str, index: int | None) -> dict[str, list[Any]]:
         out: dict[str, list[Any]] = {}
@@ -252,7 +253,6 @@ class _Values:
                 if not raw:
                     raise self.src.error(f"{key}: an empty list gives no point; list at least one value",
                                          name, key, index or 0)
-                self.listed.add(key)
                 values = [self.value(key, v, name, index) for v in raw]
             else:
                 values = [self.value(key, raw, name, index)]
@@ -351,6 +351,7 @@ def _default_size(point: dict[str, Any], axes: list[str]) -> int:
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.+\-]+")
+_BRACKETS = str.maketrans("", "", "{}[]()<>\"'")
 
 
 def _names(points: list[dict[str, Any]], axes: list[str]) -> list[str]:
@@ -358,9 +359,9 @@ def _names(points: list[dict[str, Any]], axes: list[str]) -> list[str]:
     plain word or number is reduced to safe characters, and a clash gets a short hash."""
     import hashlib
 
-    def slug(v: Any) -> str:
-        text = v if type(v) is str else short(v)
-        return _UNSAFE.sub("-", text).strip("-") or "x"
+    def slug(v: Any) -> str:  # {1, 2} -> 1+2, "a b" -> a-b
+        text = (v if type(v) is str else short(v)).replace(", ", "+").replace(",", "+").translate(_BRACKETS)
+        return _UNSAFE.sub("-", text) or "empty"
 
     names = [",".join(f"{n}={slug(p[n])}" for n in axes if n in p) or "point" for p in points]
     out = []

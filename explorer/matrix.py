@@ -83,14 +83,14 @@ class Matrix:
         tmp.replace(self.out / "sweep.md")
 
     def _drop_moot_traces(self, runs: list[Run]) -> None:
-        """A run whose result was set aside at the end (stop-at-first) keeps no trace files."""
-        for run in runs:
-            if not run.record.get("traces") and run.record.get("files"):
-                for name in run.record.pop("files"):
-                    (self.out / name).unlink(missing_ok=True)
-        for folder in (self.out / "points").glob("*") if (self.out / "points").exists() else []:
-            if folder.is_dir() and not any(folder.iterdir()):
-                folder.rmdir()
+        """Files of a run whose result was set aside at the end (stop-at-first) are removed."""
+        kept = {self.out / f for run in runs for f in run.record.get("files", [])}
+        points = self.out / "points"
+        for path in sorted(points.rglob("*"), reverse=True) if points.exists() else []:
+            if path.is_file() and path not in kept:
+                path.unlink()
+            elif path.is_dir() and not any(path.iterdir()):
+                path.rmdir()
 
     def json(self, runs: list[Run], final: bool) -> dict[str, Any]:
         rows = [self.row(run) for run in runs]

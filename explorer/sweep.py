@@ -165,7 +165,7 @@ def search_point(spec: str, constants: dict[str, Any], invariants: list[str] | N
                   property="deadlock" if result.verdict == "deadlock" else result.property,
                   witness=", ".join(f"{k} = {short(v)}" for k, v in result.witness) if result.witness else None,
                   distinct=result.distinct, generated=result.generated, depth=result.depth,
-                  trace_length=len(result.trace), error=result.error, internal=result.internal,
+                  trace_length=len(result.trace), error=_located(result, spec), internal=result.internal,
                   fingerprints=result.fingerprints, complete=result.complete)
     if result.trace or result.verdict == "error":
         title = f"{record['verdict']} {record['property'] or ''}".strip()
@@ -174,6 +174,12 @@ def search_point(spec: str, constants: dict[str, Any], invariants: list[str] | N
             record["traces"].update(itf=itf_trace(model, result.trace, title),
                                     dot=trace_dot(model, result.trace, title))
     return _finish(record, started)
+
+
+def _located(result, spec: str) -> str | None:
+    if result.error is None or result.error_loc is None:
+        return result.error
+    return f"{spec}:{result.error_loc.line}:{result.error_loc.col}: runtime error {result.error}"
 
 
 def _finish(record: dict[str, Any], started: float) -> dict[str, Any]:
@@ -188,6 +194,8 @@ def _child(conn, job: tuple) -> None:
         signal.signal(s, signal.SIG_DFL)
     try:
         record = search_point(*job)
+        for s in (signal.SIGINT, signal.SIGTERM):  # the result is in hand: let nothing cut its sending
+            signal.signal(s, signal.SIG_IGN)
     except BaseException as err:  # a bug of the explorer's, or a stop before the guard was set
         reason = {KeyboardInterrupt: "interrupted"}.get(type(err))
         record = {"verdict": "incomplete", "stopped_by": reason} if reason else {
