@@ -23,6 +23,7 @@ Every mistake is reported at its line in the grid file, with what was expected; 
 raises anything but `SpecError`."""
 from __future__ import annotations
 
+import argparse
 import difflib
 import itertools
 import re
@@ -187,6 +188,10 @@ def load_grid(grid_path: str | Path, spec_path: str | Path) -> Grid:
             if name not in known:
                 raise src.error(f"no invariant named {name}{_did_you_mean(name, known)} in {spec_path} "
                                 f"(it has: {', '.join(known) or 'none'})", "check", "invariants")
+    checked = invariants if invariants is not None else [p.name for p in spec.by_kind("invariant")]
+    if not checked and not check.get("deadlock", True):
+        raise src.error("nothing is checked: name an invariant, or leave deadlock on", "check",
+                        "invariants" if invariants is not None else "deadlock")
     group_by = check.get("group_by", [])
     for name in group_by:
         if name not in axes:
@@ -201,7 +206,7 @@ def load_grid(grid_path: str | Path, spec_path: str | Path) -> Grid:
         from .cli import memory_size  # the same sizes as --max-memory
         try:
             memory = memory_size(memory)
-        except Exception:
+        except argparse.ArgumentTypeError:
             raise src.error(f"max_memory: a size such as \"4G\" or \"512M\", got {memory!r}", "limits",
                             "max_memory") from None
     return Grid(path, str(spec_path), str(data.get("description", "")), points, axes, invariants,

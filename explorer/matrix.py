@@ -14,7 +14,8 @@ from typing import Any
 from .errors import SpecError
 from .grid import Grid
 from .limits import Limits
-from .sweep import Run, command, limits_json, plain
+from .model import const_text
+from .sweep import Run, command, limits_json
 from .traces import stop_reason, write_json
 from .values import to_itf
 
@@ -121,7 +122,7 @@ class Matrix:
         return {
             "name": run.point.name, "index": run.index, "size": run.point.size,
             "constants": {k: to_itf(v) for k, v in run.point.constants.items()},
-            "shown": {k: plain(v) for k, v in run.point.constants.items()},
+            "shown": {k: const_text(v) for k, v in run.point.constants.items()},
             "checks": run.checks, "group": run.group, "verdict": r.get("verdict"), "property": r.get("property"),
             "witness": r.get("witness"), "stopped_by": r.get("stopped_by"), "reason": reason,
             "distinct": r.get("distinct", 0), "generated": r.get("generated", 0), "depth": r.get("depth", 0),
@@ -184,8 +185,8 @@ def markdown(data: dict[str, Any]) -> str:
             txt = next((f for f in r["files"] if f.endswith(".txt")), None)
             link = f" ([trace]({txt}))" if txt else ""
             group = f" at {s['group']}" if s["group"] else ""
-            lines.append(f"- `{s['property']}`{group}: {s['point']}, a trace of {r['trace_length']} states{link}: "
-                         f"`{r['command']}`")
+            how = f": `{r['command']}`" if r["command"] else ""
+            lines.append(f"- `{s['property']}`{group}: {s['point']}, a trace of {r['trace_length']} states{link}{how}")
         lines.append("")
     cut = [r for r in rows if r["verdict"] == "incomplete"]
     if cut:

@@ -77,6 +77,13 @@ def parse_const_value(text: str, what: str = "--const") -> Any:
         raise SpecError(err.message, what, text, err.loc if isinstance(err.loc, A.Loc) else None) from None
 
 
+def const_text(value: Any) -> str:
+    """A value as `--const` writes it: `parse_const_value` reads it back to the same value."""
+    if type(value) is str and _WORD.fullmatch(value) and value not in _KEYWORDS:
+        return value
+    return short(value)
+
+
 def read_spec(path: str | Path) -> str:
     """A spec file's text; a file that is not UTF-8 is an error located at its first bad byte."""
     try:

@@ -24,7 +24,8 @@ from . import __version__
 from .errors import SpecError
 from .grid import Grid, Point
 from .limits import LimitReached, Limits, disarm, forget_guards, guard, machine_memory, DEFAULT_MEMORY_FRACTION
-from .model import load_model, read_spec
+from .model import const_text, load_model, read_spec
+from .search import Result
 from .traces import format_result, itf_trace, result_json, trace_dot
 from .values import short, to_itf
 
@@ -67,7 +68,7 @@ def plan(grid: Grid, spec_text: str, engine: str) -> list[Run]:
     runs = []
     for point in grid.points:
         for invariants, deadlock, checks in groups:
-            group = " ".join(f"{n}={plain(point.constants[n])}" for n in grid.group_by)
+            group = " ".join(f"{n}={const_text(point.constants[n])}" for n in grid.group_by)
             run = Run(len(runs), point, invariants, deadlock, checks, group)
             run.key = cache_key(spec_text, point.constants, invariants, deadlock, engine)
             runs.append(run)
@@ -111,17 +112,15 @@ def reusable(entry: dict[str, Any], limits: Limits) -> bool:
     return record.get("verdict") == "incomplete" and record.get("stopped_by") in DETERMINISTIC_STOPS and same
 
 
-def plain(value: Any) -> str:
-    """A value as `--const` takes it: a word as it is, anything else in the language's syntax."""
-    return value if type(value) is str and value.isidentifier() else short(value)
-
-
-def command(spec: str, run: Run, grid: Grid) -> str:
-    """The `check` command that gives this point's verdict (with the grid's limits)."""
+def command(spec: str, run: Run, grid: Grid) -> str | None:
+    """The `check` command that gives this point's verdict (with the grid's limits); None for a
+    search of no invariant (`separately`'s deadlock search), which `check` cannot be asked for."""
+    if run.invariants == []:
+        return None
     limits = grid.limits
     words = ["python", "-m", "explorer", "check", spec]
     for name, value in run.point.constants.items():
-        words += ["--const", f"{name}={plain(value)}"]
+        words += ["--const", f"{name}={const_text(value)}"]
     for name in run.invariants or []:
         words += ["--invariant", name]
     if not run.deadlock:
@@ -166,7 +165,7 @@ def search_point(spec: str, constants: dict[str, Any], invariants: list[str] | N
                   witness=", ".join(f"{k} = {short(v)}" for k, v in result.witness) if result.witness else None,
                   distinct=result.distinct, generated=result.generated, depth=result.depth,
                   trace_length=len(result.trace), error=_located(result, spec), internal=result.internal,
-                  fingerprints=result.fingerprints, complete=result.complete)
+                  fingerprints=result.fingerprints)
     if result.trace or result.verdict == "error":
         title = f"{record['verdict']} {record['property'] or ''}".strip()
         record["traces"] = {"txt": format_result(model, result, spec), "json": result_json(model, result)}
@@ -176,7 +175,7 @@ def search_point(spec: str, constants: dict[str, Any], invariants: list[str] | N
     return _finish(record, started)
 
 
-def _located(result, spec: str) -> str | None:
+def _located(result: Result, spec: str) -> str | None:
     if result.error is None or result.error_loc is None:
         return result.error
     return f"{spec}:{result.error_loc.line}:{result.error_loc.col}: runtime error {result.error}"

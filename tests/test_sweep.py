@@ -212,7 +212,7 @@ def test_errors_at_a_point(tmp_path):
     """An assumption that fails, or a runtime error of the spec, at some points: those points are
     errors (exit 2) with the located message; the others are checked."""
     spec = write(tmp_path / "s.spec", "const N = 1\nassume positive: N >= 0\nvar x = 0\n"
-                                      "action step: x' = (x + 1) % 3 + 6 // N\n")
+                                      "action step: x' = (x + 1) % 3 + 6 // N\ninvariant small: x < 100\n")
     grid = write(tmp_path / "grid.toml", "[constants]\nN = [-1, 0, 1]\n[check]\ndeadlock = false\n")
     out = tmp_path / "out"
     proc = sweep(spec, "--grid", grid, "--out", out)
@@ -327,6 +327,7 @@ GRID_ERRORS = [
     ("[constants]\nBIG = [3, 4]\n[check]\ndeadlock = \"no\"\n", 4, 1, "deadlock must be true or false"),
     ("[constants]\nBIG = [3, 4]\n[check]\ngroup_by = [\"BG\"]\n", 4, 1, "group_by: 'BG' is not an axis of the grid (did you mean BIG?)"),
     ("[constants]\nBIG = []\n", 2, 1, "an empty list gives no point"),
+    ("[constants]\nBIG = [3, 4]\n[check]\ninvariants = []\ndeadlock = false\n", 4, 1, "nothing is checked"),
     ("[constants]\nBIG = \"{1,\"\n", 2, 1, "[constants] BIG: syntax error"),
     ("[constants]\nBIG = 3.5\n", 2, 1, "a value is an integer, true/false or a string"),
     ("[constants]\nBIG = [3, 4]\n[[points]]\nSMAL = 1\n", 4, 1, "unknown constant SMAL (did you mean SMALL?) in [[points]] #1"),
