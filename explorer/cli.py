@@ -139,6 +139,8 @@ def cmd_sweep(args) -> int:
     from .matrix import Matrix, prepare
     from .sweep import Sweeper, exit_code
 
+    if args.jobs < 1:
+        raise SpecError(f"--jobs takes a positive number of points at once, got {args.jobs}")
     grid = load_grid(args.grid, args.spec)
     out_dir = Path(args.out or f"sweep-{Path(args.grid).stem}")
     prepare(out_dir)

@@ -56,7 +56,7 @@ class Matrix:
             return []
         folder = self.out / "points" / run.point.name
         folder.mkdir(parents=True, exist_ok=True)
-        stem = run.record.get("property") or ("error" if run.record.get("verdict") == "error" else run.checks)
+        stem = run.record.get("property") or ("error" if run.checks == "all" else f"error-{run.checks}")
         files = []
         for kind, suffix in TRACE_KINDS.items():
             if kind in traces:
