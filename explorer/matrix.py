@@ -160,7 +160,7 @@ def markdown(data: dict[str, Any]) -> str:
     limits = ", ".join(f"{k} = {v}" for k, v in lim.items() if v not in (None, False) and (k, v) != ("workers", 1))
     if lim["max_memory"] is None:
         limits = (limits + ", " if limits else "") + \
-            f"max_memory = {data['max_memory_per_point']:,} bytes (75% of the machine shared by the jobs)"
+            f"max_memory = {data['max_memory_per_point']:,} bytes (the default: 75% of the machine divided by --jobs)"
     lines = [f"# Sweep of `{data['spec']}` over `{data['grid']}`", ""]
     if data["description"]:
         lines += [data["description"], ""]
