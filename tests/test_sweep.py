@@ -5,6 +5,7 @@ incomplete; grid-file mistakes are located; a stopped sweep still writes its mat
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -243,7 +244,9 @@ def test_stop_at_first_and_separately(tmp_path):
     assert sum(bool(r["files"]) for r in rows) == 1  # the trace set of the one refutation kept
 
 
-def test_sigterm_writes_the_matrix(tmp_path):
+@pytest.mark.parametrize("how", ["sigterm", "ctrl-c"])
+def test_a_stopped_sweep_writes_the_matrix(tmp_path, how):
+    """SIGTERM reaches the sweep alone; Ctrl-C sends SIGINT to the sweep and its points at once."""
     grid = write(tmp_path / "grid.toml", """
 [constants]
 CUT = "safe"
@@ -261,20 +264,25 @@ deadlock = false
 """)
     out = tmp_path / "out"
     proc = subprocess.Popen([sys.executable, "-m", "explorer", "sweep", str(COLLECTOR), "--grid", str(grid),
-                             "--out", str(out)], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+                             "--out", str(out)], cwd=ROOT, stdout=subprocess.PIPE, text=True, start_new_session=True)
     first = proc.stdout.readline()  # the first (small) point is done
     assert first.startswith("[1/3]"), first
-    time.sleep(1)
-    proc.send_signal(signal.SIGTERM)
+    time.sleep(3)  # the second point (about 140,000 states) is loaded and searching
+    if how == "sigterm":
+        proc.send_signal(signal.SIGTERM)
+    else:
+        os.killpg(proc.pid, signal.SIGINT)  # what the terminal does on Ctrl-C
     rest, _ = proc.communicate(timeout=60)
+    word = {"sigterm": "terminated", "ctrl-c": "interrupted"}[how]
     assert proc.returncode == 3, rest
-    assert "the sweep was terminated" in rest
+    assert f"the sweep was {word}" in rest
     data = matrix(out)
     assert data["finished"] and len(data["runs"]) == 3 and data["runs"][0]["verdict"] == "proved"
     unfinished = data["runs"][1:]
     assert all(r["verdict"] == "incomplete" for r in unfinished)
-    assert {r["stopped_by"] for r in unfinished} <= {"terminated", "not-run"}
-    assert any(r["reason"] == "not run: the sweep was terminated" for r in unfinished)
+    assert {r["stopped_by"] for r in unfinished} == {word, "not-run"}
+    assert unfinished[0]["distinct"] > 0  # the running point reported what it had explored
+    assert unfinished[1]["reason"] == f"not run: the sweep was {word}"
 
 
 def test_grid_order_names_and_filters(tmp_path):
