@@ -24,11 +24,13 @@ raises anything but `SpecError`."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import difflib
 import itertools
 import re
 import tomllib
 from dataclasses import dataclass, field
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -309,6 +311,8 @@ class _Expression:
             checker.check_kinds()
         except SpecError as err:
             raise self._located(err.message, err.loc) from None
+        self.used = sorted(_constants_used(self.expr))  # the value depends on these alone: see _eval
+        self.memo: dict[tuple, Any] = {}
 
     def _located(self, message: str, loc: A.Loc | None) -> SpecError:
         at = self.src.loc("", self.key)
@@ -318,14 +322,20 @@ class _Expression:
         return SpecError(f"{self.key}: {message}{hint}", self.src.path, self.src.text, at)
 
     def _eval(self, point: dict[str, Any]) -> Any:
-        missing = [n for n in self.names if n not in point]
-        try:
-            if missing:  # a constant only some points set: the others see no value for it
-                raise EvalError(f"{missing[0]} is not set at this point")
-            return eval_constant(self.expr, self.spec, [point[n] for n in self.names])
-        except EvalError as err:
-            shown = ", ".join(f"{k} = {short(v)}" for k, v in point.items())
-            raise self._located(f"cannot evaluate at {shown}: {err.message}", err.loc) from None
+        """The value at a point, computed once for each combination of the constants it uses (a
+        grid of tens of thousands of points has few of those)."""
+        key = tuple(point.get(self.names[i], _UNSET) for i in self.used)
+        if key not in self.memo:
+            try:
+                missing = [self.names[i] for i, v in zip(self.used, key) if v is _UNSET]
+                if missing:  # a constant only some points set: the others see no value for it
+                    raise EvalError(f"{missing[0]} is not set at this point")
+                values = [point.get(n) for n in self.names]
+                self.memo[key] = eval_constant(self.expr, self.spec, values)
+            except EvalError as err:
+                shown = ", ".join(f"{k} = {short(v)}" for k, v in point.items())
+                raise self._located(f"cannot evaluate at {shown}: {err.message}", err.loc) from None
+        return self.memo[key]
 
     def holds(self, point: dict[str, Any]) -> bool:
         if self.source is None:
@@ -340,6 +350,27 @@ class _Expression:
         if type(value) is not int:
             raise self._located(f"must be {self.kind}, got {short(value)}", None)
         return value
+
+
+_UNSET = object()
+
+
+def _constants_used(e: A.Node) -> set[int]:
+    """The slots of the constants an expression names (resolved by the checker)."""
+    found: set[int] = set()
+
+    def walk(x: Any) -> None:
+        if isinstance(x, A.Name) and isinstance(x.ref, Ref) and x.ref.kind == "const":
+            found.add(x.ref.target)
+        if isinstance(x, A.Node):
+            for f in dataclasses.fields(x):
+                walk(getattr(x, f.name))
+        elif isinstance(x, (list, tuple)):
+            for y in x:
+                walk(y)
+
+    walk(e)
+    return found
 
 
 def _default_size(point: dict[str, Any], axes: list[str]) -> int:
@@ -369,12 +400,13 @@ def _names(points: list[dict[str, Any]], axes: list[str]) -> list[str]:
         return _UNSAFE.sub("-", text) or "empty"
 
     names = [",".join(f"{n}={slug(p[n])}" for n in axes if n in p) or "point" for p in points]
-    out = []
+    counts = Counter(names)
+    out: list[str] = []
+    taken: set[str] = set()
     for name, point in zip(names, points):
-        digest = hashlib.sha256(repr(sorted((k, short(v)) for k, v in point.items())).encode()).hexdigest()[:8]
-        if len(name) > MAX_NAME:
+        if len(name) > MAX_NAME or counts[name] > 1 or name in taken:
+            digest = hashlib.sha256(repr(sorted((k, short(v)) for k, v in point.items())).encode()).hexdigest()[:8]
             name = f"{name[:MAX_NAME]}~{digest}"
-        if names.count(name) > 1 or name in out:
-            name = f"{name}~{digest}"
+        taken.add(name)
         out.append(name)
     return out

@@ -15,6 +15,7 @@ import shlex
 import signal
 import time
 import traceback
+from collections import deque
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from pathlib import Path
@@ -292,12 +293,12 @@ class Sweeper:
     def _run_forked(self, todo: list[Run]) -> None:
         ctx = mp.get_context("fork")
         running: dict[Any, tuple[Run, Any]] = {}  # connection -> (run, process)
-        queue = list(todo)
-        last_report = 0.0
+        queue = deque(todo)
+        next_report = 0.0
         try:
             while (queue or running) and not self.stopping:
                 while queue and len(running) < self.jobs and not self.stopping:
-                    run = queue.pop(0)
+                    run = queue.popleft()
                     if self._skipped(run):
                         continue
                     here, there = ctx.Pipe(duplex=False)
@@ -312,9 +313,10 @@ class Sweeper:
                     run, proc = running.pop(conn)
                     self._done(run, self._receive(conn, proc))
                     self._end_moot(running)
-                if time.monotonic() - last_report > 2:
+                if time.monotonic() > next_report:  # every 2 s, or less often if writing takes long
+                    began = time.monotonic()
                     self.report(self.runs, False)
-                    last_report = time.monotonic()
+                    next_report = time.monotonic() + max(2.0, 20 * (time.monotonic() - began))
         finally:
             self._wind_down(running)
 
