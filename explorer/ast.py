@@ -206,6 +206,14 @@ class Predicate(Node):
 
 
 @dataclass(eq=False)
+class View(Node):
+    """`view NAME(p in S, ...): status`: a string per element and state, drawn as a grid for traces."""
+    name: str
+    params: list[Binder]
+    body: Expr
+
+
+@dataclass(eq=False)
 class Spec:
     path: str
     text: str
@@ -214,6 +222,7 @@ class Spec:
     defs: list[Def]
     actions: list[Action]
     predicates: list[Predicate]
+    views: list[View] = field(default_factory=list)
 
     def by_kind(self, kind: str) -> list[Predicate]:
         return [p for p in self.predicates if p.kind == kind]

@@ -125,6 +125,12 @@ class Checker:
             self.action(a)
         if not spec.actions:
             self.error("a spec needs at least one action", None)
+        views: dict[str, A.Loc] = {}
+        for v in spec.views:
+            if v.name in views:
+                self.error(f"view {v.name} is already defined (line {views[v.name].line})", v.loc)
+            views[v.name] = v.loc
+            self.view(v)
         self.check_kinds()
 
     # ---- declarations ----
@@ -166,6 +172,15 @@ class Checker:
         for b in a.params:
             self.bind(b, scopes)
         self.stmts(a.body, scopes, set())
+
+    def view(self, v: A.View) -> None:
+        if len(v.params) > MAX_LOOPS:
+            self.error(f"a view can have at most {MAX_LOOPS} parameters", v.params[MAX_LOOPS].loc)
+        scopes: list[dict[str, Ref]] = [{}]
+        for b in v.params:
+            self.bind(b, scopes)
+        self.expr(v.body, scopes)
+        self.later.append(("str", v.body, f"view {v.name}"))
 
     def bind(self, b: A.Binder, scopes: list[dict[str, Ref]], is_domain: bool = True) -> None:
         self.expr(b.domain, scopes)
@@ -364,6 +379,9 @@ class Checker:
                     self.error("a domain must be a finite set, and this one is infinite; use a range such as 0..N", e.loc)
                 if k not in ("set", "any", "none"):
                     self.error(f"a domain must be a finite set, but this expression is {_a(k)}", e.loc)
+            elif what == "str":
+                if k not in ("str", "any", "none"):
+                    self.error(f"{text} must give a string (a status), but this expression is {_a(k)}", e.loc)
             elif k not in ("bool", "any", "none"):
                 self.error(f"{text} must be a boolean, but this expression is {_a(k)}", e.loc)
         for e in sorted(self.exprs, key=lambda x: (x.loc.line, x.loc.col)):

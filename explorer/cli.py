@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shutil
 import sys
 import traceback
 from pathlib import Path
@@ -17,8 +18,11 @@ from .config import config_constants
 from .errors import SpecError
 from .limits import LimitReached, Limits, disarm, guard
 from .model import Model, load_model, parse_const_value
+from .progress import reporting
 from .search import Result, check
-from .traces import EXIT_CODES, EXIT_INTERNAL, format_result, itf_trace, result_json, stop_reason, write_json
+from .traces import (EXIT_CODES, EXIT_INTERNAL, dot_to_svg, format_result, itf_trace, result_json, stop_reason,
+                     trace_dot, write_json, write_text)
+from .views import counterexample, find_view, grid_text, grids, grids_dot
 
 
 def _const_pairs(items: list[str]) -> dict[str, Any]:
@@ -98,21 +102,61 @@ def explore(model: Model, limits: Limits, deadlock: bool, fingerprints: bool = F
 
 
 def cmd_check(args) -> int:
-    _writable("--json", args.json)
-    _writable("--itf", args.itf)
+    for option in ("json", "itf", "html", "dot", "svg", "view_dot", "view_svg"):
+        _writable("--" + option.replace("_", "-"), getattr(args, option))
+    if (args.svg or args.view_svg) and not shutil.which("dot"):
+        raise SpecError(f"{'--svg' if args.svg else '--view-svg'} needs graphviz's `dot` program, which is not installed (or not on PATH); "
+                        "install graphviz (Debian: apt-get install graphviz), or write --dot and draw it elsewhere")
     limits = Limits(args.max_states, args.max_depth, args.max_seconds, args.max_memory)
     with guard(limits):
-        model = _guarded_model(args)
-        if model is None:
-            return EXIT_CODES["incomplete"]
-        result = explore(model, limits, deadlock=not args.no_deadlock, fingerprints=args.fingerprints,
-                         workers=args.workers, exact=args.exact, ray=args.ray)
+        with reporting(enabled=not args.quiet):
+            model = _guarded_model(args)
+            if model is None:
+                return EXIT_CODES["incomplete"]
+            for name in args.view or []:
+                find_view(model, name)
+            if (args.view_dot or args.view_svg) and not model.views:
+                raise SpecError("--view-dot/--view-svg: the spec declares no view", args.spec)
+            result = _search(model, args, limits)
+        shown = counterexample(result)
+        if shown and model.views and (args.view or args.html or args.view_dot or args.view_svg):
+            grids(model, shown, args.view)  # a view that fails: a located error before anything is written
         if args.json:
             write_json(args.json, result_json(model, result))
         if args.itf and result.trace:
             write_json(args.itf, itf_trace(model, result.trace, f"{result.verdict} {result.property or ''}".strip()))
-        out(format_result(model, result, args.spec))
+        _pictures(model, result, args)
+        out(format_result(model, result, args.spec, diff=args.diff))
+        if args.view:
+            out("\n".join(grid_text(g) for g in grids(model, shown, args.view)) if shown
+                else "No counterexample, so no view to draw.")
         return EXIT_INTERNAL if result.internal else EXIT_CODES[result.verdict]
+
+
+def _search(model: Model, args, limits: Limits) -> Result:
+    return explore(model, limits, deadlock=not args.no_deadlock, fingerprints=args.fingerprints,
+                   workers=args.workers, exact=args.exact, ray=args.ray)
+
+
+def _pictures(model: Model, result, args) -> None:
+    """--dot, --svg, --view-dot, --view-svg (when there is a trace) and --html (always)."""
+    title = f"{result.verdict} {result.property or ''}".strip()
+    if result.trace and (args.dot or args.svg):
+        source = trace_dot(model, result.trace, title)
+        if args.dot:
+            write_text(args.dot, source)
+        if args.svg:
+            write_text(args.svg, dot_to_svg(source))
+    if counterexample(result) and (args.view_dot or args.view_svg):
+        source = grids_dot(grids(model, counterexample(result), args.view), title)
+        if args.view_dot:
+            write_text(args.view_dot, source)
+        if args.view_svg:
+            write_text(args.view_svg, dot_to_svg(source))
+    if args.html:
+        from .report import check_html
+
+        write_text(args.html, check_html(model, result, args.spec, args.view))
 
 
 def cmd_simulate(args) -> int:
@@ -247,6 +291,18 @@ def build_parser() -> argparse.ArgumentParser:
                         "this machine belongs to) or a cluster address such as ray://head:10001")
     c.add_argument("--json", metavar="FILE", help="write the result as JSON")
     c.add_argument("--itf", metavar="FILE", help="write the trace (if any) in ITF JSON")
+    c.add_argument("--html", metavar="FILE", help="write a self-contained HTML report (verdict, statistics, the "
+                                                  "trace with what changed, its picture, the views)")
+    c.add_argument("--dot", metavar="FILE", help="write the trace (if any) as a graphviz picture")
+    c.add_argument("--svg", metavar="FILE", help="draw the trace (if any) as SVG (needs graphviz's dot)")
+    c.add_argument("--diff", action="store_true",
+                   help="print only the variables each step changed after the first state (TLC's -difftrace)")
+    c.add_argument("--view", action="append", metavar="NAME",
+                   help="print the spec's view NAME as a grid of the trace (repeatable; --html and --view-* "
+                        "then draw only these; by default they draw every view)")
+    c.add_argument("--view-dot", metavar="FILE", help="write the views of the trace (if any) as a graphviz table")
+    c.add_argument("--view-svg", metavar="FILE", help="draw the views of the trace (if any) as SVG")
+    c.add_argument("--quiet", action="store_true", help="no progress on stderr while searching")
     c.set_defaults(func=cmd_check)
 
     m = sub.add_parser("simulate", help="walk random behaviours (finds deep violations; proves nothing)")

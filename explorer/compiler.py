@@ -10,13 +10,14 @@ time and bound to a name (`h7`); one that fails to evaluate is left in place, so
 if and when the search evaluates it, as the spec's semantics say."""
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from . import ast as A
 from . import runtime as R
 from .errors import EvalError
-from .kinds import Kinds, is_bool_op, value_kind
+from .kinds import Kinds, base, is_bool_op, value_kind
 from .values import FALSE, TRUE
 
 _HELPERS = {
@@ -27,7 +28,8 @@ _HELPERS = {
     "R_truth": R.truth, "R_add": R.add, "R_sub": R.sub, "R_mul": R.mul, "R_neg": R.neg,
     "R_union2": R.union2, "R_inter2": R.inter2, "R_compare": R.compare, "R_member": R.member,
     "R_forall": R.forall, "R_exists": R.exists, "R_set_comp": R.set_comp, "R_map_comp": R.map_comp,
-    "R_SKIP": R.SKIP, "R_SKIPS": frozenset((R.SKIP,)), "R_EvalError": EvalError,
+    "R_SKIP": R.SKIP, "R_SKIPS": frozenset((R.SKIP,)), "R_EvalError": EvalError, "R_put": R.put,
+    "sorted": sorted, "R_hash": hash,
 }
 _BUILTIN_NAMES = {name: f"B_{name}" for name in R.BUILTINS}
 _VALUE_NAMES = {name: f"V_{name}" for name in R.BUILTIN_VALUES}
@@ -66,6 +68,26 @@ def _nests(e: A.Expr, seen: set[int] | None = None) -> bool:
             if _nests(n.ref.target.body, seen):
                 return True
     return False
+
+
+def _uses(node: A.Node, local: str) -> bool:
+    """Whether `node` reads the bound variable `local` (definitions cannot see it)."""
+    return any(isinstance(n, A.Name) and n.ref is not None and n.ref.kind == "local" and n.ref.target == local
+               for n in A.nodes(node))
+
+
+def optimistic(fast: Callable, careful: Callable) -> Callable:
+    """`fast` compiled with native operations that either give the spec's answer or raise (a
+    missing key, a quantifier in hash order); on any exception `careful`, the located and
+    canonical code, answers instead: it gives the same result, or the error the spec means."""
+    def run(s: tuple) -> Any:
+        try:
+            return fast(s)
+        except MemoryError:
+            raise
+        except Exception:
+            return careful(s)
+    return run
 
 
 def _conjuncts(e: A.Expr) -> list[A.Expr]:
@@ -112,6 +134,15 @@ class CompiledPredicate:
     witness: Callable[[tuple], tuple | None] | None  # first failing forall binding, if any
 
 
+@dataclass
+class CompiledView:
+    name: str
+    params: list[str]
+    rows: Callable[[tuple], list[tuple[tuple, Any]]]  # state -> (binding, status) in canonical order
+    loc: A.Loc
+    statuses: list[str]  # the string literals of its expression, in source order (the legend's order)
+
+
 class Compiler:
     def __init__(self, spec: A.Spec, constants: list[Any]):
         self.spec = spec
@@ -132,6 +163,7 @@ class Compiler:
         self.nvars = len(spec.vars)
         self.unpack = "".join(f"v{i}, " for i in range(self.nvars)) + "= s; M = {}"
         self.memo_keys: dict[str, int] = {}
+        self.fast = False  # compiling the optimistic variant (see `optimistic`)
 
     # ---- plumbing ----
     def loc(self, loc: A.Loc) -> int:
@@ -180,6 +212,8 @@ class Compiler:
         if isinstance(e, A.Quant):
             what = f"the body of {e.kind}"
             fn = "all" if e.kind == "forall" else "any"
+            if self.fast:  # any order gives the canonical answer unless an element fails
+                return f"{fn}({self.cond(e.body, what)} {self.fors(e.binders, False)})"
             if _nests(e.body):  # share one body: copying it into both paths would double it per level
                 call = self._shared(e.binders)
                 fast = f"{fn}({call} {self.fors(e.binders, False)})"
@@ -238,7 +272,13 @@ class Compiler:
             if e.ref.kind == "def":
                 d: A.Def = e.ref.target
                 params = ", ".join(p.local for p in d.params)
-                return f"(lambda {params}: {ex(d.body)})({', '.join(args)})"
+                outer = self.kinds  # the body, inlined, knows the kinds of this call's arguments
+                self.kinds = outer.specialize(d, [outer.of(a) for a in e.args])
+                try:
+                    body = ex(d.body)
+                finally:
+                    self.kinds = outer
+                return f"(lambda {params}: {body})({', '.join(args)})"
             loc = self.loc(e.loc)
             if e.fn in _VARIADIC:
                 return f"{_BUILTIN_NAMES[e.fn]}({loc}, {', '.join(args)})"
@@ -248,18 +288,27 @@ class Compiler:
                 return f"(-{ex(e.arg)})"
             return f"R_neg({ex(e.arg)}, {self.loc(e.loc)})"
         if isinstance(e, A.Binary):
+            native = e.op in _NATIVE and self.kinds.native(e.op, self.kinds.of(e.left), self.kinds.of(e.right))
+            if native and e.op == "|" and isinstance(e.right, A.MapLit) and len(e.right.items) == 1 \
+                    and base(self.kinds.of(e.left)) == "map":  # `m | {k: v}`: one copy, not three
+                key, value = e.right.items[0]
+                return f"R_put({ex(e.left)}, {ex(key)}, {ex(value)})"
             left, right = ex(e.left), ex(e.right)
-            if e.op in _NATIVE and self.kinds.native(e.op, self.kinds.of(e.left), self.kinds.of(e.right)):
+            if native:
                 return f"({left} {_NATIVE[e.op]} {right})"
             helper = _CHECKED.get(e.op) or {"//": "R_div", "%": "R_mod", "..": "R_range"}[e.op]
             return f"{helper}({left}, {right}, {self.loc(e.loc)})"
         if isinstance(e, A.Index):
+            if self.fast and base(self.kinds.of(e.base)) in ("map", "record"):
+                return f"({ex(e.base)})[{ex(e.key)}]"  # a key outside the domain raises
             return f"R_get({ex(e.base)}, {ex(e.key)}, {self.loc(e.loc)})"
         if isinstance(e, A.Slice):
             lo = "None" if e.lo is None else ex(e.lo)
             hi = "None" if e.hi is None else ex(e.hi)
             return f"R_slice({ex(e.base)}, {lo}, {hi}, {self.loc(e.loc)})"
         if isinstance(e, A.Field):
+            if self.fast and base(self.kinds.of(e.base)) in ("map", "record"):
+                return f"({ex(e.base)})[{e.name!r}]"
             return f"R_field({ex(e.base)}, {e.name!r}, {self.loc(e.loc)})"
         if isinstance(e, A.If):
             return f"({ex(e.then)} if {self.cond(e.cond, 'an if condition')} else {ex(e.orelse)})"
@@ -286,6 +335,11 @@ class Compiler:
         """A set or map comprehension: a fast path in Python's set order, and a slow one in
         canonical order that only runs to name the first failing element (see runtime.set_comp)."""
         test = f" if {self.cond(e.cond, 'a comprehension filter')}" if e.cond is not None else ""
+        if self.fast:
+            fors = self.fors(e.binders, False)
+            if isinstance(e, A.SetComp):
+                return f"frozenset({{{self.ex(e.elem)} {fors}{test}}})"
+            return f"R_map_pairs([({self.ex(e.key)}, {self.ex(e.value)}) {fors}{test}], {self.loc(e.loc)})"
         parts = [e.elem] if isinstance(e, A.SetComp) else [e.key, e.value]
         shared = any(_nests(x) for x in parts + ([e.cond] if e.cond is not None else []))
         item = self.ex(e.elem) if isinstance(e, A.SetComp) else f"({self.ex(e.key)}, {self.ex(e.value)})"
@@ -322,16 +376,23 @@ class Compiler:
                 return self._hoist(f"R_range_iter({self._static(e.left)}, {self._static(e.right)}, {self.loc(e.loc)})")
             return f"R_range_iter({self.ex(e.left)}, {self.ex(e.right)}, {self.loc(e.loc)})"
         helper = "R_domain_iter" if ordered else "R_domain_set"
+        kind = self.kinds.of(e)
+        if self.fast and not (e.static and not self.in_hoist) and base(kind) == "set":
+            if not ordered:
+                return self.ex(e)
+            if isinstance(kind, tuple) and kind[1] in ("int", "str"):  # the canonical order of ints or of strings is `sorted`
+                return f"sorted({self.ex(e)})"
         if e.static and not self.in_hoist:
             return self._hoist(f"{helper}({self._static(e)}, {self.loc(e.loc)})")
         return f"{helper}({self.ex(e)}, {self.loc(e.loc)})"
 
     def _static(self, e: A.Expr) -> str:
-        self.in_hoist = True
+        """Code for a state-free expression, hoisted (evaluated once): always the careful code."""
+        self.in_hoist, fast, self.fast = True, self.fast, False
         try:
             return self._ex(e)
         finally:
-            self.in_hoist = False
+            self.in_hoist, self.fast = False, fast
 
     def fors(self, binders: list[A.Binder], ordered: bool) -> str:
         return " ".join(f"for {b.local} in {self.domain(b.domain, ordered)}" for b in binders)
@@ -380,7 +441,8 @@ class Compiler:
         lines.append("    return out")
         return "\n".join(lines) + "\n"
 
-    def _action_block(self, a: A.Action, conditional: set[int], labelled: bool, out: str) -> list[str]:
+    def _action_block(self, a: A.Action, conditional: set[int], labelled: bool, out: str,
+                      fingerprint: bool = False) -> list[str]:
         """The loops, guards and updates of one action, appending each successor to `out`."""
         lines = []
         depth = 1
@@ -395,13 +457,17 @@ class Compiler:
             lines.append(pad + "cur[0] = (" + "".join(p.local + ", " for p in a.params) + ")")
         for i in sorted(conditional):
             lines.append(pad + f"n{i} = v{i}")
-        lines.extend(self.stmts(a.body, depth))
+        lines.extend(self.stmts(a.body, depth, inner=a.params[-1].local if a.params else None))
         nxt = self._next_state(a)
         if labelled:
             binding = "(" + "".join(p.local + ", " for p in a.params) + ")"
             lines.append(pad + f"{out}.append(({binding}, {nxt}))")
         else:
             lines.append(pad + f"{out}.append({nxt})")
+        if fingerprint:  # the components it assigns are looked up; the others are the parent's
+            assigned = A.assigned(a.body)
+            parts = "".join((f"C[n{i}]" if i in assigned else f"p{i}") + ", " for i in range(self.nvars))
+            lines.append(pad + f"q.append(R_hash(({parts})))")
         return lines
 
     def _next_state(self, a: A.Action) -> str:
@@ -413,21 +479,59 @@ class Compiler:
         """One function for every action: `state -> (successors of action 0, of action 1, ...)`.
         One call per state, one unpacking, and definitions shared by several actions are
         computed once (the memo `M`)."""
-        lines = ["def succ_all(s):", f"    {self.unpack}"]
+        careful = self._successors("succ_all")
+        with self._fast():
+            return optimistic(self._successors("succ_fast"), careful)
+
+    def fingerprinted_successors(self, successors: Callable) -> Callable:
+        """`(state, its components' fingerprints, component cache) -> (successors as from
+        `succ_all`, their fingerprints in order)`: a successor's fingerprint from its parent's
+        components' and the few it assigns (see `fingerprints.Fingerprinter`)."""
+        with self._fast():
+            fast = self._successors("succ_fp", fingerprint=True)
+
+        def run(s: tuple, p: tuple, cache: dict) -> tuple:
+            try:
+                return fast(s, p, cache)
+            except MemoryError:
+                raise
+            except Exception:  # as `successors` answers (or raises), fingerprinted one by one
+                succ = successors(s)
+                return succ, [hash(tuple(map(cache.__getitem__, t))) for ts in succ for t in ts]
+        return run
+
+    def _successors(self, name: str, fingerprint: bool = False) -> Callable:
+        head = f"def {name}(s, p, C):" if fingerprint else f"def {name}(s):"
+        lines = [head, f"    {self.unpack}"]
+        if fingerprint:
+            lines.append("    " + "".join(f"p{i}, " for i in range(self.nvars)) + "= p; q = []")
         for index, a in enumerate(self.spec.actions):
             lines.append(f"    o{index} = []")
-            lines += self._action_block(a, self._conditional(a.body), False, f"o{index}")
-        lines.append("    return (" + "".join(f"o{i}, " for i in range(len(self.spec.actions))) + ")")
-        return self.define("\n".join(lines) + "\n", "succ_all")
+            lines += self._action_block(a, self._conditional(a.body), False, f"o{index}", fingerprint)
+        result = "(" + "".join(f"o{i}, " for i in range(len(self.spec.actions))) + ")"
+        lines.append(f"    return ({result}, q)" if fingerprint else f"    return {result}")
+        return self.define("\n".join(lines) + "\n", name)
 
-    def stmts(self, body: list[A.Node], depth: int, explain: bool = False) -> list[str]:
+    @contextmanager
+    def _fast(self) -> Iterator[None]:
+        self.fast = True
+        try:
+            yield
+        finally:
+            self.fast = False
+
+    def stmts(self, body: list[A.Node], depth: int, explain: bool = False, inner: str | None = None) -> list[str]:
+        """The statements of a body. `inner` is the innermost parameter loop's variable: a
+        `require` that, like everything before it, does not use it is false for the rest of that
+        loop too, so it leaves the loop (`e3(self, k in NAT)`: one test of `pc[self]`, not one per k)."""
         pad = "    " * depth
         out: list[str] = []
         for s in body:
             if isinstance(s, A.Require) and explain:
                 out.extend(self._guard_checks(s.cond, pad))
             elif isinstance(s, A.Require):
-                out.append(pad + f"if not {self.cond(s.cond, 'a require')}: continue")
+                leave = "break" if inner is not None and not _uses(s.cond, inner) else "continue"
+                out.append(pad + f"if not {self.cond(s.cond, 'a require')}: {leave}")
             elif isinstance(s, A.LetStmt):
                 out.append(pad + f"{s.binder.local} = {self.ex(s.binder.domain)}")
             elif isinstance(s, A.Assign):
@@ -441,6 +545,8 @@ class Compiler:
                 if s.orelse:
                     out.append(pad + "else:")
                     out.extend(self.stmts(s.orelse, depth + 1, explain))
+            if inner is not None and _uses(s, inner):
+                inner = None  # what follows may depend on it
         return out
 
     # ---- predicates and initial states ----
@@ -465,14 +571,34 @@ class Compiler:
             witness = self.define("\n".join(lines) + "\n", f"w{index}")
         return CompiledPredicate(p.name, p.kind, fn, witness)
 
+    def view(self, v: A.View, index: int) -> CompiledView:
+        lines = [f"def view{index}(s):", f"    {self.unpack}", "    out = []"]
+        depth = 1
+        for b in v.params:
+            lines.append("    " * depth + f"for {b.local} in {self.domain(b.domain, True)}:")
+            depth += 1
+        binding = "(" + "".join(f"{b.local}, " for b in v.params) + ")"
+        lines.append("    " * depth + f"out.append(({binding}, {self.ex(v.body)}))")
+        lines.append("    return out")
+        literals = sorted((n for n in A.nodes(v.body) if isinstance(n, A.Lit) and type(n.value) is str),
+                          key=lambda n: (n.loc.line, n.loc.col))
+        statuses = list(dict.fromkeys(n.value for n in literals))
+        return CompiledView(v.name, [b.name for b in v.params], self.define("\n".join(lines) + "\n", f"view{index}"),
+                            v.body.loc, statuses)
+
     def first_failing(self, preds: list[A.Predicate], index: int) -> Callable[[tuple], int]:
         """One function that returns the position of the first predicate that fails, or -1."""
-        lines = [f"def f{index}(s):", f"    {self.unpack}"]
-        for n, p in enumerate(preds):
-            body = " and ".join(self.cond(c, f"invariant {p.name}") for c in p.conjuncts)
-            lines.append(f"    if not ({body}): return {n}")
-        lines.append("    return -1")
-        return self.define("\n".join(lines) + "\n", f"f{index}")
+        def variant(name: str) -> Callable:
+            lines = [f"def {name}(s):", f"    {self.unpack}"]
+            for n, p in enumerate(preds):
+                body = " and ".join(self.cond(c, f"invariant {p.name}") for c in p.conjuncts)
+                lines.append(f"    if not ({body}): return {n}")
+            lines.append("    return -1")
+            return self.define("\n".join(lines) + "\n", name)
+
+        careful = variant(f"f{index}")
+        with self._fast():
+            return optimistic(variant(f"f{index}_fast"), careful)
 
     def init_states(self) -> Callable[[], Any]:
         """A generator of the initial states, so a limit can stop it before it has built them all."""

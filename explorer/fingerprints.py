@@ -41,8 +41,8 @@ def _encode(v: Any, out: list[bytes]) -> None:
     elif t is frozenset:
         out.append(b"{%d:" % len(v))
         out.extend(sorted(encode(x) for x in v))
-    elif t is Map or t is Record:
-        out.append(b"%s%d:" % (b"r" if t is Record else b"m", len(v)))
+    elif t is Map or t is Record:  # a record is the map of its fields (they are equal values)
+        out.append(b"m%d:" % len(v))
         out.extend(sorted(encode(k) + encode(x) for k, x in v.items()))
     elif isinstance(v, InfiniteSet):
         out.append(b"N" + v.name.encode())
@@ -61,30 +61,36 @@ def value_fingerprint(v: Any) -> int:
     return int.from_bytes(blake2b(encode(v), digest_size=8).digest(), "little")
 
 
+class ComponentCache(dict):
+    """Component value -> its fingerprint, computed on the first lookup (`cache[v]`)."""
+
+    def __missing__(self, v: Any) -> int:
+        self[v] = f = value_fingerprint(v)
+        return f
+
+
 class Fingerprinter:
-    """States -> 64-bit fingerprints (as signed Python ints, CPython's hash range)."""
+    """States -> 64-bit fingerprints (as signed Python ints, CPython's hash range): the tuple
+    hash of the components' fingerprints. `Model.fingerprinted` computes the same value for a
+    successor from its parent's `components` and the components its action assigns."""
 
     def __init__(self):
-        self.cache: dict[Any, int] = {}
+        self.cache = ComponentCache()
         self.lookup = self.cache.__getitem__
 
-    def learn(self, states: list[tuple]) -> None:
-        """Fingerprint the component values not seen yet."""
-        cache = self.cache
-        if len(cache) > CACHE_LIMIT:
-            cache.clear()
-        for state in states:
-            for v in state:
-                if v not in cache:
-                    cache[v] = value_fingerprint(v)
+    def fresh(self) -> ComponentCache:
+        """The cache, emptied first when it has grown past CACHE_LIMIT (it keeps values alive)."""
+        if len(self.cache) > CACHE_LIMIT:
+            self.cache.clear()
+        return self.cache
+
+    def components(self, state: tuple) -> tuple:
+        return tuple(map(self.lookup, state))
 
     def many(self, states: list[tuple]) -> list[int]:
+        self.fresh()
         lookup = self.lookup
-        try:
-            return [hash(tuple(map(lookup, t))) for t in states]
-        except KeyError:
-            self.learn(states)
-            return [hash(tuple(map(lookup, t))) for t in states]
+        return [hash(tuple(map(lookup, t))) for t in states]
 
     def __call__(self, state: tuple) -> int:
         return self.many([state])[0]

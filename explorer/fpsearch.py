@@ -18,8 +18,10 @@ from array import array
 from typing import Any
 
 from .fingerprints import FingerprintSet, Fingerprinter, as_keys
+from .frontier import Frontier
 from .limits import LimitReached, Limits, disarm, guard, no_cycle_collector
 from .model import Model
+from .progress import publish
 from .search import Result, Step, _Stop, label_step, report_limit, report_stop
 
 BATCH = 2048  # parents whose successors are tested against the set at once
@@ -39,7 +41,8 @@ def check_fingerprints(model: Model, deadlock: bool = True, limits: Limits | Non
     n_act = len(actions)
     gen_by = [0] * n_act
     new_by = [0] * n_act
-    succ_all = model.successors
+    succ_fp = model.fingerprinted
+    components = fingerprint.components
     first_failing = model.first_failing_invariant
     inv_names = [p.name for p in model.invariants]
     constraints = [p.holds for p in model.constraints]
@@ -68,8 +71,8 @@ def check_fingerprints(model: Model, deadlock: bool = True, limits: Limits | Non
     try:
         with guard(limits, started), no_cycle_collector():
             if resume is None:
-                frontier = initial_states(model, fingerprint, limits, st, fps, parents, found_state, allowed,
-                                          invariant)
+                frontier = Frontier(len(model.var_names), initial_states(
+                    model, fingerprint, limits, st, fps, parents, found_state, allowed, invariant))
                 level, level_start = 1, 0  # frontier[0] is state level_start
             else:
                 states = resume["states"]
@@ -77,7 +80,7 @@ def check_fingerprints(model: Model, deadlock: bool = True, limits: Limits | Non
                     fps.extend(fingerprint.many(states[lo:lo + 65536]))
                 parents.extend(resume["parents"])
                 level, level_start = resume["level"], resume["head"]
-                frontier = states[level_start:]
+                frontier = Frontier(len(model.var_names), states[level_start:])
                 states.clear()
                 st.update(generated=resume["generated"], pruned=resume["pruned"], deepest=level, head=level_start)
                 gen_by[:], new_by[:] = resume["gen_by"], resume["new_by"]
@@ -86,24 +89,28 @@ def check_fingerprints(model: Model, deadlock: bool = True, limits: Limits | Non
                 if limits.max_depth and level > limits.max_depth:
                     st["head"] = level_start
                     raise _Stop("incomplete", stopped_by="max-depth")
-                following: list[tuple] = []
+                following = Frontier(len(model.var_names))
                 for lo in range(0, len(frontier), batch):
+                    publish(level, len(fps), len(fps) - level_start - lo, st["generated"] + sum(gen_by))
                     if deadline and time.monotonic() > deadline:
                         st["head"] = level_start + lo
                         raise _Stop("incomplete", stopped_by="max-seconds")
-                    chunk = frontier[lo:lo + batch]
+                    chunk = frontier.chunk(lo, lo + batch)
                     # 1. successors of the chunk's parents (up to the first that fails to evaluate)
                     generated: list[tuple] = []
+                    flat: list[int] = []
                     failed_at, failure = len(chunk), None
+                    cache = fingerprint.fresh()
                     for j, s in enumerate(chunk):
                         try:
-                            generated.append(succ_all(s))
+                            succ, q = succ_fp(s, components(s), cache)
                         except (LimitReached, KeyboardInterrupt, MemoryError):
                             raise
                         except Exception as err:
                             failed_at, failure = j, err
                             break
-                    flat = fingerprint.many([t for succ in generated for ts in succ for t in ts])
+                        generated.append(succ)
+                        flat += q
                     known = seen.contains(as_keys(flat)).tolist() if flat else []
                     # 2. walk them in order, as the exact search does
                     added: list[int] = []

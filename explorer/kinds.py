@@ -15,6 +15,7 @@ below is a guarantee (the value has that kind, or evaluating it raises): the ini
 variable's kind, and so does every value assigned, given that the variables read have theirs."""
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from . import ast as A
@@ -23,6 +24,7 @@ from .values import Bool, InfiniteSet, Map, Record
 ANY = "any"
 NONE = "none"
 BOOL_RESULT_OPS = {"==", "!=", "<", "<=", ">", ">=", "in", "notin", "subset", "and", "or", "implies"}
+MAX_SPECIALIZATION = 6  # definitions calling definitions deeper than this: parameters are "any"
 MAX_NESTING = 4  # containers of containers deeper than this are just "a set", "a map", ...
 _SCALAR = {bool: "bool", int: "int", str: "str"}
 
@@ -113,6 +115,8 @@ class Kinds:
         self.local: dict[str, Any] = {}  # generated local name -> kind
         self.consts: list[Any] = []
         self.memo: dict[int, Any] = {}
+        self.special: dict[tuple, Kinds] = {}  # (definition, argument kinds) -> kinds inside it
+        self.depth = 0  # how many specializations deep (see `specialize`)
         if const_kinds is not None:
             self.consts = const_kinds
         else:  # only the container kind: an override must keep it, but may hold other elements
@@ -123,13 +127,12 @@ class Kinds:
 
     # ---- inference ----
     def _infer(self, spec: A.Spec) -> None:
-        self.vars = [self.elem(v.value) if v.choose else self.of(v.value) for v in spec.vars]
         assigns = [s for a in spec.actions for s in A.nodes(a.body) if isinstance(s, A.Assign)]
         binders = self._binders(spec)
-        for _ in range(100):  # a fixpoint: kinds only rise, and the nesting is capped
-            self.memo = {}
-            self._locals(binders)
-            new = list(self.vars)
+        for _ in range(100):  # a fixpoint from "none": kinds only rise, and the nesting is capped
+            self._forget()
+            self._locals(binders)  # the initial values' binders too (`{i: 0 for i in NODE}`)
+            new = [join(k, self.elem(v.value) if v.choose else self.of(v.value)) for k, v in zip(self.vars, spec.vars)]
             for s in assigns:
                 new[s.index] = join(new[s.index], self.of(s.value))
             if new == self.vars:
@@ -137,8 +140,53 @@ class Kinds:
             self.vars = new
         else:
             self.vars = [ANY] * len(spec.vars)
-        self.memo = {}
+        self._forget()
         self._locals(binders)
+
+    def _forget(self) -> None:
+        self.memo = {}
+        self.special = {}
+
+    def specialize(self, d: A.Def, args: list[Any]) -> Kinds:
+        """The kinds inside definition `d` called with arguments of kinds `args`: its body is
+        compiled once per call (inlined), so each call site may know more than "any"."""
+        key = (id(d), tuple(args))
+        if key not in self.special:
+            inner = copy.copy(self)
+            inner.memo, inner.special, inner.depth = {}, {}, self.depth + 1
+            inner.local = dict(self.local)
+            inner.local.update((p.local, k) for p, k in zip(d.params or [], args))
+            binders = self._binders_in(d.body)
+            if binders:
+                inner._settle(binders)
+            self.special[key] = inner
+        return self.special[key]
+
+    @staticmethod
+    def _binders_in(root: Any) -> list[tuple[str, A.Expr, bool]]:
+        out = []
+        for n in A.nodes(root):
+            if isinstance(n, A.Let):
+                out.extend((b.local, b.domain, False) for b in n.binds)
+            elif isinstance(n, (A.Quant, A.SetComp, A.MapComp)):
+                out.extend((b.local, b.domain, True) for b in n.binders)
+        return out
+
+    def _settle(self, binders) -> None:
+        """Kinds of the names bound inside a specialized body (they may depend on each other)."""
+        for _ in range(8):
+            changed = False
+            for name, e, is_domain in binders:
+                self._forget()
+                k = self.elem(e) if is_domain else self.of(e)
+                if k != self.local.get(name):
+                    self.local[name] = k
+                    changed = True
+            if not changed:
+                break
+        else:
+            self.local.update((name, ANY) for name, _, _ in binders)
+        self._forget()
 
     @staticmethod
     def _binders(spec: A.Spec) -> list[tuple[str, A.Expr, bool]]:
@@ -162,7 +210,7 @@ class Kinds:
         for _ in range(8):
             changed = False
             for name, e, is_domain in binders:
-                self.memo = {}
+                self._forget()
                 k = self.elem(e) if is_domain else self.of(e)
                 if k != self.local[name]:
                     self.local[name] = k
@@ -215,7 +263,9 @@ class Kinds:
             if e.ref is not None and e.ref.kind == "builtin":
                 return self.builtin(e.fn, [self.of(a) for a in e.args])
             if e.ref is not None and e.ref.kind == "def":
-                return self.of(e.ref.target.body)  # its parameters are ANY
+                if self.depth >= MAX_SPECIALIZATION:
+                    return ANY
+                return self.specialize(e.ref.target, [self.of(a) for a in e.args]).of(e.ref.target.body)
             return ANY
         if isinstance(e, A.Unary):  # unary minus (not is a bool op)
             return "int" if self.of(e.arg) == "int" else ANY

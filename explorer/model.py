@@ -11,7 +11,7 @@ from typing import Any, Mapping
 
 from . import ast as A
 from .checks import check_spec, check_value_expr
-from .compiler import CompiledAction, CompiledPredicate, Compiler, Guard, eval_constant
+from .compiler import CompiledAction, CompiledPredicate, CompiledView, Compiler, Guard, eval_constant
 from .errors import EvalError, SpecError
 from .parser import parse_expr, parse_spec
 from .kinds import base, value_kind
@@ -38,6 +38,8 @@ class Model:
     locs: list[A.Loc] = field(default_factory=list)
     guards: list[Guard] = field(default_factory=list)
     source: tuple = ()  # (path, text, constant overrides, invariants): how to load it again elsewhere
+    fingerprinted: Any = None  # (state, component fingerprints, cache) -> (successors, their fingerprints)
+    views: list[CompiledView] = field(default_factory=list)  # `view` declarations (see views.py)
 
     def init_states(self) -> list[tuple]:
         return list(self.initial())
@@ -175,9 +177,12 @@ def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
             preds["invariant"] = [p for p in preds["invariant"] if p.name in invariants]
         first_failing = comp.first_failing(wanted, 0)
         successors = comp.all_successors()
+        fingerprinted = comp.fingerprinted_successors(successors)
         initial = comp.init_states()
+        views = [comp.view(v, i) for i, v in enumerate(spec.views)]
     except EvalError as err:
         raise SpecError(err.message, path, text, comp.locs[err.loc] if isinstance(err.loc, int) else err.loc) from None
     return Model(spec, {c.name: v for c, v in zip(spec.consts, values)}, [v.name for v in spec.vars],
                  actions, preds["invariant"], preds["constraint"], preds["terminal"], initial,
-                 first_failing, successors, comp.locs, comp.guards, (path, text, overrides, invariants))
+                 first_failing, successors, comp.locs, comp.guards, (path, text, overrides, invariants), fingerprinted,
+                 views)

@@ -107,6 +107,9 @@ class _ToAst(Transformer):
     def action_decl(self, meta, c):
         return A.Action(_tok_loc(c[0]), str(c[0]), c[1] or [], c[2])
 
+    def view_decl(self, meta, c):
+        return A.View(_tok_loc(c[0]), str(c[0]), c[1], c[2])
+
     def _pred(kind):  # noqa: N805 - a method factory used at class creation
         def make(self, meta, c):
             return A.Predicate(_tok_loc(c[0]), kind, str(c[0]), c[1])
@@ -368,6 +371,8 @@ def parse_spec(text: str, path: str = "<spec>") -> A.Spec:
             spec.defs.append(d)
         elif isinstance(d, A.Action):
             spec.actions.append(d)
+        elif isinstance(d, A.View):
+            spec.views.append(d)
         else:
             spec.predicates.append(d)
     return spec

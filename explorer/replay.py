@@ -174,12 +174,15 @@ class Outcome:
 
 
 def _invariants(model: Model, state: tuple, n: int, out: Outcome) -> None:
+    """The invariants in order, as `check` evaluates them: the first false one is this state's
+    violation and those after it are not evaluated (so one that would fail there is no error)."""
     for p in model.invariants:
         if any(name == p.name for _, name, _ in out.violations):
             continue
         if not p.holds(state):
             witness = p.witness(state) if p.witness else None
             out.violations.append((n, p.name, list(witness or [])))
+            return
 
 
 def _explain(model: Model, state: tuple, step: TraceStep) -> str:

@@ -6,10 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import EvalError
-from .values import FALSE, INT, NAT, TRUE, InfiniteSet, Map, Record, kind_of, ordered, short, sort_key
+from .values import FALSE, HASH_MASK, INT, NAT, TRUE, InfiniteSet, Map, Record, kind_of, ordered, short, sort_key
 
 EMPTY = frozenset()
 BOOLEAN = frozenset((FALSE, TRUE))
+_MISSING = object()
 SKIP = object()  # what a shared comprehension body returns for an element its filter drops
 MAX_RANGE = 1_000_000  # the most integers `a..b` may build as a set (as a domain or after `in` it is lazy)
 
@@ -179,6 +180,19 @@ def map_pairs(pairs, loc, kind=Map) -> Map:
                                 f"and {_show(v)}", loc)
             seen[k] = v
     return out
+
+
+def put(m: Any, k: Any, v: Any) -> Any:
+    """`m | {k: v}` (one key overridden or added) with one copy of `m` instead of three."""
+    if type(m) is Map:
+        out = Map(m)
+        dict.__setitem__(out, k, v)
+        h = getattr(m, "_hash", None)
+        if h is not None:  # the hash of the copy, from the original's (see values.item_hash)
+            old = m.get(k, _MISSING)
+            out._hash = (h - (0 if old is _MISSING else hash((k, old))) + hash((k, v))) & HASH_MASK
+        return out
+    return m | Map(((k, v),))
 
 
 def get(c: Any, k: Any, loc) -> Any:

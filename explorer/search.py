@@ -17,6 +17,7 @@ from typing import Any, Callable
 from .errors import EvalError
 from .limits import Limits, LimitReached, disarm, guard, no_cycle_collector
 from .model import Model
+from .progress import publish
 from .values import short
 
 
@@ -151,6 +152,7 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
                 if max_states and len(states) >= max_states:
                     raise _Stop("incomplete", stopped_by="max-states")
                 if head & 255 == 0:
+                    publish(level, len(states), len(states) - head, generated + sum(gen_by))
                     if deadline and time.monotonic() > deadline:  # where no timer signal can reach
                         raise _Stop("incomplete", stopped_by="max-seconds")
                     if progress and head & 0xFFFF == 0:

@@ -30,14 +30,23 @@ def format_state(model: Model, state: tuple) -> str:
     return "\n".join(f"/\\ {name} = {tlc(v)}" for name, v in zip(model.var_names, state))
 
 
-def format_trace(model: Model, trace: list[Step]) -> str:
+def format_trace(model: Model, trace: list[Step], diff: bool = False) -> str:
+    """TLC's trace; with `diff` (TLC's -difftrace) each state after the first shows only the
+    variables its step changed."""
     out = []
+    prev: tuple | None = None
     for n, step in enumerate(trace, 1):
-        out.append(f"State {n}: <{step.label}>\n{format_state(model, step.state)}\n")
+        if diff and prev is not None and len(model.var_names) > 1:
+            body = "\n".join(f"/\\ {name} = {tlc(v)}" for name, v, old in zip(model.var_names, step.state, prev)
+                             if v != old)
+        else:
+            body = format_state(model, step.state)
+        out.append(f"State {n}: <{step.label}>\n{body}\n" if body else f"State {n}: <{step.label}>\n")
+        prev = step.state
     return "\n".join(out)
 
 
-def format_verdict(model: Model, result: Result, spec_path: str = "") -> list[str]:
+def format_verdict(model: Model, result: Result, spec_path: str = "", diff: bool = False) -> list[str]:
     """The constants, what went wrong (if anything) and the trace: the part of a report that does
     not depend on how the states were explored."""
     lines: list[str] = []
@@ -63,13 +72,13 @@ def format_verdict(model: Model, result: Result, spec_path: str = "") -> list[st
     if result.trace:
         lines.append("Error: The behavior up to this point is:" if result.verdict != "error"
                      else "Error: The behavior up to the state where it failed is:")
-        lines.append(format_trace(model, result.trace))
+        lines.append(format_trace(model, result.trace, diff))
     return lines
 
 
-def format_result(model: Model, result: Result, spec_path: str = "") -> str:
+def format_result(model: Model, result: Result, spec_path: str = "", diff: bool = False) -> str:
     """The whole report, in TLC's words where TLC has words for it."""
-    lines = format_verdict(model, result, spec_path)
+    lines = format_verdict(model, result, spec_path, diff)
     if result.verdict == "holds":
         lines.append("Model checking completed. No error has been found.")
     elif result.verdict == "incomplete":
@@ -85,7 +94,7 @@ def format_result(model: Model, result: Result, spec_path: str = "") -> str:
     lines.append(f"The depth of the {word} is {result.depth}.")
     if result.fingerprints:
         lines.append(f"States were remembered by 64-bit fingerprint; the probability that two of them "
-                     f"collided (so that part of the space went unexplored) is {_collision(result):.1e} "
+                     f"collided (so that part of the space went unexplored) is {collision(result):.1e} "
                      "(TLC's optimistic estimate).")
     lines.append("Actions (generated / distinct):")
     for name, c in result.actions.items():
@@ -95,7 +104,8 @@ def format_result(model: Model, result: Result, spec_path: str = "") -> str:
     return "\n".join(lines)
 
 
-def _collision(result: Result) -> float:
+def collision(result: Result) -> float:
+    """The chance that two fingerprints collided (TLC's optimistic estimate)."""
     from .fingerprints import collision_probability
 
     return collision_probability(result.distinct, result.generated)
@@ -136,7 +146,7 @@ def result_json(model: Model, result: Result) -> dict[str, Any]:
         "error": result.error,
         "internal_error": result.internal,
         "fingerprints": result.fingerprints,
-        "fingerprint_collision_probability": _collision(result) if result.fingerprints else None,
+        "fingerprint_collision_probability": collision(result) if result.fingerprints else None,
         "trace": [step_json(s, model) for s in result.trace],
     }
 
@@ -172,6 +182,21 @@ def write_json(path: str, data: Any) -> None:
         raise SpecError(f"cannot write {path}: {err.strerror}") from None
 
 
+def write_text(path: str, text: str) -> None:
+    """Write atomically, as `write_json`."""
+    tmp = f"{path}.tmp{os.getpid()}"
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError as err:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise SpecError(f"cannot write {path}: {err.strerror}") from None
+
+
 def trace_dot(model: Model, trace: list[Step], title: str = "") -> str:
     """A trace as a graphviz chain: one box per state showing only what changed."""
     import graphviz
@@ -190,3 +215,17 @@ def trace_dot(model: Model, trace: list[Step], title: str = "") -> str:
             g.edge(f"s{i - 1}", f"s{i}", label=step.label)
         prev = step.state
     return g.source
+
+
+def dot_to_svg(source: str) -> str:
+    """graphviz source drawn as an SVG document by graphviz's `dot` program (a located error, not a
+    traceback, when it is not installed)."""
+    import graphviz
+
+    try:
+        return graphviz.Source(source).pipe(format="svg", encoding="utf-8")
+    except graphviz.ExecutableNotFound:
+        raise SpecError("graphviz's `dot` program is not installed (or not on PATH), so no SVG can be drawn; "
+                        "install graphviz (Debian: apt-get install graphviz), or write --dot and draw it elsewhere") from None
+    except graphviz.CalledProcessError as err:
+        raise SpecError(f"graphviz's `dot` failed: {(err.stderr or b'').decode(errors='replace').strip()}") from None

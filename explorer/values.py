@@ -67,17 +67,25 @@ def kind_of(v: Any) -> str:
     return _KIND_NAMES.get(type(v), "value")
 
 
+HASH_MASK = (1 << 61) - 1
+
+
+def item_hash(m: dict) -> int:
+    """A map's hash: the sum of its (key, value) pairs' hashes, so that overriding one key
+    (`runtime.put`) updates it in constant time."""
+    return sum(map(hash, m.items())) & HASH_MASK
+
+
 class Map(dict):
     """A finite function. A dict for fast lookup; hashed by content and never mutated."""
 
     __slots__ = ("_hash",)
 
     def __hash__(self) -> int:  # type: ignore[override]
-        try:
-            return self._hash
-        except AttributeError:
-            self._hash = h = hash(frozenset(self.items()))
-            return h
+        h = getattr(self, "_hash", None)  # no exception raised and caught: a new map is hashed often
+        if h is None:
+            self._hash = h = item_hash(self)
+        return h
 
     def __or__(self, other):  # `m | {k: v}`: the map with those keys overridden
         if not isinstance(other, Map):

@@ -24,8 +24,10 @@ import numpy as np
 from .errors import EvalError
 from .fingerprints import FingerprintSet, Fingerprinter, as_keys
 from .fpsearch import check_fingerprints, initial_states, rebuild_trace
+from .frontier import Frontier
 from .limits import LimitReached, Limits, disarm, guard, no_cycle_collector
 from .model import Model
+from .progress import publish
 from .search import Result, _Stop, report_limit, report_stop
 
 KNOWN = -2  # the candidate's fingerprint was in the set when the level began
@@ -61,17 +63,17 @@ class Owner:
     def __init__(self, model: Model):
         self.model = model
         self.fingerprint = Fingerprinter()
-        self.frontier: list[tuple] = []
+        self.frontier = Frontier(len(model.var_names))
         self.pending: dict[int, tuple] = {}  # candidates of this level, by fingerprint
         self.constraints = [p.holds for p in model.constraints]
         self.terminals = [p.holds for p in model.terminals]
 
     def init(self, states: list[tuple]) -> None:
-        self.frontier = states
+        self.frontier = Frontier(len(self.model.var_names), states)
 
     def keep(self, chosen: list[tuple[int, int]]) -> None:
         """The coordinator's decision: these candidates (fingerprint, index) are the next level."""
-        self.frontier = [self.pending[f] for f, _ in chosen]
+        self.frontier = Frontier(len(self.model.var_names), (self.pending[f] for f, _ in chosen))
         self.pending = {}
 
     def expand(self, seen: FingerprintSet) -> tuple:
@@ -81,21 +83,23 @@ class Owner:
         model, pending = self.model, self.pending
         counts: list[Any] = []
         states: list[tuple] = []
+        fps: list[int] = []
         ended: dict[int, Any] = {}
+        cache, components, succ_fp = self.fingerprint.fresh(), self.fingerprint.components, model.fingerprinted
         for j, s in enumerate(self.frontier):
             try:
-                succ = model.successors(s)
+                succ, q = succ_fp(s, components(s), cache)
             except Exception as err:
                 counts.append(_portable(err))
                 break
             counts.append(tuple(len(ts) for ts in succ))
             states.extend(t for ts in succ for t in ts)
+            fps += q
             if not any(succ) and self.terminals:
                 try:
                     ended[j] = any(term(s) for term in self.terminals)
                 except Exception as err:
                     ended[j] = _portable(err)
-        fps = self.fingerprint.many(states)
         known = seen.contains(as_keys(fps)).tolist() if fps else []
         codes: list[int] = []
         errors: dict[int, Any] = {}
@@ -267,6 +271,7 @@ def _coordinate(model: Model, transport, deadlock: bool, limits: Limits, started
                 if limits.max_depth and level > limits.max_depth:
                     st["head"] = level_start
                     raise _Stop("incomplete", stopped_by="max-depth")
+                publish(level, len(fps), level_size, st["generated"] + sum(gen_by))
                 replies = transport.expand(seen, added)
                 cursor = [[0, 0] for _ in range(workers)]  # per worker: next parent, next candidate
                 fresh = set()

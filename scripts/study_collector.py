@@ -33,6 +33,7 @@ from explorer.config import config_constants  # noqa: E402
 from explorer.replay import format_replay, load_trace_file, replay  # noqa: E402
 from explorer.traces import format_result, itf_trace, result_json, trace_dot, write_json  # noqa: E402
 from explorer.values import short  # noqa: E402
+from explorer.views import find_view, view_grid  # noqa: E402
 
 SPEC = Path("spec/collector.spec")  # relative: what the traces record does not depend on the checkout
 SCENARIOS = Path("spec/scenarios")
@@ -118,39 +119,13 @@ STATUS = {
 }
 
 
-def status(state: dict[str, Any], p: int, consts: dict[str, Any]) -> str:
-    """What happened to prompt p in a state, as a reviewer would mark it (one letter)."""
-    buffered = {g[0] for g in state["buffer"]}
-    outstanding = set().union(*state["inflight"].values()) if state["inflight"] else set()
-    if p in state["trained"]:
-        return "T"
-    if p in buffered:
-        return "B"
-    if p in outstanding:
-        return "F"
-    if p in state["pending"]:
-        return "P"
-    if p in state["dropped"]:
-        return "D"
-    if p in state["doomed"]:
-        return "X"
-    if p in state["discarded"]:
-        return "E"
-    stream_end = (consts["PROMPTS"] // consts["P"]) * consts["P"]
-    if state["next_ord"] <= p < stream_end:
-        start = state["next_ord"] + ((p - state["next_ord"]) // consts["P"]) * consts["P"]
-        if not state["filter_on"] or (p >= state["threshold"] and p not in state["covered"]) or start > state["horizon"]:
-            return "."
-        return "-"
-    return "L"
+LETTER = {status: letter for letter, status in STATUS.items()}
 
 
 def prompt_picture(model, result) -> dict[str, Any]:
-    consts = model.constants
-    states = [model.state_dict(s.state) for s in result.trace]
-    rows = [[status(st, p, consts) for st in states] for p in range(consts["PROMPTS"])]
-    labels = [s.label for s in result.trace]
-    return {"rows": rows, "labels": labels}
+    """The spec's own `view prompt` (so the picture cannot drift from the model), in this report's letters."""
+    grid = view_grid(model, result.trace, find_view(model, "prompt"))
+    return {"rows": [[LETTER[c] for c in row] for row in grid.cells], "labels": grid.columns}
 
 
 def picture_text(pic: dict[str, Any], title: str) -> str:

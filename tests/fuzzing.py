@@ -31,7 +31,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS_DIRS = ["spec", "spec/examples", "tests/specs", "bench"]
 
-KEYWORDS = ["const", "var", "def", "action", "invariant", "constraint", "terminal", "init", "assume",
+KEYWORDS = ["const", "var", "def", "action", "invariant", "constraint", "terminal", "init", "assume", "view",
             "require", "let", "skip", "if", "elif", "else", "then", "forall", "exists", "in", "not",
             "and", "or", "implies", "true", "false", "subset", "for"]
 BUILTIN_FUNCS = ["min", "max", "len", "sum", "abs", "domain", "values", "append", "head", "tail",

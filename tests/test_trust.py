@@ -447,6 +447,8 @@ def test_replay_of_a_trace_ending_where_the_actions_fail_still_replays(tmp_path)
     ('var x = "a"\naction a(s in {"\\0"}): x\' = s\ninvariant i: x == "a"\n', ()),
     ('var y = {"a"}\naction a: y\' = {}\ninvariant i: forall k in -1..1: ("c" in (["b", "bo"])[:k])\n', ()),
     ("const N = 3\nvar v in 0..N\naction a: skip\ninvariant i: v < 0\n", ("--const", "N=100000000000000000000")),
+    # an invariant after the violated one fails there: check never evaluates it, nor must replay
+    ("var x = 0\naction a: x' = 1\ninvariant i: x == 0\ninvariant j: x == 0 or [][x] == 1\n", ()),
 ])
 def test_checks_counterexample_replays(tmp_path, text, extra):
     spec = spec_file(tmp_path, text)

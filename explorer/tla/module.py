@@ -132,6 +132,8 @@ class Exporter:
                          + " are TLC model values (set in the cfg): strings no literal spells, used as markers.")
         for note in expr.notes:
             lines.append(f"\\* Note: {note}")
+        for v in spec.views:  # a view draws traces and constrains nothing: TLA+ has no counterpart
+            lines.append(f"\\* View {v.name} is not exported: it only draws traces (see docs/tla-export.md).")
         lines.append("EXTENDS Integers, Sequences, FiniteSets, TLC")
         lines.append("")
         strings = sorted(names.literal_strings | names.constant_strings)

@@ -1,0 +1,307 @@
+"""What a reviewer looks at: views (the spec's own grid of a trace), --diff traces, --dot/--svg
+pictures, the HTML report and a sweep's matrix page, and the same page in a real browser with the
+network watched."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from explorer import check, load_model
+from explorer.errors import SpecError
+from explorer.report import check_html, sweep_html
+from explorer.views import grid_text, grids
+
+ROOT = Path(__file__).resolve().parent.parent
+COLLECTOR = ROOT / "spec" / "collector.spec"
+
+JOBS = """\
+const N = 3
+var done = {}
+var busy = {}
+action start(i in 0..N - 1):
+    require i not in busy and i not in done
+    busy' = busy | {i}
+action finish(i in 0..N - 1):
+    require i in busy
+    busy' = busy - {i}
+    done' = done | {i}
+invariant not_two_done: len(done) < 2
+view job(i in 0..N - 1): if i in done then "done" else if i in busy then "busy" else "idle"
+"""
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "explorer", *args], capture_output=True, text=True, cwd=ROOT,
+                          timeout=300, env=env)
+
+
+@pytest.fixture
+def jobs(tmp_path: Path) -> Path:
+    path = tmp_path / "jobs.spec"
+    path.write_text(JOBS)
+    return path
+
+
+# ---- views ----
+def test_a_view_draws_one_row_per_element_and_one_column_per_state(jobs):
+    model = load_model(jobs)
+    result = check(model)
+    assert [s.label for s in result.trace] == ["Initial predicate", "start(i=0)", "start(i=1)", "finish(i=0)",
+                                               "finish(i=1)"]
+    (grid,) = grids(model, result.trace)
+    assert grid.cells == [["idle", "busy", "busy", "done", "done"],
+                          ["idle", "idle", "busy", "busy", "done"],
+                          ["idle"] * 5]
+    assert grid_text(grid) == """\
+View job: one row per i, one column per state
+
+i    1  2  3  4  5
+0    I  B  B  D  D
+1    I  I  B  B  D
+2    I  I  I  I  I
+
+states:
+   1. Initial predicate
+   2. start(i=0)
+   3. start(i=1)
+   4. finish(i=0)
+   5. finish(i=1)
+
+legend: D done, B busy, I idle
+"""
+
+
+def test_the_collector_view_is_the_studys_prompt_picture():
+    """The committed picture (written by scripts/study_collector.py from this view) and the
+    view agree cell by cell, through the script's letters."""
+    model = load_model(COLLECTOR)
+    result = check(model, deadlock=False)
+    (grid,) = grids(model, result.trace, ["prompt"])
+    letters = {"trained": "T", "buffered": "B", "in flight": "F", "pending": "P", "dropped (tolerated)": "D",
+               "dropped (fatal)": "X", "discarded at end of stream": "E", "yet to be yielded": ".",
+               "filtered out": "-", "LOST": "L"}
+    committed = (ROOT / "traces" / "frontier-smallest.prompts.txt").read_text().splitlines()
+    rows = [line.split()[1:] for line in committed[3:3 + len(grid.rows)]]
+    assert rows == [[letters[c] for c in row] for row in grid.cells]
+    assert grid.cells[2][-1] == "LOST"  # the prompt the invariant names (p = 2)
+
+
+def test_a_view_that_is_not_a_string_is_a_located_error(tmp_path):
+    path = tmp_path / "bad.spec"
+    path.write_text(JOBS.replace('view job(i in 0..N - 1): if i in done then "done" else if i in busy then "busy" else "idle"',
+                                 "view job(i in 0..N - 1): i in done"))
+    with pytest.raises(SpecError) as err:
+        load_model(path)
+    text = str(err.value)
+    assert f"{path}:12:26: error: view job must give a string (a status), but this expression is a boolean" in text
+    assert text.splitlines()[-1].index("^") == 4 + 25
+
+
+def test_a_status_that_is_not_a_string_at_run_time_is_a_located_error(tmp_path):
+    path = tmp_path / "runtime.spec"
+    path.write_text(JOBS.replace("view job(i in 0..N - 1): if", 'var names = {0: "zero", 1: 1, 2: "two"}\n'
+                                 "view job(i in 0..N - 1): if i == 1 then names[i] else if"))
+    run = run_cli("check", str(path), "--view", "job")
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "Traceback" not in run.stderr
+    assert f"{path}:13:26: error: view job must give a string (a status), but for i = 1 in state 1 of the trace " \
+           "it gives the integer 1" in run.stderr
+
+
+def test_views_are_checked_like_every_declaration(tmp_path, jobs):
+    twice = tmp_path / "twice.spec"
+    twice.write_text(JOBS + 'view job(i in 0..N - 1): "x"\n')
+    with pytest.raises(SpecError, match="view job is already defined"):
+        load_model(twice)
+    run = run_cli("check", str(jobs), "--view", "nope")
+    assert run.returncode == 2 and "no view named nope (the spec's views: job)" in run.stderr
+
+
+def test_check_prints_the_view_and_writes_its_picture(jobs, tmp_path):
+    run = run_cli("check", str(jobs), "--view", "job", "--view-dot", str(tmp_path / "v.dot"), "--quiet")
+    assert run.returncode == 1
+    assert run.stdout.rstrip().endswith("legend: D done, B busy, I idle")
+    dot = (tmp_path / "v.dot").read_text()
+    assert "view job" in dot and dot.count("<TR>") >= 4
+
+
+def test_the_exporter_leaves_a_view_as_a_comment(jobs, tmp_path):
+    run = run_cli("export-tla", str(jobs), "-o", str(tmp_path / "out"))
+    assert run.returncode == 0, run.stderr
+    tla = (tmp_path / "out" / "jobs.tla").read_text()
+    assert "\\* View job is not exported: it only draws traces" in tla
+    assert '"busy"' not in tla  # its statuses are nowhere in the module
+
+
+# ---- --diff ----
+def test_diff_prints_only_what_changed_and_json_keeps_whole_states(jobs, tmp_path):
+    full = run_cli("check", str(jobs), "--quiet")
+    diff = run_cli("check", str(jobs), "--quiet", "--diff", "--json", str(tmp_path / "r.json"))
+    assert diff.returncode == full.returncode == 1
+    states = re.split(r"\n(?=State \d+:)", diff.stdout.split("Error: The behavior up to this point is:\n")[1])
+    assert states[0] == "State 1: <Initial predicate>\n/\\ done = {}\n/\\ busy = {}\n"
+    assert states[1] == "State 2: <start(i=0)>\n/\\ busy = {0}\n"
+    assert states[2] == "State 3: <start(i=1)>\n/\\ busy = {0, 1}\n"
+    assert states[3] == "State 4: <finish(i=0)>\n/\\ done = {0}\n/\\ busy = {1}\n"
+    assert full.stdout.count("/\\ ") == 10 and diff.stdout.count("/\\ ") == 8
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert all(set(step["state"]) == {"done", "busy"} for step in data["trace"])
+
+
+# ---- pictures ----
+def test_dot_and_svg_of_the_trace(jobs, tmp_path):
+    if not shutil.which("dot"):
+        pytest.skip("graphviz's dot is not installed")
+    run = run_cli("check", str(jobs), "--quiet", "--dot", str(tmp_path / "t.dot"), "--svg", str(tmp_path / "t.svg"))
+    assert run.returncode == 1, run.stderr
+    assert (tmp_path / "t.dot").read_text().startswith("digraph trace")
+    svg = (tmp_path / "t.svg").read_text()
+    assert "<svg" in svg and "start(i=1)" in svg
+
+
+def _without_dot() -> dict[str, str]:
+    """An environment whose PATH has no graphviz (the interpreter is called by its full path)."""
+    return {**os.environ, "PATH": "/nonexistent"}
+
+
+def test_svg_without_graphviz_is_a_clear_error_before_the_search(jobs, tmp_path):
+    run = run_cli("check", str(jobs), "--svg", str(tmp_path / "t.svg"), env=_without_dot())
+    assert run.returncode == 2
+    assert "--svg needs graphviz's `dot` program, which is not installed" in run.stderr
+    assert "Traceback" not in run.stderr and run.stdout == "" and not (tmp_path / "t.svg").exists()
+
+
+def test_the_report_says_so_when_graphviz_is_missing(jobs, tmp_path):
+    run = run_cli("check", str(jobs), "--quiet", "--html", str(tmp_path / "r.html"), env=_without_dot())
+    assert run.returncode == 1, run.stderr
+    page = (tmp_path / "r.html").read_text()
+    assert "No picture: graphviz&#39;s `dot` program is not installed" in page
+
+
+# ---- the HTML report ----
+def _no_external_references(page: str) -> None:
+    assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", page, re.I)
+    assert "<script" not in page.lower() and "@import" not in page and "url(" not in page
+
+
+def test_the_report_of_a_counterexample(jobs):
+    model = load_model(jobs)
+    result = check(model)
+    page = check_html(model, result, "jobs.spec")
+    _no_external_references(page)
+    assert "Invariant not_two_done is violated: the trace below, of 5 states, is a shortest behaviour" in page
+    rows = re.findall(r'<tr class="step">(.*?)</tr>\n(?=<tr class="step">|</tbody>)', page, re.S)
+    assert len(rows) == 5
+    changed = [re.findall(r'<div class="changed"><code>(.*?)</code>', r) for r in rows]
+    assert changed == [[], ["busy = {0}"], ["busy = {0, 1}"], ["done = {0}", "busy = {1}"], ["done = {0, 1}", "busy = {}"]]
+    assert all("<details><summary>full state</summary>" in r for r in rows[1:])
+    assert 'id="view-job"' in page and ">D</td>" in page
+    if shutil.which("dot"):
+        assert '<figure id="trace-picture"><svg' in page
+
+
+def test_the_report_of_a_proof_flags_actions_that_never_fired(tmp_path):
+    path = tmp_path / "proof.spec"
+    path.write_text("var x = 0\naction up:\n    require x < 2\n    x' = x + 1\naction never:\n    require x > 5\n"
+                    "    x' = 0\ninvariant small: x <= 2\n")
+    model = load_model(path)
+    page = check_html(model, check(model, deadlock=False), str(path))
+    assert "Every invariant holds in all 3 reachable states: a proof, for these constants" in page
+    assert '<tr class="never"><td>never</td>' in page and "Never fired: never." in page
+    assert 'id="trace"' not in page
+
+
+def test_the_report_of_the_collector_from_the_command_line(tmp_path):
+    """The issue's command: the report shows each step's changed variables and the prompt grid."""
+    html, svg = tmp_path / "out.html", tmp_path / "out.svg"
+    run = run_cli("check", str(COLLECTOR), "--no-deadlock", "--html", str(html), "--svg", str(svg), "--diff")
+    assert run.returncode == 1, run.stderr
+    page = html.read_text()
+    _no_external_references(page)
+    assert page.count('<tr class="step">') == 11
+    assert 'id="view-prompt"' in page and 'title="LOST"' in page
+    assert '<div class="changed"><code>next_ord = 1</code></div>' in page
+    if shutil.which("dot"):
+        assert svg.read_text().lstrip().startswith("<?xml")
+
+
+# ---- a sweep's matrix ----
+SWEEP = [
+    {"constants": {"P": 1, "CUT": "frontier", "AGE": 1}, "verdict": "proved"},
+    {"constants": {"P": 1, "CUT": "frontier", "AGE": 2}, "verdict": "refuted", "link": "frontier-age2.html"},
+    {"constants": {"P": 1, "CUT": "in_flight", "AGE": 1}, "verdict": "proved"},
+    {"constants": {"P": 1, "CUT": "in_flight", "AGE": 2}, "verdict": "incomplete"},
+]
+
+
+def test_the_sweep_matrix_links_each_refuted_cell_to_its_trace():
+    page = sweep_html(SWEEP, "cut rules")
+    _no_external_references(page)
+    assert "4 points: 2 proved, 1 refuted, 1 incomplete." in page
+    assert "For every point: <code>P = 1</code>." in page
+    rows = re.findall(r"<tr><th>(CUT=[^<]*)</th>(.*?)</tr>", page)
+    assert [r[0] for r in rows] == ['CUT=&#34;frontier&#34;', 'CUT=&#34;in_flight&#34;']
+    assert re.findall(r"<th>(\d)</th>", page) == ["1", "2"]  # the columns: AGE
+    assert '<td class="refuted"><a href="frontier-age2.html">refuted</a></td>' in rows[0][1]
+    assert '<td class="incomplete">incomplete</td>' in rows[1][1]
+    with pytest.raises(SpecError, match="does not vary"):
+        sweep_html(SWEEP, columns="P")
+
+
+# ---- in a real browser ----
+BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-default-apps",
+         "--host-resolver-rules=MAP * ~NOTFOUND"]  # a page that fetches cannot reach anything
+
+
+def render(page: Path, tmp_path: Path) -> tuple[str, list[str]]:
+    """The DOM chromium built from `page`, and every request the page itself made (from
+    chromium's network log: requests of the page's file:// origin, not the browser's own)."""
+    netlog = tmp_path / f"{page.stem}.netlog.json"
+    run = subprocess.run([BROWSER, *FLAGS, f"--log-net-log={netlog}", "--dump-dom", page.as_uri()],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    log = json.loads(netlog.read_text())
+    start_job = log["constants"]["logEventTypes"]["URL_REQUEST_START_JOB"]
+    requests = [e["params"]["url"] for e in log["events"] if e["type"] == start_job
+                and e.get("params", {}).get("network_isolation_key", "").startswith("file://")
+                and not e["params"]["url"].startswith(("file:", "data:"))]
+    return run.stdout, requests
+
+
+@pytest.mark.skipif(BROWSER is None, reason="chromium is not installed (Debian: apt-get install chromium)")
+def test_the_network_watch_catches_a_page_that_fetches(tmp_path):
+    """The check below can fail: a page with an external image and stylesheet is caught."""
+    page = tmp_path / "fetching.html"
+    page.write_text('<!DOCTYPE html><html><body><img src="http://example.invalid/x.png">'
+                    '<link rel="stylesheet" href="https://fonts.example.invalid/a.css"></body></html>')
+    _, requests = render(page, tmp_path)
+    assert sorted(requests) == ["http://example.invalid/x.png", "https://fonts.example.invalid/a.css"]
+
+
+@pytest.mark.skipif(BROWSER is None, reason="chromium is not installed (Debian: apt-get install chromium)")
+def test_the_report_renders_in_a_browser_and_fetches_nothing(tmp_path):
+    html, js = tmp_path / "out.html", tmp_path / "out.json"
+    run = run_cli("check", str(COLLECTOR), "--no-deadlock", "--html", str(html), "--json", str(js), "--quiet")
+    assert run.returncode == 1, run.stderr
+    dom, requests = render(html, tmp_path)
+    assert requests == []
+    steps = len(json.loads(js.read_text())["trace"])
+    body = dom.split('<table id="trace">')[1].split("</table>\n\n<h2>")[0]
+    assert body.count('<tr class="step">') == steps == 11
+    assert '<table class="grid view" id="view-prompt">' in dom
+    assert "Invariant no_prompt_lost is violated (it fails for p = 2)" in dom
+    if shutil.which("dot"):
+        assert '<figure id="trace-picture"><svg' in dom
+    sweep = tmp_path / "sweep.html"
+    sweep.write_text(sweep_html(SWEEP, "cut rules"))
+    dom, requests = render(sweep, tmp_path)
+    assert requests == [] and '<a href="frontier-age2.html">refuted</a>' in dom
