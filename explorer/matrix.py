@@ -1,6 +1,7 @@
-"""What a sweep writes in its folder: the verdict matrix as DIR/sweep.json and DIR/sweep.md, and
-one trace set per refuted point in DIR/points/<point>/ (what `check` prints, its --json and
---itf files, a graphviz .dot and, when graphviz's `dot` is installed, an .svg).
+"""What a sweep writes in its folder: the verdict matrix as DIR/sweep.json, DIR/sweep.md and
+DIR/sweep.html, and one trace set per refuted point in DIR/points/<point>/ (what `check` prints,
+its --json, --itf and --html files, a graphviz .dot of the trace and of the spec's views, and,
+when graphviz's `dot` is installed, their .svg).
 
 sweep.json is the whole result; sweep.md and any other rendering are drawn from the same data."""
 from __future__ import annotations
@@ -20,7 +21,9 @@ from .traces import stop_reason, write_json
 from .values import to_itf
 
 MARKER = "sweep.json"  # a folder holding it is a sweep's: its points/ may be cleared and rewritten
-TRACE_KINDS = {"txt": ".txt", "json": ".json", "itf": ".itf.json", "dot": ".dot"}
+TRACE_KINDS = {"txt": ".txt", "json": ".json", "itf": ".itf.json", "dot": ".dot", "view": ".view.txt",
+               "view_dot": ".view.dot", "html": ".html"}
+DRAWN = {"dot": ".svg", "view_dot": ".view.svg"}  # graphviz sources drawn as SVG when `dot` is installed
 
 
 def prepare(out: Path) -> None:
@@ -66,12 +69,13 @@ class Matrix:
                 else:
                     path.write_text(traces[kind] + ("\n" if kind == "txt" else ""))
                 files.append(path)
-        if self.svg and "dot" in traces:
-            svg = folder / f"{stem}.svg"
-            done = subprocess.run(["dot", "-Tsvg", str(folder / f"{stem}.dot"), "-o", str(svg)],
-                                  capture_output=True)
-            if done.returncode == 0:
-                files.append(svg)
+        for kind, suffix in DRAWN.items():
+            if self.svg and kind in traces:
+                svg = folder / f"{stem}{suffix}"
+                done = subprocess.run(["dot", "-Tsvg", str(folder / f"{stem}{TRACE_KINDS[kind]}"), "-o", str(svg)],
+                                      capture_output=True)
+                if done.returncode == 0:
+                    files.append(svg)
         return [str(p.relative_to(self.out)) for p in files]
 
     def report(self, runs: list[Run], final: bool) -> None:
@@ -79,9 +83,21 @@ class Matrix:
             self._drop_moot_traces(runs)
         data = self.json(runs, final)
         write_json(str(self.out / "sweep.json"), data)
-        tmp = self.out / "sweep.md.tmp"
-        tmp.write_text(markdown(data))
-        tmp.replace(self.out / "sweep.md")
+        for name, text in (("sweep.md", markdown(data)), ("sweep.html", self.html(runs, data))):
+            tmp = self.out / f"{name}.tmp"
+            tmp.write_text(text)
+            tmp.replace(self.out / name)
+
+    def html(self, runs: list[Run], data: dict[str, Any]) -> str:
+        """sweep.html: the matrix as a table of cells (explorer.report.sweep_html), each refuted
+        point linked to its report page."""
+        from .report import sweep_html
+
+        points = [{"constants": run.point.constants,
+                   "verdict": row["verdict"] + (f" ({row['checks']})" if row["checks"] != "all" else ""),
+                   "link": next((f for f in row["files"] if f.endswith(".html")), None)}
+                  for run, row in zip(runs, data["runs"])]
+        return sweep_html(points, f"Sweep of {data['spec']} over {data['grid']}")
 
     def _drop_moot_traces(self, runs: list[Run]) -> None:
         """Files of a run whose result was set aside at the end (stop-at-first) are removed."""

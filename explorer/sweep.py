@@ -25,7 +25,7 @@ from . import __version__
 from .errors import SpecError
 from .grid import Grid, Point
 from .limits import LimitReached, Limits, disarm, forget_guards, guard, machine_memory, DEFAULT_MEMORY_FRACTION
-from .model import const_text, load_model, read_spec
+from .model import Model, const_text, load_model, read_spec
 from .search import Result
 from .traces import format_result, itf_trace, result_json, trace_dot
 from .values import short, to_itf
@@ -168,12 +168,30 @@ def search_point(spec: str, constants: dict[str, Any], invariants: list[str] | N
                   trace_length=len(result.trace), error=_located(result, spec), internal=result.internal,
                   fingerprints=result.fingerprints)
     if result.trace or result.verdict == "error":
-        title = f"{record['verdict']} {record['property'] or ''}".strip()
-        record["traces"] = {"txt": format_result(model, result, spec), "json": result_json(model, result)}
-        if result.trace:
-            record["traces"].update(itf=itf_trace(model, result.trace, title),
-                                    dot=trace_dot(model, result.trace, title))
+        record["traces"] = _trace_set(model, result, spec, f"{record['verdict']} {record['property'] or ''}".strip())
     return _finish(record, started)
+
+
+def _trace_set(model: Model, result: Result, spec: str, title: str) -> dict[str, Any]:
+    """What `check` would write for this result: its report, --json, --itf, the trace's picture,
+    the spec's views of a counterexample (text and graphviz) and the --html page."""
+    from .report import check_html
+    from .views import counterexample, grid_text, grids, grids_dot
+
+    traces: dict[str, Any] = {"txt": format_result(model, result, spec), "json": result_json(model, result)}
+    if result.trace:
+        traces.update(itf=itf_trace(model, result.trace, title), dot=trace_dot(model, result.trace, title))
+    shown = counterexample(result)
+    try:
+        drawn = grids(model, shown) if shown and model.views else []
+    except SpecError as err:  # a view that fails at this point: said in place of the view, the verdict stands
+        traces["view"] = f"The views cannot be drawn for this trace:\n{err}"
+        drawn = []
+    if drawn:
+        traces.update(view="\n".join(grid_text(g) for g in drawn), view_dot=grids_dot(drawn, title))
+    if "view" not in traces or drawn:
+        traces["html"] = check_html(model, result, spec)
+    return traces
 
 
 def _located(result: Result, spec: str) -> str | None:

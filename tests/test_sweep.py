@@ -63,7 +63,7 @@ def test_diehard_grid_end_to_end(tmp_path):
     refuted = next(r for r in data["runs"] if r["name"] == "BIG=5,SMALL=3")
     assert refuted["property"] == "not_solved" and refuted["trace_length"] == 7 and refuted["depth"] == 7
     names = {Path(f).name for f in refuted["files"]}
-    expected = {"not_solved.txt", "not_solved.json", "not_solved.itf.json", "not_solved.dot"}
+    expected = {"not_solved.txt", "not_solved.json", "not_solved.itf.json", "not_solved.dot", "not_solved.html"}
     assert expected | ({"not_solved.svg"} if shutil.which("dot") else set()) == names
     folder = out / "points" / "BIG=5,SMALL=3"
     assert "Error: Invariant not_solved is violated." in (folder / "not_solved.txt").read_text()
@@ -74,6 +74,10 @@ def test_diehard_grid_end_to_end(tmp_path):
     assert "| 6 | 5 | 3 | **refuted** not_solved |" in md
     assert "- `not_solved`: BIG=4,SMALL=2, a trace of 2 states" in md
     assert "smallest refuting point for not_solved: BIG=4,SMALL=2" in proc.stdout
+    page = (out / "sweep.html").read_text()
+    assert page.count('<a href="points/') == 5 and 'href="points/BIG=5,SMALL=3/not_solved.html"' in page
+    assert "Error: Invariant not_solved is violated." not in page  # the matrix; each report is its own page
+    assert "not_solved" in (folder / "not_solved.html").read_text()
 
 
 def check_json(tmp_path: Path, spec: Path, row: dict, grid) -> dict:
@@ -135,6 +139,9 @@ def test_each_verdict_is_checks(tmp_path, spec, grid_text):
             trace = json.loads((out / next(f for f in row["files"] if f.endswith(".json")
                                            and not f.endswith(".itf.json"))).read_text())
             assert trace["trace"] == want["trace"] and trace["witness"] == want["witness"]
+            if spec == COLLECTOR:  # the spec's view of the counterexample, as `check --view` prints it
+                view = (out / next(f for f in row["files"] if f.endswith(".view.txt"))).read_text()
+                assert view.startswith("View prompt:") and " L" in view  # the lost prompt is marked
         seen.add(row["verdict"])
     assert {"proved", "refuted"} <= seen
     if spec == COLLECTOR:
