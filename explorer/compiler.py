@@ -29,7 +29,7 @@ _HELPERS = {
     "R_union2": R.union2, "R_inter2": R.inter2, "R_compare": R.compare, "R_member": R.member,
     "R_forall": R.forall, "R_exists": R.exists, "R_set_comp": R.set_comp, "R_map_comp": R.map_comp,
     "R_SKIP": R.SKIP, "R_SKIPS": frozenset((R.SKIP,)), "R_EvalError": EvalError, "R_put": R.put,
-    "sorted": sorted, "R_hash": hash,
+    "sorted": sorted, "R_hash": hash, "sum": sum, "len": len, "min": min, "max": max,
 }
 _BUILTIN_NAMES = {name: f"B_{name}" for name in R.BUILTINS}
 _VALUE_NAMES = {name: f"V_{name}" for name in R.BUILTIN_VALUES}
@@ -231,6 +231,10 @@ class Compiler:
         if op in ("in", "notin"):
             neg = "not " if op == "notin" else ""
             r = e.right
+            if self.fast and isinstance(r, A.Name) and r.ref.kind == "value" and r.ref.target in ("Nat", "Int") \
+                    and self.kinds.of(e.left) == "int":  # an integer is in Int, and in Nat when >= 0
+                test = f"({self.ex(e.left)} >= 0)" if r.ref.target == "Nat" else f"({self.ex(e.left)} is not None)"
+                return f"(not {test})" if neg else test
             if isinstance(r, A.Binary) and r.op == "..":
                 return f"({neg}R_in_range({self.ex(e.left)}, {self.ex(r.left)}, {self.ex(r.right)}, {self.loc(r.loc)}))"
             if self.kinds.native(op, self.kinds.of(e.left), self.kinds.of(r)):
@@ -279,6 +283,9 @@ class Compiler:
                 finally:
                     self.kinds = outer
                 return f"(lambda {params}: {body})({', '.join(args)})"
+            native = self._native_builtin(e, args)
+            if native is not None:
+                return native
             loc = self.loc(e.loc)
             if e.fn in _VARIADIC:
                 return f"{_BUILTIN_NAMES[e.fn]}({loc}, {', '.join(args)})"
@@ -330,6 +337,23 @@ class Compiler:
         if isinstance(e, (A.SetComp, A.MapComp)):
             return self._comprehension(e)
         raise AssertionError(f"unhandled node {type(e).__name__}")
+
+    def _native_builtin(self, e: A.Call, args: list[str]) -> str | None:
+        """In the optimistic code, Python's own function where the argument's kind makes it the
+        built-in's meaning (or makes it raise: `min` of an empty set)."""
+        if not self.fast or len(args) != 1:
+            return None
+        k = self.kinds.of(e.args[0])
+        b, elem = base(k), (k[1] if isinstance(k, tuple) and k[0] in ("set", "seq") else None)
+        if e.fn == "sum" and b in ("set", "seq") and elem in ("int", "none"):
+            return f"sum({args[0]})"
+        if e.fn in ("min", "max") and b == "set" and elem == "int":
+            return f"{e.fn}({args[0]})"
+        if e.fn == "len" and b in ("set", "seq", "map", "record", "str"):
+            return f"len({args[0]})"
+        if e.fn == "domain" and b in ("map", "record"):
+            return f"frozenset({args[0]})"
+        return None
 
     def _comprehension(self, e: A.SetComp | A.MapComp) -> str:
         """A set or map comprehension: a fast path in Python's set order, and a slow one in

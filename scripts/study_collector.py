@@ -1,20 +1,21 @@
 """Regenerate everything under traces/ from spec/collector.spec: one command, from scratch.
 
-    python scripts/study_collector.py            # the whole study (16-28 minutes on 2 cores; traces/README.md says)
+    python scripts/study_collector.py            # the whole study (traces/README.md says how long it took)
     python scripts/study_collector.py --quick    # only the smallest counterexample (for CI)
 
 What it runs (see traces/README.md, which it writes):
 1. the cut rules on a grid of constants, checking `no_prompt_lost` (deadlock off);
 2. the smallest constants where the frontier rule loses a prompt, with its shortest trace;
-3. each loss route found, replayed as a minimal configuration against every rule;
+3. each loss route found, replayed as a minimal configuration against every rule, and for each
+   loss what it needs (the same run with one ingredient taken away);
 4. the stuck-run check (deadlock detection; `finished` states are terminal) on a grid;
 5. the review note's scenario, replayed with BARRIER and LOAD_REPLAY_BUFFER true and false.
+Steps 1, 3 and 4 run under both schedules (SCHEDULE = "any" and "eager").
 Every number it writes comes from the explorer; nothing is edited by hand."""
 from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import multiprocessing
 import os
 import shutil
@@ -32,7 +33,7 @@ from explorer import Limits, check, load_model  # noqa: E402
 from explorer.config import config_constants  # noqa: E402
 from explorer.replay import format_replay, load_trace_file, replay  # noqa: E402
 from explorer.traces import format_result, itf_trace, result_json, trace_dot, write_json  # noqa: E402
-from explorer.values import short  # noqa: E402
+from explorer.values import TRUE, short  # noqa: E402
 from explorer.views import find_view, view_grid  # noqa: E402
 
 SPEC = Path("spec/collector.spec")  # relative: what the traces record does not depend on the checkout
@@ -43,7 +44,8 @@ LIMITS = Limits(max_states=600_000)  # grid points: a state limit, so the verdic
 ROUTE_LIMITS = Limits(max_states=6_000_000, max_seconds=1800)  # routes, recipes: worth a longer search
 BASE = {"STEPS": 2, "SAVE_EVERY": 1, "IN_FLIGHT_UPDATES": True, "LOAD_REPLAY_BUFFER": True, "BARRIER": True}
 SHOWN = ["P", "AGE", "FAILURES", "TOLERATED_FAILURES", "CRASHES", "PROMPTS", "STEPS", "LOAD_REPLAY_BUFFER",
-         "ATOMIC_PAUSE"]
+         "ATOMIC_PAUSE", "SCHEDULE"]
+SCHEDULES = ["any", "eager"]
 
 
 def loss_grid() -> list[dict[str, Any]]:
@@ -52,7 +54,7 @@ def loss_grid() -> list[dict[str, Any]]:
     for p, age, failures, tol, crashes in itertools.product([1, 2], [1, 2], [0, 1, 2], [0, 1], [1, 2]):
         for batches in ([3, 4] if p == 1 else [3]):
             points.append({**BASE, "P": p, "AGE": age, "FAILURES": failures, "TOLERATED_FAILURES": tol,
-                           "CRASHES": crashes, "PROMPTS": p * batches})
+                           "CRASHES": crashes, "PROMPTS": p * batches, "SCHEDULE": "any"})
     points.sort(key=lambda c: (c["P"] * c["PROMPTS"], c["AGE"], c["FAILURES"], c["CRASHES"], c["TOLERATED_FAILURES"]))
     return points
 
@@ -63,6 +65,11 @@ def stuck_grid() -> list[dict[str, Any]]:
         points.append({**BASE, "P": p, "AGE": age, "FAILURES": failures, "TOLERATED_FAILURES": 1,
                        "CRASHES": crashes, "PROMPTS": 3 * p, "ATOMIC_PAUSE": atomic})
     return points
+
+
+def scheduled(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each point under each schedule."""
+    return [{**c, "SCHEDULE": sch} for c in points for sch in SCHEDULES]
 
 
 ROUTE_NAMES = ["interleaving", "interleaving-p2", "no-buffer-restore", "fatal-failure", "legacy-lineage",
@@ -108,7 +115,38 @@ def run_job(job: Job) -> dict[str, Any]:
         "itf": itf_trace(model, result.trace, f"{job.kind} {job.rule}") if result.trace else None,
         "dot": trace_dot(model, result.trace, f"{job.kind}, CUT={job.rule}") if result.trace else "",
         "prompts": prompt_picture(model, result) if result.trace and job.kind == "loss" else None,
+        "checkpoints": checkpoints_along(model, result) if result.trace and job.kind == "loss" else [],
+        "uses": trace_uses(model, result) if result.trace else [],
     }
+
+
+def trace_uses(model, result) -> list[str]:
+    """The faults and events a counterexample goes through, in the words of the README."""
+    used = []
+    for before, after in zip(result.trace, result.trace[1:]):
+        b, a = model.state_dict(before.state), model.state_dict(after.state)
+        if after.action == "worker_fails":
+            used.append("a fatal failure" if a["fatal"] is TRUE and b["fatal"] is not TRUE else "a tolerated failure")
+        elif after.action == "restart":
+            used.append({"crash": "a crash", "fatal": "a fatal restart", "relaunch": "a relaunch"}[after.binding["why"]])
+        elif after.action == "end_of_stream":
+            used.append("the end of the stream")
+        elif after.action == "train" and b["fatal"] is TRUE:
+            used.append("the health-check race (a step trained after a fatal failure, before the next check)")
+    return list(dict.fromkeys(used))
+
+
+def checkpoints_along(model, result) -> list[dict[str, Any]]:
+    """Each checkpoint of a counterexample: the trained frontier and ring it saw, what it saved."""
+    out = []
+    for before, after in zip(result.trace, result.trace[1:]):
+        if after.action != "checkpoint":
+            continue
+        b, c = model.state_dict(before.state), model.state_dict(after.state)["ckpt"]
+        out.append({"F": b["F"], "cut": c["cut"], "aligned_flag": b["aligned"] is TRUE,
+                    "ring_has_base": any(r <= c["cut"] for r in b["ring"]), "frontier": c["frontier"] is TRUE,
+                    "buffered": sorted(g[0] for g in c["buffer"])})
+    return out
 
 
 # ---- the prompt-by-prompt picture ----
@@ -227,7 +265,8 @@ def summarize(rule: str, rows: list[dict[str, Any]]) -> str:
                 text += f" Every point without {name.split(' (')[0]} was proved ({len(safe_points)} points)."
         smallest = refuted[0]
         text += (f" The smallest refuted point is {consts_text(smallest['constants'])} "
-                 f"(shortest trace: {smallest['trace_length']} states, lost prompt {smallest['witness']}).")
+                 f"(shortest trace: {smallest['trace_length']} states, lost prompt {smallest['witness']}; "
+                 f"it goes through {', '.join(smallest['uses']) or 'no fault'}).")
     return text
 
 
@@ -258,34 +297,37 @@ def main() -> int:
         return 0
 
     # 1. every rule on the grid
-    jobs = [Job("loss", rule, c) for c in loss_grid() for rule in RULES]
+    jobs = [Job("loss", rule, c) for c in scheduled(loss_grid()) for rule in RULES]
     grid_rows = run_all(pool, jobs, "grid")
-    # 3. routes x every rule (including the ablations)
+    # 3. routes x every rule (including the ablations) x every schedule
     route_rows = []
-    route_jobs = [Job("loss", rule, consts, ROUTE_LIMITS) for _, _, consts in routes() for rule in RULES + ABLATIONS]
-    for (name, why, consts), chunk in zip(routes(), _chunks(run_all(pool, route_jobs, "route"),
-                                                           len(RULES + ABLATIONS))):
-        for row in chunk:
-            row["route"], row["why"] = name, why
-            route_rows.append(row)
-            if row["verdict"] == "refuted":
-                write_counterexample(out, f"route-{name}-{row['rule']}", row,
-                                     f"{name}: CUT={row['rule']} loses a prompt ({consts_text(row['constants'])})")
-    recipe_jobs = [Job("loss", rule, {**BASE, **config_constants(SPEC, name)}, ROUTE_LIMITS)
-                   for name in RECIPES for rule in RULES]
+    route_jobs = [Job("loss", rule, {**consts, "SCHEDULE": sch}, ROUTE_LIMITS)
+                  for _, _, consts in routes() for sch in SCHEDULES for rule in RULES + ABLATIONS]
+    for job, row in zip(route_jobs, run_all(pool, route_jobs, "route")):
+        name, why, _ = next(r for r in routes() if {**r[2], "SCHEDULE": job.consts["SCHEDULE"]} == job.consts)
+        row["route"], row["why"], row["schedule"] = name, why, job.consts["SCHEDULE"]
+        route_rows.append(row)
+        if row["verdict"] == "refuted":
+            write_counterexample(out, route_stem(name, row["rule"], row["schedule"]), row,
+                                 f"{name}: CUT={row['rule']} loses a prompt ({consts_text(row['constants'])})")
+    needs_rows = needs(pool, route_rows)
+    recipe_jobs = [Job("loss", rule, {**BASE, **config_constants(SPEC, name), "SCHEDULE": sch}, ROUTE_LIMITS)
+                   for name in RECIPES for sch in SCHEDULES for rule in RULES]
     recipe_rows = run_all(pool, recipe_jobs, "recipe")
     for row, job in zip(recipe_rows, recipe_jobs):
-        row["route"] = next(n for n in RECIPES if {**BASE, **config_constants(SPEC, n)} == job.consts)
+        row["schedule"] = job.consts["SCHEDULE"]
+        row["route"] = next(n for n in RECIPES if {**BASE, **config_constants(SPEC, n), "SCHEDULE": row["schedule"]}
+                            == job.consts)
     retrain_rows = retrain_bounds(pool)
     # 4. stuck runs
-    stuck_jobs = [Job("stuck", rule, c) for c in stuck_grid() for rule in RULES]
+    stuck_jobs = [Job("stuck", rule, c) for c in scheduled(stuck_grid()) for rule in RULES]
     stuck_rows = run_all(pool, stuck_jobs, "stuck")
     written = set()
     for row in stuck_rows:
-        key = (row["constants"]["ATOMIC_PAUSE"], row["rule"])
+        key = (row["constants"]["ATOMIC_PAUSE"], row["rule"], row["constants"]["SCHEDULE"])
         if row["verdict"] == "refuted" and key not in written:
             written.add(key)
-            stem = f"stuck-{row['rule']}-{'atomic-pause' if key[0] else 'code'}"
+            stem = f"stuck-{row['rule']}-{'atomic-pause' if key[0] else 'code'}" + ("-eager" if key[2] == "eager" else "")
             write_counterexample(out, stem, row, f"stuck: {consts_text(row['constants'])}, CUT={row['rule']}")
     pool.close()
 
@@ -310,15 +352,15 @@ def main() -> int:
                 replay_lines.append(f"| `{trace_file.name}` | {str(barrier).lower()} | {str(load).lower()} | {rule} | "
                                     f"{what} | [{stem}.txt]({stem}.txt) |")
 
-    results = {"grid": grid_rows, "routes": route_rows, "recipes": recipe_rows, "retrain": retrain_rows,
-               "stuck": stuck_rows}
+    results = {"grid": grid_rows, "routes": route_rows, "needs": needs_rows, "recipes": recipe_rows,
+               "retrain": retrain_rows, "stuck": stuck_rows}
     for group in results.values():
         for row in group:
             for key in ("text", "json", "itf", "dot", "prompts"):
                 row.pop(key, None)
     write_json(str(out / "results.json"), results)
-    write_readme(out, smallest, grid_rows, route_rows, recipe_rows, retrain_rows, stuck_rows, replay_lines,
-                 time.monotonic() - started)
+    write_readme(out, smallest, grid_rows, route_rows, needs_rows, recipe_rows, retrain_rows, stuck_rows,
+                 replay_lines, time.monotonic() - started)
     print(f"traces regenerated in {out} ({time.monotonic() - started:.0f} s)")
     return 0
 
@@ -328,16 +370,59 @@ def retrain_bounds(pool) -> list[dict[str, Any]]:
     (`retrained_bounded` with MAX_RETRAINED = B proved), trying B = 0, 1, ... until a proof or a limit."""
     consts = {**BASE, **config_constants(SPEC, "retrain")}
     rows = []
-    pending = {rule: 0 for rule in RULES}
+    pending = {(rule, sch): 0 for sch in SCHEDULES for rule in RULES}
     while pending:
-        jobs = [Job("retrain", rule, {**consts, "MAX_RETRAINED": b}, ROUTE_LIMITS) for rule, b in pending.items()]
+        jobs = [Job("retrain", rule, {**consts, "MAX_RETRAINED": b, "SCHEDULE": sch}, ROUTE_LIMITS)
+                for (rule, sch), b in pending.items()]
         for job, row in zip(jobs, run_all(pool, jobs, "retrain")):
-            if row["verdict"] == "refuted" and pending[job.rule] < consts["PROMPTS"]:
-                pending[job.rule] += 1
+            key = (job.rule, job.consts["SCHEDULE"])
+            if row["verdict"] == "refuted" and pending[key] < consts["PROMPTS"]:
+                pending[key] += 1
                 continue
-            row["route"] = "retrain"
+            row["route"], row["schedule"] = "retrain", key[1]
             rows.append(row)
-            del pending[job.rule]
+            del pending[key]
+    return rows
+
+
+def route_stem(name: str, rule: str, schedule: str) -> str:
+    return f"route-{name}-{rule}" + ("-eager" if schedule == "eager" else "")
+
+
+# What a loss needs: the same run with one ingredient taken away, everything else unchanged.
+# "yes" = proved without it (the loss needs it), "no" = still refuted, "" = the route does not have it.
+INGREDIENTS = {
+    "a tolerated failure": lambda c: {"TOLERATED_FAILURES": 0} if c["FAILURES"] >= 1 and c["TOLERATED_FAILURES"] >= 1 else None,
+    "a fatal failure": lambda c: {"FAILURES": c["TOLERATED_FAILURES"]} if c["FAILURES"] > c["TOLERATED_FAILURES"] else None,
+    "a crash": lambda c: {"CRASHES": 0} if c["CRASHES"] >= 1 else None,
+    "a stalled loader": lambda c: {"SCHEDULE": "eager"},
+    "no buffer restore": lambda c: {"LOAD_REPLAY_BUFFER": True} if not c["LOAD_REPLAY_BUFFER"] else None,
+}
+
+
+def needs(pool, route_rows) -> list[dict[str, Any]]:
+    """For each loss under SCHEDULE = any: which ingredients it needs (each taken away in turn)."""
+    order = RULES[:2] + ABLATIONS + RULES[2:]
+    lost = sorted((r for r in route_rows if r["schedule"] == "any" and r["verdict"] == "refuted"),
+                  key=lambda r: (ROUTE_NAMES.index(r["route"]), order.index(r["rule"])))
+    full = {r["route"]: {**c, "SCHEDULE": "any"} for r in lost for n, _, c in routes() if n == r["route"]}
+    jobs, keys = [], []
+    for r in lost:
+        for what, change in INGREDIENTS.items():
+            delta = change(full[r["route"]])
+            if delta is None or what == "a stalled loader":
+                continue
+            jobs.append(Job("loss", r["rule"], {**full[r["route"]], **delta}, ROUTE_LIMITS))
+            keys.append((r["route"], r["rule"], what))
+    verdicts = {key: row["verdict"] for key, row in zip(keys, run_all(pool, jobs, "needs"))}
+    eager = {(r["route"], r["rule"]): r["verdict"] for r in route_rows if r["schedule"] == "eager"}
+    verdicts |= {(r["route"], r["rule"], "a stalled loader"): eager[(r["route"], r["rule"])] for r in lost}
+    word = {"proved": "yes", "refuted": "no", "incomplete": "unknown (cut by a limit)"}
+    rows = []
+    for r in lost:
+        rows.append({"route": r["route"], "rule": r["rule"], "uses": r["uses"],
+                     **{what: word[verdicts[(r["route"], r["rule"], what)]] if (r["route"], r["rule"], what) in verdicts
+                        else "" for what in INGREDIENTS}})
     return rows
 
 
@@ -350,16 +435,14 @@ def run_all(pool, jobs: list[Job], what: str) -> list[dict[str, Any]]:
     return rows
 
 
-def _chunks(items: list, n: int) -> list[list]:
-    return [items[i:i + n] for i in range(0, len(items), n)]
+def routes_failing(route_rows, rule: str, schedule: str = "any") -> list[str]:
+    return [r["route"] for r in route_rows if r["rule"] == rule and r["schedule"] == schedule
+            and r["verdict"] == "refuted"]
 
 
-def routes_failing(route_rows, rule: str) -> list[str]:
-    return [r["route"] for r in route_rows if r["rule"] == rule and r["verdict"] == "refuted"]
-
-
-def routes_proved(route_rows, rule: str) -> list[str]:
-    return [r["route"] for r in route_rows if r["rule"] == rule and r["verdict"] == "proved"]
+def routes_proved(route_rows, rule: str, schedule: str = "any") -> list[str]:
+    return [r["route"] for r in route_rows if r["rule"] == rule and r["schedule"] == schedule
+            and r["verdict"] == "proved"]
 
 
 def _names(routes: list[str]) -> str:
@@ -383,29 +466,123 @@ def _cell(row: dict[str, Any], link: str | None) -> str:
     return f"incomplete ({row['distinct']:,} states, {row['stopped_by']})"
 
 
-def pivot(rows: list[dict[str, Any]], rules: list[str], key: str, link) -> list[str]:
-    names = list(dict.fromkeys(r[key] for r in rows))
-    out = [f"| {key} | " + " | ".join(f"`{r}`" for r in rules) + " |", "|---" * (len(rules) + 1) + "|"]
-    for name in names:
-        cells = []
-        for rule in rules:
-            row = next((r for r in rows if r[key] == name and r["rule"] == rule), None)
-            cells.append(_cell(row, link(name, rule)) if row else "")
-        out.append(f"| {name} | " + " | ".join(cells) + " |")
+def _rule_paragraph(rule: str, title: str, route_rows, grid_rows) -> str:
+    fails, holds = routes_failing(route_rows, rule), routes_proved(route_rows, rule)
+    cut = [r["route"] for r in route_rows if r["rule"] == rule and r["schedule"] == "any" and r["verdict"] == "incomplete"]
+    eager_fails = routes_failing(route_rows, rule, "eager")
+    verdict = "loses prompts" if fails else "lost no prompt on any route it was checked on"
+    text = (f"**{title} {verdict}.** On the loss routes (SCHEDULE = any) it is refuted on {_names(fails)}, "
+            f"proved on {_names(holds)}" + (f", and the search was cut by a limit on {_names(cut)}" if cut else "")
+            + f"; with an eager collector it is refuted on {_names(eager_fails)}. ")
+    any_rows = [r for r in grid_rows if r["constants"]["SCHEDULE"] == "any"]
+    eager_rows = [r for r in grid_rows if r["constants"]["SCHEDULE"] == "eager"]
+    return (text + "Grid, SCHEDULE = any: " + summarize(rule, any_rows) + " Grid, SCHEDULE = eager: "
+            + summarize(rule, eager_rows))
+
+
+def pivot_scheduled(rows: list[dict[str, Any]], rules: list[str], link) -> list[str]:
+    """Rows = (route, schedule), columns = rules."""
+    out = ["| route | schedule | " + " | ".join(f"`{r}`" for r in rules) + " |", "|---" * (len(rules) + 2) + "|"]
+    for name in dict.fromkeys(r["route"] for r in rows):
+        for sch in SCHEDULES:
+            cells = []
+            for rule in rules:
+                row = next((r for r in rows if r["route"] == name and r["rule"] == rule and r["schedule"] == sch), None)
+                cells.append(_cell(row, link(name, rule, sch)) if row else "")
+            out.append(f"| {name} | {sch} | " + " | ".join(cells) + " |")
     return out
 
 
-def _rule_paragraph(rule: str, title: str, route_rows, grid_rows) -> str:
-    fails, holds = routes_failing(route_rows, rule), routes_proved(route_rows, rule)
-    cut = [r["route"] for r in route_rows if r["rule"] == rule and r["verdict"] == "incomplete"]
-    verdict = "loses prompts" if fails else "lost no prompt on any route it was checked on"
-    text = (f"**{title} {verdict}.** On the loss routes it is refuted on {_names(fails)}, proved on {_names(holds)}"
-            + (f", and the search was cut by a limit on {_names(cut)}" if cut else "") + ". ")
-    return text + summarize(rule, grid_rows)
+def needs_table(needs_rows: list[dict[str, Any]]) -> list[str]:
+    out = ["| route | rule | " + " | ".join(INGREDIENTS) + " | the shortest trace goes through |",
+           "|---" * (len(INGREDIENTS) + 3) + "|"]
+    for r in needs_rows:
+        out.append(f"| {r['route']} | {r['rule']} | " + " | ".join(r[w] or "—" for w in INGREDIENTS)
+                   + f" | {', '.join(r['uses'])} |")
+    return out
 
 
-def write_readme(out: Path, smallest, grid_rows, route_rows, recipe_rows, retrain_rows, stuck_rows, replay_lines,
-                 seconds: float) -> None:
+def needs_summary(needs_rows: list[dict[str, Any]]) -> list[str]:
+    """One line per route: what every refuting rule's loss needs, in words."""
+    lines = []
+    for name in dict.fromkeys(r["route"] for r in needs_rows):
+        mine = [r for r in needs_rows if r["route"] == name]
+        per_rule = []
+        for r in mine:
+            needed = [w for w in INGREDIENTS if r[w] == "yes"]
+            per_rule.append(f"`{r['rule']}` needs " + (", ".join(needed) if needed else
+                            "none of these alone (taking any one away leaves another route)"))
+        lines.append(f"- *{name}*: " + "; ".join(per_rule) + ".")
+    return lines
+
+
+def _unscheduled(r: dict[str, Any]) -> tuple:
+    return (r.get("route"), r["rule"], consts_text({k: v for k, v in r["constants"].items() if k != "SCHEDULE"}))
+
+
+def timing_lines(grid_rows, route_rows, stuck_rows) -> list[str]:
+    """The verdicts that flip between the schedules: refuted under `any`, proved under `eager`."""
+    lines = ["## Which verdicts need a slow collector", "",
+             "A run refuted under SCHEDULE = any and proved under SCHEDULE = eager needs a stalled loader (the "
+             "collector not pulling when it could); one refuted under both does not.", ""]
+    for title, rows in [("Loss routes", route_rows), ("Grid (no_prompt_lost)", grid_rows),
+                        ("Stuck runs", stuck_rows)]:
+        eager = {_unscheduled(r): r["verdict"] for r in rows if r["constants"]["SCHEDULE"] == "eager"}
+        refuted = [r for r in rows if r["constants"]["SCHEDULE"] == "any" and r["verdict"] == "refuted"]
+        only_any = [r for r in refuted if eager.get(_unscheduled(r)) == "proved"]
+        both = [r for r in refuted if eager.get(_unscheduled(r)) == "refuted"]
+        other = len(refuted) - len(only_any) - len(both)
+        text = (f"- *{title}*: {len(refuted)} refuted under `any`; {len(both)} of them also under `eager`, "
+                f"{len(only_any)} proved under `eager`" + (f", {other} incomplete under `eager`" if other else "")
+                + ".")
+        if only_any:
+            text += " Those that need a stalled loader: " + "; ".join(
+                (f"{r['route']} " if r.get("route") else "") + f"`{r['rule']}` at {_unscheduled(r)[2]}"
+                for r in only_any) + "."
+        lines.append(text)
+    return lines + [""]
+
+
+def docs_findings(route_rows: list[dict[str, Any]]) -> list[str]:
+    """Two statements of NeMo RL's docs (docs/guides/async-grpo.md at ee5741a13) checked against
+    the counterexamples; each sentence is written only if the trace shows it."""
+    lines = ["## Two findings about NeMo RL's own documentation", ""]
+    legacy = next((r for r in route_rows if r["route"] == "legacy-lineage" and r["rule"] == "in_flight"
+                   and r["schedule"] == "any" and r["verdict"] == "refuted"), None)
+    if legacy:
+        late = [c for c in legacy["checkpoints"] if not c["frontier"] and c["ring_has_base"] and not c["aligned_flag"]]
+        if late:
+            lines.append(
+                "- *A ring-fallback checkpoint switches off frontier alignment for the whole lineage that resumes "
+                "from it, not for that checkpoint alone.* The guide (docs/guides/async-grpo.md:181) says \"that "
+                "checkpoint alone falls back to the live cursor\". But a resume from a fallback checkpoint is a "
+                "legacy resume, which disables frontier alignment \"for this run and every checkpoint descended from "
+                f"it\" (G 4348-4363). In [{route_stem('legacy-lineage', 'in_flight', 'any')}.txt]"
+                f"({route_stem('legacy-lineage', 'in_flight', 'any')}.txt) {len(late)} later checkpoint(s) had a ring "
+                "place at or below the cut and still saved the live cursor, and the run lost prompt "
+                f"{legacy['witness']}.")
+    nobuf = next((r for r in route_rows if r["route"] == "no-buffer-restore" and r["rule"] == "in_flight"
+                  and r["schedule"] == "any" and r["verdict"] == "refuted"), None)
+    if nobuf and nobuf["checkpoints"]:
+        last = nobuf["checkpoints"][-1]
+        lost = int(nobuf["witness"].split("=")[1])
+        if last["cut"] == last["F"] and lost in last["buffered"]:
+            lines.append(
+                "- *With `load_replay_buffer: false` prompts are lost even when the cut is not lowered.* The guide "
+                "(docs/guides/async-grpo.md:193) names only a checkpoint \"written with a conservative cut\" as "
+                "losing buffered groups. In "
+                f"[{route_stem('no-buffer-restore', 'in_flight', 'any')}.txt]"
+                f"({route_stem('no-buffer-restore', 'in_flight', 'any')}.txt) the last checkpoint's cut is the "
+                f"trained frontier ({last['cut']}, not lowered), prompt {lost} is buffered below it (a refill "
+                "after a tolerated failure interleaved the targets), and the resume without the buffer never "
+                "yields it again.")
+    if len(lines) == 2:
+        lines.append("Neither finding is shown by this run's counterexamples.")
+    return lines + [""]
+
+
+def write_readme(out: Path, smallest, grid_rows, route_rows, needs_rows, recipe_rows, retrain_rows, stuck_rows,
+                 replay_lines, seconds: float) -> None:
     sm = smallest
     lines = [
         "# What the model says about the checkpoint cut rules",
@@ -423,6 +600,11 @@ def write_readme(out: Path, smallest, grid_rows, route_rows, recipe_rows, retrai
         "`untrained` = that, also below every buffered untrained group, `safe` = `untrained` plus each "
         "incarnation remembering its restored base in the ring (so it never falls back to the live cursor).",
         "",
+        "Schedules (`SCHEDULE`): `any` = the collector may be arbitrarily slow (a pull slower than a training "
+        "step plus a save: possible, so this is the default); `eager` = whenever the collector can dispatch or "
+        "has a new version to read, it acts before any worker or trainer step. A verdict refuted under `any` and "
+        "proved under `eager` needs a stalled loader.",
+        "",
         "## In plain words",
         "",
         _rule_paragraph("frontier", "The frontier rule (pre)", route_rows, grid_rows)
@@ -436,24 +618,35 @@ def write_readme(out: Path, smallest, grid_rows, route_rows, recipe_rows, retrai
         "## Loss routes, each at the smallest constants that show it, against every rule",
         "",
     ]
-    lines += pivot(route_rows, RULES[:2] + ABLATIONS + RULES[2:], "route",
-                   lambda n, r: f"route-{n}-{r}.txt" if (out / f"route-{n}-{r}.txt").exists() else None)
+    lines += pivot_scheduled(route_rows, RULES[:2] + ABLATIONS + RULES[2:],
+                             lambda n, r, sch: f"{route_stem(n, r, sch)}.txt"
+                             if (out / f"{route_stem(n, r, sch)}.txt").exists() else None)
     lines += [""]
     for name, why, consts in routes():
         lines.append(f"- *{name}*: {why}. {consts_text(consts)}; reproduce with `python -m explorer check "
                      f"spec/collector.spec --config route-{name} --const CUT=frontier --no-deadlock "
-                     "--invariant no_prompt_lost`")
-    lines += ["", "## The recipes, scaled down (configurations `mopd` and `qwen-8off` in spec/collector.toml)", ""]
-    lines += pivot(recipe_rows, RULES, "route", lambda n, r: None)
+                     "--invariant no_prompt_lost` (add `--const 'SCHEDULE=\"eager\"'` for the eager collector)")
+    lines += ["", "## What each loss needs", "",
+              "For every loss under SCHEDULE = any, the same route with one ingredient taken away and everything "
+              "else unchanged: *yes* = then proved (the loss needs it), *no* = still refuted, — = the route does "
+              "not have it. Taken away: a tolerated failure = TOLERATED_FAILURES=0 (every failure is fatal); a "
+              "fatal failure = FAILURES=TOLERATED_FAILURES; a crash = CRASHES=0 (a fatal restart or a relaunch "
+              "after the data ran out stay possible); a stalled loader = SCHEDULE=eager; no buffer restore = "
+              "LOAD_REPLAY_BUFFER=true.", ""]
+    lines += needs_table(needs_rows) + [""] + needs_summary(needs_rows) + [""]
+    lines += timing_lines(grid_rows, route_rows, stuck_rows)
+    lines += docs_findings(route_rows)
+    lines += ["## The recipes, scaled down (configurations `mopd` and `qwen-8off` in spec/collector.toml)", ""]
+    lines += pivot_scheduled(recipe_rows, RULES, lambda n, r, sch: None)
     lines += ["", "## Re-training: how many prompts can be trained twice (invariant `retrained_bounded`)", "",
               "At the `retrain` configuration "
               f"({consts_text({**BASE, **config_constants(SPEC, 'retrain')})}): the smallest MAX_RETRAINED for "
               "which `len(twice) <= MAX_RETRAINED` is proved, i.e. the most prompts any behaviour trains "
               "again after a restart re-yields them.", "",
-              "| rule | most prompts trained twice | distinct states |", "|---|---|---|"]
-    for r in retrain_rows:
+              "| rule | schedule | most prompts trained twice | distinct states |", "|---|---|---|---|"]
+    for r in sorted(retrain_rows, key=lambda r: (SCHEDULES.index(r["schedule"]), RULES.index(r["rule"]))):
         bound = r["bound"] if r["verdict"] == "proved" else f"more than {r['bound'] - 1} ({r['verdict']})"
-        lines.append(f"| {r['rule']} | {bound} | {r['distinct']:,} |")
+        lines.append(f"| {r['rule']} | {r['schedule']} | {bound} | {r['distinct']:,} |")
     lines += ["", "## The grid (no_prompt_lost; STEPS=2, a save every step, in-flight weight updates, "
               "buffer restored)", ""]
     lines += table(grid_rows)
@@ -468,10 +661,13 @@ def write_readme(out: Path, smallest, grid_rows, route_rows, recipe_rows, retrai
               "when the budget is spent: the grid has CRASHES 0 and 1. ATOMIC_PAUSE = true removes the "
               "lost wake-up race of the pause to look for other stalls.",
               "",
-              f"Stuck runs were found at {len({consts_text(r['constants']) for r in refuted})} of "
-              f"{len({consts_text(r['constants']) for r in stuck_rows})} points "
-              f"({len({consts_text(r['constants']) for r in atomic})} of them with ATOMIC_PAUSE = true), "
-              "for every rule alike: " + ", ".join(sorted({r['rule'] for r in refuted})) + ".", ""]
+              ] + [f"SCHEDULE = {sch}: stuck runs were found at "
+                   f"{len({consts_text(r['constants']) for r in refuted if r['constants']['SCHEDULE'] == sch})} of "
+                   f"{len({consts_text(r['constants']) for r in stuck_rows if r['constants']['SCHEDULE'] == sch})} "
+                   f"points ({len({consts_text(r['constants']) for r in atomic if r['constants']['SCHEDULE'] == sch})}"
+                   " of them with ATOMIC_PAUSE = true), for the rules "
+                   + (", ".join(sorted({r['rule'] for r in refuted if r['constants']['SCHEDULE'] == sch})) or "none")
+                   + "." for sch in SCHEDULES] + [""]
     lines += table(stuck_rows)
     stuck_written = sorted(p.name for p in out.glob("stuck-*.txt") if ".prompts" not in p.name)
     lines += ["", "Traces: " + ", ".join(f"[{n}]({n})" for n in stuck_written), ""]

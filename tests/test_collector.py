@@ -78,8 +78,8 @@ def test_a_failed_worker_wakes_the_loop_and_a_successful_one_does_not():
     m = model(P=1, AGE=1, PROMPTS=4, FAILURES=1)
     s = step(m, step(m, init(m), "dispatch"), "dispatch")
     s = step(m, step(m, s, "decide_pause"), "sleep")
-    done = step(m, step(m, s, "group_finishes", t=1, o=1), "worker_succeeds", t=1)
-    assert done["loop"] == "waiting"
+    done = step(m, s, "group_finishes", t=1, o=1)
+    assert done["loop"] == "waiting" and 1 not in done["inflight"]
     failed = step(m, s, "worker_fails", t=0)
     assert failed["loop"] == "run"
     assert failed["dropped"] == frozenset({0}) and failed["fail_count"] == 1 and not failed["fatal"]
@@ -93,21 +93,105 @@ def test_a_failure_beyond_the_tolerance_is_fatal_and_its_prompts_are_doomed():
     assert enabled(m, s, "restart")
 
 
-def test_success_resets_the_failure_count():
-    m = model(P=1, AGE=1, PROMPTS=4, FAILURES=1)
+def test_the_last_group_ends_the_worker_and_resets_the_failure_count():
+    m = model(P=2, AGE=1, PROMPTS=6, FAILURES=1)
     s = step(m, step(m, init(m), "dispatch"), "dispatch")
     s = step(m, s, "worker_fails", t=0)
-    s = step(m, step(m, s, "group_finishes", t=1, o=1), "worker_succeeds", t=1)
-    assert s["fail_count"] == 0
+    assert s["fail_count"] == 1
+    s = step(m, s, "group_finishes", t=1, o=2)
+    assert s["fail_count"] == 1 and s["inflight"][1] == frozenset({3})  # not the last group yet
+    s = step(m, s, "group_finishes", t=1, o=3)
+    assert s["fail_count"] == 0 and s["inflight"] == Map()  # no separate, delayable success step
 
 
-def test_end_of_stream_discards_later_groups():
+def test_a_worker_with_nothing_left_cannot_fail():
+    m = model(P=1, AGE=1, PROMPTS=4, FAILURES=1)
+    s = init(m) | {"inflight": Map({0: frozenset()}), "next_ord": 1}
+    assert not enabled(m, s, "worker_fails")
+    assert enabled(m, s | {"inflight": Map({0: frozenset({0})})}, "worker_fails")
+
+
+# ---- the refit pause and the version the collector reads ----
+
+def test_after_a_refit_only_the_dispatch_under_way_uses_the_old_window():
+    m = model(P=1, AGE=2, PROMPTS=6, STEPS=3, SAVE_EVERY=3)
+    s = init(m) | {"buffer": frozenset({(0, 0), (1, 1)}), "inflight": Map({2: frozenset({2})}), "next_ord": 3,
+                   "ring": frozenset({0, 1, 2})}
+    s = step(m, s, "train")
+    assert s["step"] == 1 and s["cversion"] == 0  # the loop was running: its reservation may predate the refit
+    assert not enabled(m, s, "dispatch")  # the old window [0, 2] has no target left
+    paused = step(m, s, "decide_pause")  # a check made on the old version (then the refit's wake-up is lost)
+    assert paused["cversion"] == 1  # every later step reads the live version
+    s = step(m, s, "see_version")
+    assert step(m, s, "dispatch")["inflight"] == Map({2: frozenset({2}), 3: frozenset({3})})  # window [2, 3]
+    asleep = init(m) | {"buffer": frozenset({(0, 0), (1, 1)}), "next_ord": 2, "ring": frozenset({0, 1}),
+                        "loop": "waiting"}
+    woken = step(m, asleep, "train")
+    assert woken["loop"] == "run" and woken["cversion"] == 1  # woken by the refit, reads the new version
+    checked = step(m, asleep | {"loop": "checked"}, "train")
+    assert checked["loop"] == "checked" and checked["cversion"] == 1  # the wake-up is lost, the version is not
+
+
+def test_no_worker_starts_during_a_refit_that_waits_for_workers():
+    m = model(P=1, AGE=2, PROMPTS=6, STEPS=3, IN_FLIGHT_UPDATES=False)
+    s = init(m) | {"buffer": frozenset({(0, 0), (1, 1)}), "next_ord": 2, "ring": frozenset({0, 1})}
+    s = step(m, s, "train")
+    assert s["phase"] == "refit" and not enabled(m, s, "dispatch")
+    s = step(m, s, "refit")
+    assert s["step"] == 1 and s["phase"] == "save" and enabled(m, s, "dispatch")
+
+
+# ---- the health check ----
+
+def test_a_fatal_failure_during_sampling_lets_that_iteration_train_once():
+    m = model(P=1, AGE=1, PROMPTS=6, STEPS=3, FAILURES=1, TOLERATED_FAILURES=0)
+    s = init(m) | {"buffer": frozenset({(0, 0), (1, 1)}), "inflight": Map({2: frozenset({2})}), "next_ord": 3,
+                   "ring": frozenset({0, 1, 2}), "first_done": True}
+    s = step(m, s, "worker_fails", t=2)
+    assert s["fatal"] and s["fatal_unseen"]  # the trainer may already be past check_health (G 4617)
+    s = step(m, s, "train")
+    assert s["phase"] == "save" and enabled(m, s, "checkpoint")  # train, refit and checkpoint still run
+    s = step(m, s, "checkpoint")
+    assert not enabled(m, s | {"buffer": frozenset({(1, 1)})}, "train")  # the next check raises
+    assert step(m, s, "restart", why="fatal")["step"] == 1
+
+
+def test_a_fatal_failure_after_sampling_is_seen_by_the_next_check():
+    m = model(P=1, AGE=1, PROMPTS=6, STEPS=3, FAILURES=1, TOLERATED_FAILURES=0)
+    s = init(m) | {"buffer": frozenset({(1, 1)}), "inflight": Map({2: frozenset({2})}), "next_ord": 3,
+                   "ring": frozenset({0, 1, 2}), "first_done": True, "step": 1, "phase": "save"}
+    s = step(m, step(m, s, "worker_fails", t=2), "checkpoint")
+    assert s["fatal"] and not s["fatal_unseen"] and not enabled(m, s, "train")
+
+
+# ---- eager schedule ----
+
+def test_under_the_eager_schedule_the_collector_fills_the_window_first():
+    s_any, s_eager = model(P=1, AGE=1, PROMPTS=4), model(P=1, AGE=1, PROMPTS=4, SCHEDULE="eager")
+    s = step(s_any, init(s_any), "dispatch")
+    assert enabled(s_any, s, "group_finishes") and not enabled(s_eager, s, "group_finishes")
+    s = step(s_eager, s, "dispatch")  # the window [0, 1] is full: workers may go
+    assert enabled(s_eager, s, "group_finishes")
+    t = step(s_eager, s | {"buffer": frozenset({(0, 0), (1, 1)}), "inflight": Map()}, "train")
+    assert t["cversion"] != t["step"] and not enabled(s_eager, t, "checkpoint")  # first read the version
+    t = step(s_eager, t, "see_version")
+    assert not enabled(s_eager, t, "checkpoint")  # target 2 is reservable: the collector dispatches first
+    assert enabled(s_eager, step(s_eager, t, "dispatch"), "checkpoint")
+
+
+def test_end_of_stream_discards_later_groups_and_a_relaunch_forgets_the_discard():
     m = model(P=1, AGE=1, PROMPTS=1)
     s = step(m, init(m), "dispatch")
     s = step(m, s, "end_of_stream")
     assert not s["running"]
     s = step(m, s, "group_finishes", t=0, o=0)
     assert s["discarded"] == frozenset({0}) and s["buffer"] == frozenset()
+    assert holds(m, s)[0]  # the data ran out in this incarnation: not a loss
+    r = step(m, s, "restart", why="relaunch")  # "dataloader exhausted" (G 4599-4604): relaunched
+    assert r["discarded"] == frozenset() and r["running"] and r["next_ord"] == 0 and holds(m, r)[0]
+    a = m.action("restart")
+    whys = {dict(zip(a.params, b))["why"] for b, _ in a.labelled(m.state_from(init(m)), [None])}
+    assert whys == {"crash"}  # with data left a relaunch is not a step of the run
 
 
 def test_the_resume_filter_skips_covered_rows_and_switches_off_past_the_horizon():
@@ -243,11 +327,52 @@ def test_the_frontier_rule_loses_a_prompt_in_flight():
     assert len(r.trace) == 11
 
 
-@pytest.mark.parametrize("rule", ["in_flight", "safe"])
-def test_the_lowered_cuts_keep_every_prompt_there(rule):
-    m = load_model(SPEC, {**SMALLEST, "CUT": rule}, invariants=["no_prompt_lost"])
+@pytest.mark.parametrize("schedule", ["any", "eager"])
+def test_the_in_flight_rule_loses_a_group_discarded_at_the_end_of_the_stream(schedule):
+    """Refuted under both schedules: the collector need not be slow. A group finishing after the
+    end of the stream is discarded (TC 1318/1391) and no longer outstanding, so the next cut passes
+    it; a crash then never yields it again."""
+    m = load_model(SPEC, {**SMALLEST, "CUT": "in_flight", "SCHEDULE": schedule}, invariants=["no_prompt_lost"])
+    r = check(m, deadlock=False)
+    assert r.verdict == "violated" and r.witness == [("p", 2)]
+    actions = [s.action for s in r.trace]
+    assert "end_of_stream" in actions and actions[-2:] == ["checkpoint", "restart"]
+
+
+@pytest.mark.parametrize("schedule", ["any", "eager"])
+def test_the_untrained_cut_keeps_every_prompt_there(schedule):
+    m = load_model(SPEC, {**SMALLEST, "CUT": "safe", "SCHEDULE": schedule}, invariants=["no_prompt_lost"])
     r = check(m, deadlock=False)
     assert r.verdict == "holds" and r.complete
+
+
+from explorer.config import config_constants  # noqa: E402
+
+STALL = config_constants(SPEC, "stall-slow-collector")
+
+
+def test_a_stall_that_needs_a_slow_collector():
+    """Refuted under `any`, proved under `eager`: with the pause race removed, the run gets stuck
+    only if the collector leaves a target half filled while workers finish."""
+    stuck = check(load_model(SPEC, {**STALL, "SCHEDULE": "any"}, invariants=[]), deadlock=True)
+    assert stuck.verdict == "deadlock"
+    fine = check(load_model(SPEC, {**STALL, "SCHEDULE": "eager"}, invariants=[]), deadlock=True)
+    assert fine.verdict == "holds" and fine.complete and fine.distinct < stuck.distinct * 10
+
+
+def test_a_stall_under_both_schedules_through_the_lost_wake_up():
+    for schedule in ["any", "eager"]:
+        r = check(load_model(SPEC, {**STALL, "ATOMIC_PAUSE": False, "SCHEDULE": schedule}, invariants=[]),
+                  deadlock=True)
+        assert r.verdict == "deadlock" and "decide_pause" in [s.action for s in r.trace], schedule
+
+
+def test_prompts_not_a_multiple_of_p_are_rejected(capsys):
+    from explorer.cli import main
+
+    assert main(["check", str(SPEC), "--const", "P=2", "--const", "PROMPTS=5"]) == 2
+    err = capsys.readouterr()
+    assert "whole_batches" in err.err + err.out
 
 
 def test_the_in_flight_rule_loses_a_fatal_failures_prompts():
@@ -259,7 +384,6 @@ def test_the_in_flight_rule_loses_a_fatal_failures_prompts():
 
 # ---- replay ----
 
-from explorer.config import config_constants  # noqa: E402
 from explorer.replay import format_replay, load_trace_file, replay  # noqa: E402
 
 SCENARIOS = ROOT / "spec" / "scenarios"
@@ -277,7 +401,7 @@ def test_replay_rejects_the_note_as_written_and_names_the_barrier_guard():
     assert "def barrier_ok = " in out.reason and "spec/collector.spec:" in out.reason
     assert "conjunct: first_done or not BARRIER or step + 1 >= STEPS or count(step + 1) == P" in out.reason
     assert "first_done = false" in out.reason and "count(step + 1) = 0" in out.reason
-    assert len(out.steps) == 14  # the initial state and the 13 steps before `train`
+    assert len(out.steps) == 13  # the initial state and the 12 steps before `train`
     assert "is NOT enabled" in format_replay(m, out)
 
 
