@@ -114,6 +114,11 @@ PROMPTS = 3
 AGE = 2
 FAILURES = 2
 PROMPTS = 3
+[[points]]
+AGE = 1
+PROMPTS = 8
+STEPS = 6
+CRASHES = 2
 [check]
 invariants = ["no_prompt_lost"]
 deadlock = false
@@ -264,9 +269,11 @@ FAILURES = 0
 PROMPTS = 3
 [[points]]
 FAILURES = [1, 2]
-PROMPTS = 4
+PROMPTS = 8
+STEPS = 6
+CRASHES = 2
 [check]
-invariants = ["no_prompt_lost"]
+invariants = ["retrained_bounded"]  # holds (MAX_RETRAINED = 1000): the big points search long
 deadlock = false
 """)
     out = tmp_path / "out"
@@ -274,7 +281,7 @@ deadlock = false
                              "--out", str(out)], cwd=ROOT, stdout=subprocess.PIPE, text=True, start_new_session=True)
     first = proc.stdout.readline()  # the first (small) point is done
     assert first.startswith("[1/3]"), first
-    time.sleep(3)  # the second point (about 140,000 states) is loaded and searching
+    time.sleep(3)  # the second point (over 100,000 states) is loaded and searching
     if how == "sigterm":
         proc.send_signal(signal.SIGTERM)
     else:
@@ -320,7 +327,7 @@ SMALL = [1]
 def test_collector_grid_file_loads():
     g = load_grid(ROOT / "spec/collector-grid.toml", COLLECTOR)
     assert g.invariants == ["no_prompt_lost"] and not g.deadlock and g.group_by == ["CUT"]
-    assert len(g.points) == 48 and g.limits.max_states
+    assert len(g.points) == 96 and g.limits.max_states
 
 
 # (grid text, line, column, words of the message)
