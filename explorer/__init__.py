@@ -18,8 +18,9 @@ from .errors import SpecError
 from .limits import LimitReached, Limits
 from .model import Model, load_model, parse_const_value
 from .search import Result, Step, check
+from .liveness import check_liveness, with_properties
 
 # Spec integers are unbounded; Python refuses by default to print one of more than 4,300 digits.
 sys.set_int_max_str_digits(0)
 
-__all__ = ["__version__", "LimitReached", "Limits", "Model", "Result", "SpecError", "Step", "check", "load_model", "parse_const_value"]
+__all__ = ["__version__", "LimitReached", "Limits", "Model", "Result", "SpecError", "Step", "check", "check_liveness", "load_model", "parse_const_value", "with_properties"]

@@ -53,7 +53,7 @@ class Unary(Expr):
 
 @dataclass(eq=False)
 class Binary(Expr):
-    op: str  # + - * // % | & .. == != < <= > >= subset in notin and or implies
+    op: str  # + - * // % ^ | & .. == != < <= > >= subset in notin and or implies
     left: Expr
     right: Expr
 
@@ -102,6 +102,20 @@ class Quant(Expr):
     kind: str  # "forall" | "exists"
     binders: list[Binder]
     body: Expr
+
+
+@dataclass(eq=False)
+class Choose(Expr):
+    """`choose x in S: P`: the first element of S, in the canonical value order, satisfying P."""
+    binder: Binder
+    body: Expr
+
+
+@dataclass(eq=False)
+class FnSet(Expr):
+    """`[S -> T]`: the set of all maps with domain S and values in T."""
+    domain: Expr
+    codomain: Expr
 
 
 @dataclass(eq=False)
@@ -169,6 +183,48 @@ class IfStmt(Node):
     orelse: list[Node]
 
 
+@dataclass(eq=False)
+class Either(Node):
+    """`either: ... or: ...`: each branch is its own transition, labelled `name=k` (k from 1)."""
+    branches: list[list[Node]]
+    name: str = field(default="", init=False)  # its label ("either", "either2", ...), set by checks
+    local: str = field(default="", init=False)  # the generated Python name of the branch number
+
+
+@dataclass(eq=False)
+class Pick(Node):
+    """`pick x in S: ...`: an existential in an action body, one transition per witness."""
+    binders: list[Binder]
+    body: list[Node]
+
+
+def choices(body: list[Node]) -> list[Either | Binder]:
+    """The nondeterministic choices of an action body (either statements and pick binders), in
+    the order of the text: they extend the action's label after its parameters."""
+    out: list[Either | Binder] = []
+
+    def walk(stmts: list[Node]) -> None:
+        for s in stmts:
+            if isinstance(s, Either):
+                out.append(s)
+                for b in s.branches:
+                    walk(b)
+            elif isinstance(s, Pick):
+                out.extend(s.binders)
+                walk(s.body)
+            elif isinstance(s, IfStmt):
+                for _, b in s.branches:
+                    walk(b)
+                walk(s.orelse)
+
+    walk(body)
+    return out
+
+
+def has_choice(s: Node) -> bool:
+    return isinstance(s, (Either, Pick)) or (isinstance(s, IfStmt) and bool(choices([s])))
+
+
 # ---- declarations ----
 
 @dataclass(eq=False)
@@ -189,6 +245,8 @@ class Def(Node):
     name: str
     params: list[Binder] | None  # None: no parentheses (a named expression)
     body: Expr
+    recursive: bool = field(default=False, init=False)  # calls itself, maybe through others (checks)
+    reads: tuple[int, ...] = field(default=(), init=False)  # a recursive one: the variables its cycle names
 
 
 @dataclass(eq=False)
@@ -196,6 +254,19 @@ class Action(Node):
     name: str
     params: list[Binder]
     body: list[Node]
+    fairness: str | None = None  # None, "weak" (`fair action`, WF) or "strong" (`strong fair action`, SF)
+    fair_by: list[str] = field(default_factory=list)  # `fair(p)`: one fairness condition per value of p
+
+
+@dataclass(eq=False)
+class Property(Node):
+    """A temporal property: `always eventually P`, `eventually always P` or `P leads_to Q`, of
+    state predicates; with parameters, one property per binding of their (constant) domains."""
+    name: str
+    params: list[Binder]
+    form: str  # always_eventually | eventually_always | leads_to
+    p: Expr
+    q: Expr | None  # the right of leads_to
 
 
 @dataclass(eq=False)
@@ -222,6 +293,7 @@ class Spec:
     defs: list[Def]
     actions: list[Action]
     predicates: list[Predicate]
+    properties: list[Property] = field(default_factory=list)
     views: list[View] = field(default_factory=list)
 
     def by_kind(self, kind: str) -> list[Predicate]:
@@ -246,7 +318,7 @@ def assigned(body: list[Node]) -> set[int]:
 
 
 _PREC = {"implies": 1, "or": 2, "and": 3, "not": 4, "cmp": 5, "|": 6, "&": 7, "..": 8, "+": 9, "-": 9,
-         "*": 10, "//": 10, "%": 10, "neg": 11}
+         "*": 10, "//": 10, "%": 10, "neg": 11, "^": 12}
 _CMP = {"==", "!=", "<", "<=", ">", ">=", "in", "notin", "subset"}
 
 
@@ -258,7 +330,7 @@ def unparse(e: Expr) -> str:
             return _PREC["cmp"] if x.op in _CMP else _PREC[x.op]
         if isinstance(x, Unary):
             return _PREC["not"] if x.op == "not" else _PREC["neg"]
-        if isinstance(x, (If, Let, Quant)):
+        if isinstance(x, (If, Let, Quant, Choose)):
             return 0
         return 99
 
@@ -282,8 +354,8 @@ def unparse(e: Expr) -> str:
     if isinstance(e, Binary):
         p = prec(e)
         op = {"notin": "not in"}.get(e.op, e.op)
-        right_p = p if e.op == "implies" else p + 1
-        left_p = p + 1 if e.op == "implies" or e.op in _CMP else p
+        right_p = p if e.op in ("implies", "^") else p + 1
+        left_p = p + 1 if e.op in ("implies", "^") or e.op in _CMP else p
         return f"{wrap(e.left, left_p)} {op} {wrap(e.right, right_p)}"
     if isinstance(e, Index):
         return f"{wrap(e.base, 99)}[{unparse(e.key)}]"
@@ -299,6 +371,10 @@ def unparse(e: Expr) -> str:
         return "let " + ", ".join(f"{b.name} = {unparse(b.domain)}" for b in e.binds) + f" in {unparse(e.body)}"
     if isinstance(e, Quant):
         return f"{e.kind} {binders(e.binders)}: {unparse(e.body)}"
+    if isinstance(e, Choose):
+        return f"choose {binders([e.binder])}: {unparse(e.body)}"
+    if isinstance(e, FnSet):
+        return f"[{unparse(e.domain)} -> {unparse(e.codomain)}]"
     if isinstance(e, TupleLit):
         return "[" + ", ".join(unparse(x) for x in e.items) + "]"
     if isinstance(e, SetLit):

@@ -1,6 +1,6 @@
 """Static checks, run before anything is explored: every name resolves, calls have the right arity,
 only variables are assigned and each at most once on any path, domains can be finite sets, guards
-and invariants can be booleans, and definitions do not recurse.
+and invariants can be booleans, and only definitions with parameters recurse.
 
 Resolution annotates the tree (`Name.ref`, `Call.ref`, `Binder.local`, `Assign.index`,
 `Expr.static`) so the compiler never has to look a name up again."""
@@ -26,6 +26,7 @@ class _DefInfo:
     node: A.Def
     state: int = 0  # 0 unvisited, 1 in progress, 2 done
     uses_state: bool = False
+    vars: set[int] = field(default_factory=set)  # the variables the body reads (with what it calls)
     depth: int = 0  # expression nesting of the body, with the definitions it uses
 
 
@@ -34,10 +35,12 @@ class _Facts:
     """What an expression depends on: the static flag is `not uses_state and not free`."""
     uses_state: bool = False
     free: set[str] = field(default_factory=set)
+    vars: set[int] = field(default_factory=set)
 
     def add(self, other: "_Facts") -> "_Facts":
         self.uses_state |= other.uses_state
         self.free |= other.free
+        self.vars |= other.vars
         return self
 
 
@@ -48,6 +51,7 @@ class _Facts:
 MAX_NESTING = 50  # expression levels, counting the definitions and let bindings they use
 MAX_LOOPS = 16  # action parameters; `var ... in` declarations; binders of one forall conjunct
 MAX_IF_DEPTH = 30  # nested if statements in an action
+MAX_PATHS = 1024  # paths through an action's choices: the compiler generates the code after a choice once per path
 
 
 class Checker:
@@ -59,6 +63,7 @@ class Checker:
         self.nesting = 0  # expression levels above the node being checked
         self.deepest = 0  # the most levels seen since the last reset (see resolve_def)
         self.if_depth = 0
+        self.labels: set[str] = set()  # the names a transition's label has on the current path
         self.later: list[tuple[str, A.Expr, str]] = []  # kind checks, run once names are resolved
         self.exprs: list[A.Expr] = []  # every operator node, for static kind errors
 
@@ -86,6 +91,7 @@ class Checker:
         for d in spec.defs:
             self.globals[d.name] = Ref("def", d)
             self.defs[d.name] = _DefInfo(d)
+        self.find_recursion()
         if not spec.vars:
             self.error("a spec needs at least one variable (`var x = ...`)", None)
 
@@ -96,10 +102,14 @@ class Checker:
             self.expr(c.value, [scope], where="a constant", allow_globals=False)
         for d in spec.defs:
             self.resolve_def(self.defs[d.name], d.loc)
-        for v in spec.vars:
+        for i, v in enumerate(spec.vars):
             facts = self.expr(v.value, [{}])
-            if facts.uses_state:
-                self.error(f"the initial value of {v.name} may use constants only", v.value.loc)
+            later = sorted(j for j in facts.vars if j >= i)
+            if later:
+                at = next((n.loc for n in A.nodes(v.value) if isinstance(n, A.Name) and n.ref is not None
+                           and n.ref.kind == "var" and n.ref.target == later[0]), v.value.loc)
+                self.error(f"the initial value of {v.name} may use constants and the variables declared "
+                           f"before it only, not {spec.vars[later[0]].name}", at)
             if v.choose:
                 self.domain(v.value)
         choosers = [v for v in spec.vars if v.choose]
@@ -125,6 +135,7 @@ class Checker:
             self.action(a)
         if not spec.actions:
             self.error("a spec needs at least one action", None)
+        self.temporal()
         views: dict[str, A.Loc] = {}
         for v in spec.views:
             if v.name in views:
@@ -134,11 +145,40 @@ class Checker:
         self.check_kinds()
 
     # ---- declarations ----
+    def find_recursion(self) -> None:
+        """Mark the definitions that can call themselves (through others): the compiler makes
+        real functions of those, and inlines the rest. What a recursive definition reads is
+        over-approximated from its text (every variable named in its cycle, shadowed or not)."""
+        calls: dict[str, set[str]] = {}
+        for name, info in self.defs.items():
+            params = {p.name for p in info.node.params or []}
+            calls[name] = {n.id if isinstance(n, A.Name) else n.fn for n in A.nodes(info.node.body)
+                           if isinstance(n, (A.Name, A.Call))
+                           and not (isinstance(n, A.Name) and n.id in params)}
+        var_index = {v.name: i for i, v in enumerate(self.spec.vars)}
+        for name, info in self.defs.items():
+            seen, stack = set(), [g for g in calls[name] if g in self.defs]
+            while stack:
+                g = stack.pop()
+                if g not in seen:
+                    seen.add(g)
+                    stack.extend(h for h in calls[g] if h in self.defs)
+            if name not in seen:
+                continue
+            d = info.node
+            if d.params is None:
+                self.error(f"{d.name} is defined in terms of itself; only a definition with parameters "
+                           "may be recursive (`def f(n) = ...`)", d.loc)
+            d.recursive = True
+            info.vars = {var_index[n] for g in seen for n in calls[g] if n in var_index}
+            info.uses_state = bool(info.vars)
+            d.reads = tuple(sorted(info.vars))
+
     def resolve_def(self, info: _DefInfo, use_loc: A.Loc) -> None:
-        if info.state == 2:
+        if info.state == 2 or (info.state == 1 and info.node.recursive):
             return
-        if info.state == 1:
-            self.error(f"{info.node.name} is defined in terms of itself (recursion is not supported)", use_loc)
+        if info.state == 1:  # not reached: find_recursion has marked every cycle
+            self.error(f"{info.node.name} is defined in terms of itself", use_loc)
         info.state = 1
         scope: dict[str, Ref] = {}
         for p in info.node.params or []:
@@ -151,13 +191,16 @@ class Checker:
         facts = self.expr(info.node.body, [scope])
         info.depth = self.deepest
         self.nesting, self.deepest = saved
-        info.uses_state = facts.uses_state
+        if not info.node.recursive:
+            info.uses_state, info.vars = facts.uses_state, facts.vars
         info.state = 2
 
-    def inline(self, info: _DefInfo, loc: A.Loc) -> None:
-        """A use of a definition: the compiler substitutes its body here."""
+    def inline(self, info: _DefInfo, loc: A.Loc) -> _Facts:
+        """A use of a definition: the compiler substitutes its body here (or, for a recursive
+        one, calls the function it makes of it)."""
         self.resolve_def(info, loc)
-        self.deeper(self.nesting + info.depth, loc)
+        self.deeper(self.nesting + (1 if info.node.recursive else info.depth), loc)
+        return _Facts(uses_state=info.uses_state, vars=set(info.vars))
 
     def deeper(self, levels: int, loc: A.Loc) -> None:
         if levels > MAX_NESTING:
@@ -171,8 +214,53 @@ class Checker:
         scopes: list[dict[str, Ref]] = [{}]
         for b in a.params:
             self.bind(b, scopes)
+        # the label of a transition names the parameters, then each choice made on its path
+        choices = A.choices(a.body)
+        eithers = [c for c in choices if isinstance(c, A.Either)]
+        for n, c in enumerate(eithers, 1):
+            c.name = "either" if n == 1 else f"either{n}"
+            c.local = self.fresh(c.name)
+        self.labels = {p.name for p in a.params} | {c.name for c in eithers}
+        if len(a.params) + len(choices) > MAX_LOOPS:
+            self.error(f"an action can have at most {MAX_LOOPS} parameters and choices (pick names "
+                       "and either statements) in all", choices[-1].loc if choices else a.loc)
         self.stmts(a.body, scopes, set())
+        if choices and _paths(a.body) > MAX_PATHS:
+            self.error(f"the choices of action {a.name} (either, pick and the ifs around them) make more "
+                       f"than {MAX_PATHS} paths through its body; split it into several actions", a.loc)
 
+    def temporal(self) -> None:
+        """Properties and fairness: the names a property or `fair(p)` enumerates must range over
+        constant domains, since each value is one property or one fairness condition."""
+        for a in self.spec.actions:
+            params = {b.name: b for b in a.params}
+            for name in a.fair_by:
+                if name not in params:
+                    self.error(f"fair({name}): {name} is not a parameter of action {a.name}", a.loc)
+                if not params[name].domain.static:
+                    self.error(f"fair({name}): the domain of {name} must not depend on the state",
+                               params[name].domain.loc)
+            if len(set(a.fair_by)) != len(a.fair_by):
+                self.error("fair(...) names a parameter twice", a.loc)
+        seen: dict[str, A.Loc] = {}
+        for p in self.spec.properties:
+            if p.name in seen:
+                self.error(f"property {p.name} is already defined (line {seen[p.name].line})", p.loc)
+            seen[p.name] = p.loc
+            if len(p.params) > MAX_LOOPS:
+                self.error(f"a property can have at most {MAX_LOOPS} parameters", p.params[MAX_LOOPS].loc)
+            scopes: list[dict[str, Ref]] = [{}]
+            for b in p.params:
+                if b.name in scopes[-1]:
+                    self.error(f"parameter {b.name} appears twice", b.loc)
+                self.bind(b, scopes)
+                if not b.domain.static:
+                    self.error(f"the domain of property parameter {b.name} must not depend on the state",
+                               b.domain.loc)
+            for e in (p.p, p.q):
+                if e is not None:
+                    self.expr(e, scopes)
+                    self.boolean(e, "a property's predicate")
     def view(self, v: A.View) -> None:
         if len(v.params) > MAX_LOOPS:
             self.error(f"a view can have at most {MAX_LOOPS} parameters", v.params[MAX_LOOPS].loc)
@@ -219,6 +307,30 @@ class Checker:
                 after |= self.stmts(s.orelse, [*scopes, {}], assigned)
                 assigned = after
                 self.if_depth -= 1
+            elif isinstance(s, A.Either):
+                self.if_depth += 1
+                if self.if_depth > MAX_IF_DEPTH:
+                    self.error(f"statements are nested too deeply (more than {MAX_IF_DEPTH})", s.loc)
+                after = set(assigned)
+                for branch in s.branches:
+                    after |= self.stmts(branch, [*scopes, {}], assigned)
+                assigned = after
+                self.if_depth -= 1
+            elif isinstance(s, A.Pick):
+                self.if_depth += 1
+                if self.if_depth > MAX_IF_DEPTH:
+                    self.error(f"statements are nested too deeply (more than {MAX_IF_DEPTH})", s.loc)
+                inner = [*scopes, {}]
+                outer = self.labels
+                for b in s.binders:
+                    if b.name in self.labels:
+                        self.error(f"{b.name} already names a parameter or a choice on this path of "
+                                   "the action; a transition's label needs distinct names", b.loc)
+                    self.labels = self.labels | {b.name}
+                    self.bind(b, inner)
+                assigned = self.stmts(s.body, inner, assigned)
+                self.labels = outer
+                self.if_depth -= 1
         return assigned
 
     # ---- expressions ----
@@ -262,15 +374,14 @@ class Checker:
                 self.error(f"unknown name {e.id}{hint}", e.loc)
             e.ref = ref
             if ref.kind == "var":
-                return _Facts(uses_state=True)
+                return _Facts(uses_state=True, vars={ref.target})
             if ref.kind == "local":
                 return _Facts(free={ref.target})
             if ref.kind == "def":
                 info = self.defs[ref.target.name]
                 if info.node.params is not None:
                     self.error(f"{e.id} takes {len(info.node.params)} argument(s): call it as {e.id}(...)", e.loc)
-                self.inline(info, e.loc)
-                return _Facts(uses_state=info.uses_state)
+                return self.inline(info, e.loc)
             return _Facts()
         if isinstance(e, A.Call):
             facts = self._sub(e.args, scopes, ag)
@@ -282,9 +393,8 @@ class Checker:
                     self.error(f"{e.fn} takes no arguments: write {e.fn} without parentheses", e.loc)
                 if len(e.args) != want:
                     self.error(f"{e.fn} takes {want} argument(s), got {len(e.args)}", e.loc)
-                self.inline(info, e.loc)
+                facts.add(self.inline(info, e.loc))
                 e.ref = ref
-                facts.uses_state |= info.uses_state
                 return facts
             if ref is not None:
                 self.error(f"{e.fn} is not a function", e.loc)
@@ -307,6 +417,19 @@ class Checker:
                 self.boolean(e.left, f"an operand of {e.op}")
                 self.boolean(e.right, f"an operand of {e.op}")
             return self._sub([e.left, e.right], scopes, ag)
+        if isinstance(e, A.FnSet):
+            self.domain(e.domain)
+            self.domain(e.codomain)
+            return self._sub([e.domain, e.codomain], scopes, ag)
+        if isinstance(e, A.Choose):
+            facts = self.expr(e.binder.domain, scopes, allow_globals=ag)
+            self.domain(e.binder.domain)
+            e.binder.local = self.fresh(e.binder.name)
+            facts.add(self.expr(e.body, [*scopes, {e.binder.name: Ref("local", e.binder.local)}],
+                                allow_globals=ag))
+            self.boolean(e.body, "the condition of choose")
+            facts.free -= {e.binder.local}
+            return facts
         if isinstance(e, A.Index):
             return self._sub([e.base, e.key], scopes, ag)
         if isinstance(e, A.Slice):
@@ -388,6 +511,22 @@ class Checker:
             msg = static_kind_error(kinds, e)
             if msg:
                 self.error(msg, e.loc)
+
+
+def _paths(body: list[A.Node]) -> int:
+    """How many times the compiler writes out the end of `body`: the statements after a choice
+    are generated on each of its paths."""
+    total = 1
+    for s in body:
+        if isinstance(s, A.Either):
+            total *= sum(_paths(b) for b in s.branches)
+        elif isinstance(s, A.Pick):
+            total *= _paths(s.body)
+        elif isinstance(s, A.IfStmt) and A.has_choice(s):
+            total *= sum(_paths(b) for _, b in s.branches) + _paths(s.orelse)
+        if total > MAX_PATHS:
+            break
+    return total
 
 
 def check_spec(spec: A.Spec) -> A.Spec:

@@ -38,7 +38,8 @@ def _const_pairs(items: list[str]) -> dict[str, Any]:
 def _model(args) -> Model:
     constants = config_constants(args.spec, args.config) if args.config else {}
     constants.update(_const_pairs(args.const))
-    return load_model(args.spec, constants, invariants=getattr(args, "invariant", None) or None)
+    return load_model(args.spec, constants, invariants=getattr(args, "invariant", None) or None,
+                      properties=getattr(args, "property", None) or None)
 
 
 def _add_model_args(p: argparse.ArgumentParser) -> None:
@@ -85,20 +86,25 @@ def memory_size(text: str) -> int:
 
 def explore(model: Model, limits: Limits, deadlock: bool, fingerprints: bool = False, workers: int = 1,
             exact: bool = False, ray: str | None = None) -> Result:
-    """The search `check` runs for these options; `sweep` runs this same one at each point, so a
-    point's verdict is the one `check` gives."""
+    """The search `check` runs for these options, with the spec's temporal properties; `sweep`
+    runs this same one at each point, so a point's verdict is the one `check` gives."""
     if ray:
         from .ray_backend import RayTransport
         from .workers import check_parallel
-        return check_parallel(model, workers, deadlock=deadlock, limits=limits,
-                              transport=RayTransport(model, workers, ray))
-    if workers > 1:
+        result = check_parallel(model, workers, deadlock=deadlock, limits=limits,
+                                transport=RayTransport(model, workers, ray))
+    elif workers > 1:
         from .workers import check_parallel
-        return check_parallel(model, workers, deadlock=deadlock, limits=limits)
-    if fingerprints:
+        result = check_parallel(model, workers, deadlock=deadlock, limits=limits)
+    elif fingerprints:
         from .fpsearch import check_fingerprints
-        return check_fingerprints(model, deadlock=deadlock, limits=limits)
-    return check(model, deadlock=deadlock, limits=limits, switch_at=None if exact else AUTO_FINGERPRINTS)
+        result = check_fingerprints(model, deadlock=deadlock, limits=limits)
+    else:
+        result = check(model, deadlock=deadlock, limits=limits, switch_at=None if exact else AUTO_FINGERPRINTS)
+    if model.properties:
+        from .liveness import with_properties
+        result = with_properties(model, result, limits)
+    return result
 
 
 def cmd_check(args) -> int:
@@ -124,7 +130,8 @@ def cmd_check(args) -> int:
         if args.json:
             write_json(args.json, result_json(model, result))
         if args.itf and result.trace:
-            write_json(args.itf, itf_trace(model, result.trace, f"{result.verdict} {result.property or ''}".strip()))
+            write_json(args.itf, itf_trace(model, result.trace, f"{result.verdict} {result.property or ''}".strip(),
+                                           loop=result.loop))
         _pictures(model, result, args)
         out(format_result(model, result, args.spec, diff=args.diff))
         if args.view:
@@ -142,7 +149,7 @@ def _pictures(model: Model, result, args) -> None:
     """--dot, --svg, --view-dot, --view-svg (when there is a trace) and --html (always)."""
     title = f"{result.verdict} {result.property or ''}".strip()
     if result.trace and (args.dot or args.svg):
-        source = trace_dot(model, result.trace, title)
+        source = trace_dot(model, result.trace, title, result.loop, result.loop_step)
         if args.dot:
             write_text(args.dot, source)
         if args.svg:
@@ -272,6 +279,8 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", help="explore every reachable state breadth-first")
     _add_model_args(c)
     c.add_argument("--invariant", action="append", metavar="NAME", help="check only these invariants")
+    c.add_argument("--property", action="append", metavar="NAME",
+                   help="check only these temporal properties (default: all the spec declares)")
     c.add_argument("--no-deadlock", action="store_true", help="do not report states with no enabled action")
     c.add_argument("--max-states", type=int, metavar="N", help="stop after N distinct states (incomplete)")
     c.add_argument("--max-depth", type=int, metavar="N", help="do not explore beyond depth N (incomplete)")

@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterator
 
 from . import ast as A
 from . import runtime as R
-from .errors import EvalError
+from .errors import DepthError, EvalError
 from .kinds import Kinds, base, is_bool_op, value_kind
 from .values import FALSE, TRUE
 
@@ -30,6 +30,9 @@ _HELPERS = {
     "R_forall": R.forall, "R_exists": R.exists, "R_set_comp": R.set_comp, "R_map_comp": R.map_comp,
     "R_SKIP": R.SKIP, "R_SKIPS": frozenset((R.SKIP,)), "R_EvalError": EvalError, "R_put": R.put,
     "sorted": sorted, "R_hash": hash, "sum": sum, "len": len, "min": min, "max": max,
+    "R_pow": R.pow_, "R_fn_set": R.fn_set, "R_fn_set_iter": R.fn_set_iter, "R_in_fn_set": R.in_fn_set,
+    "R_choose": R.choose, "R_UNSET": R.UNSET, "R_MAXREC": R.MAX_RECURSION, "R_RecursionError": RecursionError,
+    "R_DepthError": DepthError,
 }
 _BUILTIN_NAMES = {name: f"B_{name}" for name in R.BUILTINS}
 _VALUE_NAMES = {name: f"V_{name}" for name in R.BUILTIN_VALUES}
@@ -46,6 +49,11 @@ class CompiledAction:
     successors: Callable[[tuple], list]  # state -> [next state, ...] (the search uses succ_all)
     labelled: Callable[[tuple, list], list]  # (state, cur) -> [(binding, next state), ...]
     explain: Callable[[tuple, tuple], tuple]  # (state, binding) -> why it is (not) enabled
+    nparams: int = -1  # `params` are the parameters, then the choices of the body (pick, either)
+
+    def label_of(self, binding: tuple) -> dict[str, Any]:
+        """A binding as the label's `name=value` pairs: the choices not made on its path left out."""
+        return {k: v for k, v in zip(self.params, binding) if v is not R.UNSET}
 
 
 @dataclass
@@ -164,6 +172,11 @@ class Compiler:
         self.unpack = "".join(f"v{i}, " for i in range(self.nvars)) + "= s; M = {}"
         self.memo_keys: dict[str, int] = {}
         self.fast = False  # compiling the optimistic variant (see `optimistic`)
+        self.rec_names: dict[tuple, str] = {}  # (id(Def), fast) -> the function of a recursive one
+        self.root_kinds = self.kinds
+        self.rec_depth = ""  # inside a recursive function's body: the name of its depth argument
+        self.act: tuple | None = None  # while compiling an action: (action, choices, conditional, labelled)
+        self.temporal = 0  # state functions of temporal properties compiled so far
 
     # ---- plumbing ----
     def loc(self, loc: A.Loc) -> int:
@@ -198,7 +211,7 @@ class Compiler:
         so it fails only where (and if) the spec evaluates it."""
         try:
             value = eval(code, self.ns)
-        except _FAILS:
+        except (*_FAILS, NameError):  # NameError: a recursive function not yet defined
             return code
         name = f"h{self.hoisted}"
         self.hoisted += 1
@@ -237,6 +250,8 @@ class Compiler:
                 return f"(not {test})" if neg else test
             if isinstance(r, A.Binary) and r.op == "..":
                 return f"({neg}R_in_range({self.ex(e.left)}, {self.ex(r.left)}, {self.ex(r.right)}, {self.loc(r.loc)}))"
+            if isinstance(r, A.FnSet):
+                return f"({neg}R_in_fn_set({self.ex(e.left)}, {self.ex(r.domain)}, {self.ex(r.codomain)}, {self.loc(r.loc)}))"
             if self.kinds.native(op, self.kinds.of(e.left), self.kinds.of(r)):
                 return f"({self.ex(e.left)} {neg}in {self.ex(r)})"
             return f"({neg}R_member({self.ex(e.left)}, {self.ex(r)}, {self.loc(r.loc)}))"
@@ -275,6 +290,8 @@ class Compiler:
             args = [ex(a) for a in e.args]
             if e.ref.kind == "def":
                 d: A.Def = e.ref.target
+                if d.recursive:
+                    return self._rec_call(d, args)
                 params = ", ".join(p.local for p in d.params)
                 outer = self.kinds  # the body, inlined, knows the kinds of this call's arguments
                 self.kinds = outer.specialize(d, [outer.of(a) for a in e.args])
@@ -303,7 +320,7 @@ class Compiler:
             left, right = ex(e.left), ex(e.right)
             if native:
                 return f"({left} {_NATIVE[e.op]} {right})"
-            helper = _CHECKED.get(e.op) or {"//": "R_div", "%": "R_mod", "..": "R_range"}[e.op]
+            helper = _CHECKED.get(e.op) or {"//": "R_div", "%": "R_mod", "..": "R_range", "^": "R_pow"}[e.op]
             return f"{helper}({left}, {right}, {self.loc(e.loc)})"
         if isinstance(e, A.Index):
             if self.fast and base(self.kinds.of(e.base)) in ("map", "record"):
@@ -336,6 +353,12 @@ class Compiler:
             return "R_map_pairs((" + "".join(f"({ex(k)}, {ex(v)}), " for k, v in e.items) + f"), {self.loc(e.loc)})"
         if isinstance(e, (A.SetComp, A.MapComp)):
             return self._comprehension(e)
+        if isinstance(e, A.Choose):
+            b = e.binder
+            pred = f"(lambda {b.local}: {self.cond(e.body, 'the condition of choose')})"
+            return f"R_choose({pred}, {self.domain(b.domain, True)}, {self.loc(e.loc)})"
+        if isinstance(e, A.FnSet):
+            return f"R_fn_set({ex(e.domain)}, {ex(e.codomain)}, {self.loc(e.loc)})"
         raise AssertionError(f"unhandled node {type(e).__name__}")
 
     def _native_builtin(self, e: A.Call, args: list[str]) -> str | None:
@@ -385,6 +408,41 @@ class Compiler:
                 else f"R_map_comp(lambda: {fast}, lambda: {slow}, {self.loc(e.loc)})")
         return f"(lambda F: {code})({fn})" if shared else code
 
+    def _rec_call(self, d: A.Def, args: list[str]) -> str:
+        """A call of a recursive definition: a real function, with the call depth, the memo and
+        the variables its cycle reads as leading arguments."""
+        name = self._rec_fn(d)
+        depth = f"{self.rec_depth} + 1" if self.rec_depth else "0"
+        state = "".join(f"v{i}, " for i in d.reads)
+        lead = f"{depth}, M, {state}" if d.reads else f"{depth}, "
+        return f"{name}({lead}{', '.join(args)})"
+
+    def _rec_fn(self, d: A.Def) -> str:
+        """The function of a recursive definition: one compiled in careful code, one in
+        optimistic code (see `optimistic`), each once; the body sees its parameters as of any kind."""
+        key = (id(d), self.fast)
+        if key in self.rec_names:
+            return self.rec_names[key]
+        name = self.rec_names[key] = f"r{len(self.rec_names)}"
+        saved = self.in_hoist, self.rec_depth, self.kinds
+        self.in_hoist, self.rec_depth, self.kinds = False, "D", self.root_kinds
+        try:
+            body = self.ex(d.body)
+        finally:
+            self.in_hoist, self.rec_depth, self.kinds = saved
+        loc = self.loc(d.loc)
+        self.ns[f"{name}_deep"] = (f"{d.name} recursed more than {R.MAX_RECURSION} calls deep "
+                                   "(does every call reach a base case?)")
+        self.ns[f"{name}_stack"] = f"{d.name} recursed too deeply for Python's stack"
+        state = "".join(f"v{i}, " for i in d.reads)
+        lead = f"D, M, {state}" if d.reads else "D, "
+        src = (f"def {name}({lead}{', '.join(p.local for p in d.params)}):\n"
+               f"    if D > R_MAXREC: raise R_DepthError({name}_deep, {loc})\n"
+               f"    try:\n        return {body}\n"
+               f"    except R_RecursionError:\n        raise R_DepthError({name}_stack, {loc}) from None\n")
+        self.define(src, name)
+        return name
+
     @staticmethod
     def _shared(binders: list[A.Binder]) -> str:
         return "F(" + ", ".join(b.local for b in binders) + ")"
@@ -399,6 +457,10 @@ class Compiler:
             if e.static and not self.in_hoist:
                 return self._hoist(f"R_range_iter({self._static(e.left)}, {self._static(e.right)}, {self.loc(e.loc)})")
             return f"R_range_iter({self.ex(e.left)}, {self.ex(e.right)}, {self.loc(e.loc)})"
+        if isinstance(e, A.FnSet):  # lazy, in canonical order
+            if e.static and not self.in_hoist:
+                return self._hoist(f"R_fn_set_iter({self._static(e.domain)}, {self._static(e.codomain)}, {self.loc(e.loc)})")
+            return f"R_fn_set_iter({self.ex(e.domain)}, {self.ex(e.codomain)}, {self.loc(e.loc)})"
         helper = "R_domain_iter" if ordered else "R_domain_set"
         kind = self.kinds.of(e)
         if self.fast and not (e.static and not self.in_hoist) and base(kind) == "set":
@@ -426,9 +488,9 @@ class Compiler:
         conditional = self._conditional(a.body)
         labelled = self.define(self._action_src(a, index, conditional), f"a{index}_labelled")
         why = self._explain_src(a, index, conditional)
-        return CompiledAction(a.name, [p.name for p in a.params],
-                              lambda s: [t for _, t in labelled(s, [None])], labelled,
-                              self.define(why, f"a{index}_explain"))
+        names = [p.name for p in a.params] + [c.name for c in A.choices(a.body)]
+        return CompiledAction(a.name, names, lambda s: [t for _, t in labelled(s, [None])], labelled,
+                              self.define(why, f"a{index}_explain"), len(a.params))
 
     def _explain_src(self, a: A.Action, index: int, conditional: set[int]) -> str:
         """`(state, binding) -> ("ok", next) | ("domain", param, domain) | ("guard", id, values)`:
@@ -440,8 +502,13 @@ class Compiler:
             lines.append(f"        if {p.local} not in D: return ('domain', {n}, D)")
         for i in sorted(conditional):
             lines.append(f"        n{i} = v{i}")
-        lines.extend(self.stmts(a.body, 2, explain=True))
-        lines.append(f"        return ('ok', {self._next_state(a)})")
+        nxt = self._next_state(a)
+        self.act = (a, A.choices(a.body), conditional, False)
+        try:
+            lines.extend(self.stmts(a.body, 2, explain=True,
+                                    tail=lambda depth, path: ["    " * depth + f"return ('ok', {nxt})"]))
+        finally:
+            self.act = None
         return "\n".join(lines) + "\n"
 
     def _guard_checks(self, cond: A.Expr, pad: str) -> list[str]:
@@ -455,8 +522,9 @@ class Compiler:
         return out
 
     def _conditional(self, body: list[A.Node]) -> set[int]:
-        """Variables assigned inside an if statement: they start as their current value."""
-        branches = [s for s in body if isinstance(s, A.IfStmt)]
+        """Variables assigned inside an if, either or pick statement: they start as their current
+        value (and again at each branch or witness of an enclosing either or pick)."""
+        branches = [s for s in body if isinstance(s, (A.IfStmt, A.Either, A.Pick))]
         return {n.index for n in A.nodes(branches) if isinstance(n, A.Assign)}
 
     def _action_src(self, a: A.Action, index: int, conditional: set[int]) -> str:
@@ -477,22 +545,92 @@ class Compiler:
             lines.append("    " * depth + f"for {p.local} in {self.domain(p.domain, True)}:")
             depth += 1
         pad = "    " * depth
+        choices = A.choices(a.body)
         if labelled:
-            lines.append(pad + "cur[0] = (" + "".join(p.local + ", " for p in a.params) + ")")
+            lines.append(pad + f"cur[0] = {self._label(a, choices, frozenset())}")
         for i in sorted(conditional):
             lines.append(pad + f"n{i} = v{i}")
-        lines.extend(self.stmts(a.body, depth, inner=a.params[-1].local if a.params else None))
         nxt = self._next_state(a)
-        if labelled:
-            binding = "(" + "".join(p.local + ", " for p in a.params) + ")"
-            lines.append(pad + f"{out}.append(({binding}, {nxt}))")
-        else:
-            lines.append(pad + f"{out}.append({nxt})")
-        if fingerprint:  # the components it assigns are looked up; the others are the parent's
-            assigned = A.assigned(a.body)
-            parts = "".join((f"C[n{i}]" if i in assigned else f"p{i}") + ", " for i in range(self.nvars))
-            lines.append(pad + f"q.append(R_hash(({parts})))")
+        assigned = A.assigned(a.body)
+        # with fingerprints: the components it assigns are looked up; the others are the parent's
+        parts = "".join((f"C[n{i}]" if i in assigned else f"p{i}") + ", " for i in range(self.nvars))
+
+        def tail(depth: int, path: frozenset) -> list[str]:
+            q = "    " * depth
+            lines = [q + (f"{out}.append(({self._label(a, choices, path)}, {nxt}))" if labelled
+                          else f"{out}.append({nxt})")]
+            return lines + [q + f"q.append(R_hash(({parts})))"] if fingerprint else lines
+
+        self.act = (a, choices, conditional, labelled)
+        try:
+            lines.extend(self.stmts(a.body, depth, inner=a.params[-1].local if a.params else None, tail=tail))
+        finally:
+            self.act = None
         return lines
+
+    @staticmethod
+    def _label(a: A.Action, choices: list, path: frozenset) -> str:
+        """The binding tuple: the parameters, then each choice (R_UNSET where not on `path`)."""
+        return "(" + "".join(p.local + ", " for p in a.params) + "".join(
+            (c.local if id(c) in path else "R_UNSET") + ", " for c in choices) + ")"
+
+    def _choice(self, s: A.Node, rest: list[A.Node], depth: int, explain: bool, tail, path: frozenset) -> list[str]:
+        """A statement that holds a choice (pick, either, or an if around one). What follows it
+        in its block (`rest`) is generated on each of its paths, so that each branch and witness
+        runs to its own successor. In `explain`, the choices come from the binding `b`."""
+        a, choices, conditional, labelled = self.act
+        pad = "    " * depth
+        out: list[str] = []
+
+        def loop_start(d: int, stmts: list[A.Node], p: frozenset) -> list[str]:
+            lines = ["    " * d + f"cur[0] = {self._label(a, choices, p)}"] if labelled else []
+            return lines + ["    " * d + f"n{i} = v{i}" for i in sorted(conditional & A.assigned(stmts))]
+
+        def slot(c) -> int:
+            return len(a.params) + next(k for k, x in enumerate(choices) if x is c)
+
+        if isinstance(s, A.Pick):
+            d, p = depth, path
+            for b in s.binders:
+                q = "    " * d
+                if explain:
+                    k = slot(b)
+                    out.append(q + f"{b.local} = b[{k}]")
+                    out.append(q + f"if {b.local} is R_UNSET: return ('choice', {k}, None)")
+                    out.append(q + f"D = R_domain_set({self.ex(b.domain)}, {self.loc(b.domain.loc)})")
+                    out.append(q + f"if {b.local} not in D: return ('domain', {k}, D)")
+                else:
+                    out.append(q + f"for {b.local} in {self.domain(b.domain, True)}:")
+                    d += 1
+                p = p | {id(b)}
+            if not explain:
+                out += loop_start(d, s.body + rest, p)
+            return out + self.stmts(s.body + rest, d, explain, tail=tail, path=p)
+        if isinstance(s, A.Either):
+            p = path | {id(s)}
+            n = len(s.branches)
+            if explain:
+                k = slot(s)
+                out.append(pad + f"{s.local} = b[{k}]")
+                out.append(pad + f"if {s.local} is R_UNSET: return ('choice', {k}, None)")
+                d = depth
+            else:
+                out.append(pad + f"for {s.local} in {tuple(range(1, n + 1))!r}:")
+                d = depth + 1
+                out += loop_start(d, [x for br in s.branches for x in br] + rest, p)
+            q = "    " * d
+            for k, branch in enumerate(s.branches, 1):
+                out.append(q + f"{'if' if k == 1 else 'elif'} {s.local} == {k}:")
+                out += self.stmts(branch + rest, d + 1, explain, tail=tail, path=p)
+            if explain:
+                out.append(q + f"else: return ('domain', {slot(s)}, frozenset({tuple(range(1, n + 1))!r}))")
+            return out
+        assert isinstance(s, A.IfStmt)
+        for k, (cond, branch) in enumerate(s.branches):
+            out.append(pad + f"{'if' if k == 0 else 'elif'} {self.cond(cond, 'an if condition')}:")
+            out += self.stmts(branch + rest, depth + 1, explain, tail=tail, path=path)
+        out.append(pad + "else:")
+        return out + self.stmts(s.orelse + rest, depth + 1, explain, tail=tail, path=path)
 
     def _next_state(self, a: A.Action) -> str:
         """The successor tuple: the new value of each assigned variable, the old of the rest."""
@@ -544,13 +682,18 @@ class Compiler:
         finally:
             self.fast = False
 
-    def stmts(self, body: list[A.Node], depth: int, explain: bool = False, inner: str | None = None) -> list[str]:
+    def stmts(self, body: list[A.Node], depth: int, explain: bool = False, inner: str | None = None,
+              tail=None, path: frozenset = frozenset()) -> list[str]:
         """The statements of a body. `inner` is the innermost parameter loop's variable: a
         `require` that, like everything before it, does not use it is false for the rest of that
-        loop too, so it leaves the loop (`e3(self, k in NAT)`: one test of `pc[self]`, not one per k)."""
+        loop too, so it leaves the loop (`e3(self, k in NAT)`: one test of `pc[self]`, not one per k).
+        With `tail` (a function of depth and the choices made), the whole rest of the action:
+        `tail` gives the lines that end each path (record the successor)."""
         pad = "    " * depth
         out: list[str] = []
-        for s in body:
+        for n, s in enumerate(body):
+            if tail is not None and A.has_choice(s):
+                return out + self._choice(s, body[n + 1:], depth, explain, tail, path)
             if isinstance(s, A.Require) and explain:
                 out.extend(self._guard_checks(s.cond, pad))
             elif isinstance(s, A.Require):
@@ -571,6 +714,8 @@ class Compiler:
                     out.extend(self.stmts(s.orelse, depth + 1, explain))
             if inner is not None and _uses(s, inner):
                 inner = None  # what follows may depend on it
+        if tail is not None:
+            out.extend(tail(depth, path))
         return out
 
     # ---- predicates and initial states ----
@@ -595,6 +740,12 @@ class Compiler:
             witness = self.define("\n".join(lines) + "\n", f"w{index}")
         return CompiledPredicate(p.name, p.kind, fn, witness)
 
+    def state_function(self, e: A.Expr, params: list[A.Binder], what: str) -> Callable[..., bool]:
+        """A state predicate of a temporal property: `(state, *parameter values) -> bool`."""
+        self.temporal += 1
+        name = f"t{self.temporal}"
+        args = "".join(f", {b.local}" for b in params)
+        return self.define(f"def {name}(s{args}):\n    {self.unpack}\n    return {self.cond(e, what)}\n", name)
     def view(self, v: A.View, index: int) -> CompiledView:
         lines = [f"def view{index}(s):", f"    {self.unpack}", "    out = []"]
         depth = 1
@@ -630,6 +781,8 @@ class Compiler:
         depth = 1
         for i, v in enumerate(self.spec.vars):
             pad = "    " * depth
+            if not v.value.static:  # it reads earlier variables (maybe through definitions)
+                lines.append(pad + "M = {}")
             if v.choose:
                 lines.append(pad + f"for v{i} in {self.domain(v.value, True)}:")
                 depth += 1

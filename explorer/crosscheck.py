@@ -31,13 +31,16 @@ from pathlib import Path
 from typing import Any
 
 from .errors import SpecError
+from .liveness import with_properties
 from .search import Result, check
+from .traces import lasso_length
 from .values import short
 
 _GENERATED = re.compile(r"^([\d,]+) states generated, ([\d,]+) distinct states found, ([\d,]+) states left on queue")
 _DEPTH = re.compile(r"^The depth of the complete state graph search is ([\d,]+)")
 _INVARIANT = re.compile(r"^Error: Invariant (\S+) is violated( by the initial state)?")
-_STATE = re.compile(r"^State (\d+):")
+_STATE = re.compile(r"^State (\d+):")  # also `State n: Stuttering`, the last state of a lasso
+TEMPORAL = "(temporal)"  # TLC does not name the temporal property it found violated
 _COVERAGE = re.compile(r"^<(\w+) line \d+, col \d+ to line \d+, col \d+ of module \w+[^>]*>: (\d+):(\d+)")
 
 
@@ -136,6 +139,9 @@ def parse_tlc_output(text: str, exit_code: int | None = None) -> TlcOutcome:
             out.verdict, out.property = "violated", m.group(1)
             init_violation = bool(m.group(2))
             continue
+        if line.startswith("Error: Temporal properties were violated."):
+            out.verdict, out.property = "violated", TEMPORAL
+            continue
         if line.startswith("Error: Deadlock reached."):
             out.verdict = "deadlock"
             continue
@@ -145,7 +151,8 @@ def parse_tlc_output(text: str, exit_code: int | None = None) -> TlcOutcome:
         if line.startswith("Model checking completed. No error has been found."):
             done = True
             continue
-        if line.startswith("Error: ") and not line.startswith("Error: The behavior up to this point is"):
+        if line.startswith("Error: ") and not line.startswith(("Error: The behavior up to this point is",
+                                                                "Error: The following behavior constitutes")):
             errors.append(line[len("Error: "):])
     if out.verdict in ("violated", "deadlock"):
         out.trace_length = 1 if init_violation else states
@@ -196,7 +203,7 @@ def cross_check(model, deadlock: bool = True, spec_path: str | None = None,
     java, jar, reason = find_tlc()
     if reason:
         raise SpecError(f"cannot run TLC: {reason}")
-    ours = check(model, deadlock=deadlock)
+    ours = with_properties(model, check(model, deadlock=deadlock))
     exp = Exporter(model, deadlock=deadlock, terminal=terminal)
     tla_text, cfg_text = exp.module_text(), exp.cfg_text()
     with tempfile.TemporaryDirectory(prefix="crosscheck-") as tmp:
@@ -223,10 +230,11 @@ def cross_check(model, deadlock: bool = True, spec_path: str | None = None,
             stutter_unknown = True
     cc = CrossCheck(spec_path or model.spec.path, dict(model.constants), deadlock, ours, tlc, files=files,
                     config=config)
-    ours_verdict = ours.verdict + (f" {ours.property}" if ours.property else "")
+    ours_property = TEMPORAL if ours.loop is not None else ours.property
+    ours_verdict = ours.verdict + (f" {ours_property}" if ours_property else "")
     tlc_verdict = tlc.verdict + (f" {tlc.property}" if tlc.property else "")
     cc.rows.append(Row("verdict", ours_verdict, tlc_verdict))
-    ours_trace = len(ours.trace) if ours.trace else None
+    ours_trace = lasso_length(ours) if ours.loop is not None else len(ours.trace) if ours.trace else None
     for name, mine, theirs in (("distinct", ours.distinct, tlc.distinct),
                                ("generated", ours.generated, tlc.generated),
                                ("depth", ours.depth, tlc.depth)):
@@ -239,7 +247,11 @@ def cross_check(model, deadlock: bool = True, spec_path: str | None = None,
             cc.rows.append(Row(name, mine, theirs, False, "TLC's coverage did not count the terminal stutters"))
         else:
             cc.rows.append(Row(name, mine, theirs))
-    if ours_trace is not None or tlc.trace_length is not None:
+    if ours.loop is not None and tlc.trace_length is not None and ours_trace != tlc.trace_length:
+        # a lasso: ours has a shortest prefix, TLC's is the first its depth-first search completes
+        cc.rows.append(Row("trace", ours_trace, tlc.trace_length, ours_trace > tlc.trace_length,
+                           "TLC's lasso is not a shortest one"))
+    elif ours_trace is not None or tlc.trace_length is not None:
         cc.rows.append(Row("trace", ours_trace, tlc.trace_length))
     return cc
 

@@ -37,3 +37,9 @@ class EvalError(Exception):
         super().__init__(message)
         self.message = message
         self.loc = loc
+
+
+class DepthError(EvalError):
+    """Recursion too deep: an error no other evaluation order avoids, so quantifiers and
+    comprehensions pass it on at once instead of retrying their domain in canonical order
+    (which, at every level of a deep recursion, would take exponential time)."""

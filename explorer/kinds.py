@@ -117,6 +117,7 @@ class Kinds:
         self.memo: dict[int, Any] = {}
         self.special: dict[tuple, Kinds] = {}  # (definition, argument kinds) -> kinds inside it
         self.depth = 0  # how many specializations deep (see `specialize`)
+        self.active: set[int] = set()  # recursive definitions whose body is being looked at (shared by copies)
         if const_kinds is not None:
             self.consts = const_kinds
         else:  # only the container kind: an override must keep it, but may hold other elements
@@ -170,6 +171,8 @@ class Kinds:
                 out.extend((b.local, b.domain, False) for b in n.binds)
             elif isinstance(n, (A.Quant, A.SetComp, A.MapComp)):
                 out.extend((b.local, b.domain, True) for b in n.binders)
+            elif isinstance(n, A.Choose):
+                out.append((n.binder.local, n.binder.domain, True))
         return out
 
     def _settle(self, binders) -> None:
@@ -198,8 +201,10 @@ class Kinds:
                     out.append((n.binder.local, n.binder.domain, False))
                 elif isinstance(n, A.Let):
                     out.extend((b.local, b.domain, False) for b in n.binds)
-                elif isinstance(n, (A.Quant, A.SetComp, A.MapComp)):
+                elif isinstance(n, (A.Quant, A.SetComp, A.MapComp, A.Pick)):
                     out.extend((b.local, b.domain, True) for b in n.binders)
+                elif isinstance(n, A.Choose):
+                    out.append((n.binder.local, n.binder.domain, True))
                 elif isinstance(n, A.Action):
                     out.extend((b.local, b.domain, True) for b in n.params)
         return out
@@ -263,9 +268,16 @@ class Kinds:
             if e.ref is not None and e.ref.kind == "builtin":
                 return self.builtin(e.fn, [self.of(a) for a in e.args])
             if e.ref is not None and e.ref.kind == "def":
-                if self.depth >= MAX_SPECIALIZATION:
+                d = e.ref.target
+                if self.depth >= MAX_SPECIALIZATION or id(d) in self.active:  # too deep, or a recursive call
                     return ANY
-                return self.specialize(e.ref.target, [self.of(a) for a in e.args]).of(e.ref.target.body)
+                if not d.recursive:
+                    return self.specialize(d, [self.of(a) for a in e.args]).of(d.body)
+                self.active.add(id(d))
+                try:
+                    return self.specialize(d, [self.of(a) for a in e.args]).of(d.body)
+                finally:
+                    self.active.discard(id(d))
             return ANY
         if isinstance(e, A.Unary):  # unary minus (not is a bool op)
             return "int" if self.of(e.arg) == "int" else ANY
@@ -296,6 +308,10 @@ class Kinds:
             return join(self.of(e.then), self.of(e.orelse))
         if isinstance(e, A.Let):
             return self.of(e.body)
+        if isinstance(e, A.Choose):
+            return self.elem(e.binder.domain)
+        if isinstance(e, A.FnSet):
+            return _cap(("set", ("map", self.elem(e.domain), self.elem(e.codomain))))
         if isinstance(e, A.TupleLit):
             return _cap(("seq", join_all(self.of(x) for x in e.items)))
         if isinstance(e, A.SetLit):
@@ -350,11 +366,11 @@ class Kinds:
     def binary(op: str, left: Any, right: Any) -> Any:
         """The kind of `left op right` when the operator is applied natively (else ANY)."""
         bl, br = base(left), base(right)
-        if NONE in (left, right) and op not in ("..", "*", "//", "%"):
+        if NONE in (left, right) and op not in ("..", "*", "//", "%", "^"):
             return NONE  # an operand that has no value: neither has the result
         if op == "..":
             return ("set", "int")
-        if op in ("*", "//", "%"):
+        if op in ("*", "//", "%", "^"):
             return "int"
         if op == "+" and bl == br and bl in ("int", "str"):
             return bl
@@ -394,7 +410,7 @@ class Kinds:
             return True  # Bool keeps booleans apart; different kinds are simply unequal
         if op == "*":
             return bl == br == "int"
-        if op in ("..", "//", "%"):
+        if op in ("..", "//", "%", "^"):
             return False
         return self.binary(op, left, right) != ANY
 
@@ -404,7 +420,7 @@ def static_kind_error(kinds: Kinds, e: A.Expr) -> str | None:
     if isinstance(e, A.Binary):
         left, right = base(kinds.of(e.left)), base(kinds.of(e.right))
         known = not {left, right} & {ANY, NONE}
-        if e.op in ("+", "-", "*", "//", "%", "<", "<=", ">", ">=") and known:
+        if e.op in ("+", "-", "*", "//", "%", "^", "<", "<=", ">", ">=") and known:
             ok = {"+": {("int", "int"), ("seq", "seq"), ("str", "str")}, "-": {("int", "int"), ("set", "set")}}.get(
                 e.op, {("int", "int")})
             if e.op in ("<", "<=", ">", ">="):

@@ -12,6 +12,7 @@ from typing import Any, Mapping
 from . import ast as A
 from .checks import check_spec, check_value_expr
 from .compiler import CompiledAction, CompiledPredicate, CompiledView, Compiler, Guard, eval_constant
+from .runtime import domain_iter
 from .errors import EvalError, SpecError
 from .parser import parse_expr, parse_spec
 from .kinds import base, value_kind
@@ -39,6 +40,8 @@ class Model:
     guards: list[Guard] = field(default_factory=list)
     source: tuple = ()  # (path, text, constant overrides, invariants): how to load it again elsewhere
     fingerprinted: Any = None  # (state, component fingerprints, cache) -> (successors, their fingerprints)
+    properties: list[CompiledProperty] = field(default_factory=list)  # temporal, one per binding
+    fairness: list[Fairness] = field(default_factory=list)  # WF/SF conditions, one per `fair(p)` value
     views: list[CompiledView] = field(default_factory=list)  # `view` declarations (see views.py)
 
     def init_states(self) -> list[tuple]:
@@ -129,14 +132,91 @@ def override_error(c: A.Const, value: Any, spec: A.Spec, values: list[Any]) -> s
             f"but the override is {kind_of(value)} {short(value)}{hint}")
 
 
+@dataclass
+class CompiledProperty:
+    """One temporal property for one binding of its parameters."""
+    name: str  # the declaration's name
+    binding: dict[str, Any]
+    form: str  # always_eventually | eventually_always | leads_to
+    p: Any  # state -> bool
+    q: Any  # state -> bool (leads_to), else None
+    loc: A.Loc
+
+    @property
+    def label(self) -> str:
+        args = ", ".join(f"{k}={short(v)}" for k, v in self.binding.items())
+        return f"{self.name}({args})" if args else self.name
+
+
+@dataclass
+class Fairness:
+    """Weak (WF) or strong (SF) fairness of the steps of one action, or of those whose `fair(p)`
+    parameters have the values `values` (positions `by` in the action's binding)."""
+    kind: str  # weak | strong
+    action: int
+    by: tuple[int, ...]
+    values: tuple
+
+    def label(self, model: "Model") -> str:
+        a = model.actions[self.action]
+        args = ", ".join(f"{a.params[i]}={short(v)}" for i, v in zip(self.by, self.values))
+        return f"{'strong fair' if self.kind == 'strong' else 'fair'} {a.name}" + (f"({args})" if args else "")
+
+
+MAX_FAIRNESS = 64  # conditions after expanding fair(p): each is one bit of a 64-bit mask (liveness)
+
+
+def _bindings(binders: list[A.Binder], spec: A.Spec, values: list[Any]) -> list[tuple]:
+    """Every binding of constant-domain binders, in canonical order (first binder outermost)."""
+    out: list[tuple] = [()]
+    for b in binders:
+        dom = domain_iter(_evaluate(b.domain, spec, values, f"the domain of {b.name}"), b.domain.loc)
+        out = [t + (v,) for t in out for v in dom]
+    return out
+
+
+def _temporal(spec: A.Spec, comp: Compiler, values: list[Any], wanted: list[str] | None,
+              path: str) -> tuple[list[CompiledProperty], list[Fairness]]:
+    props = spec.properties
+    if wanted is not None:
+        names = {p.name for p in props}
+        for name in wanted:
+            if name not in names:
+                raise SpecError(f"no property named {name} (the spec has: {', '.join(sorted(names)) or 'none'})", path)
+        props = [p for p in props if p.name in wanted]
+    compiled = []
+    for p in props:
+        what = f"property {p.name}"
+        fp = comp.state_function(p.p, p.params, what)
+        fq = comp.state_function(p.q, p.params, what) if p.q is not None else None
+        for binding in _bindings(p.params, spec, values):
+            compiled.append(CompiledProperty(
+                p.name, {b.name: v for b, v in zip(p.params, binding)}, p.form,
+                (lambda s, f=fp, b=binding: f(s, *b)),
+                None if fq is None else (lambda s, f=fq, b=binding: f(s, *b)), p.loc))
+    fairness = []
+    for i, a in enumerate(spec.actions):
+        if a.fairness is None:
+            continue
+        by = tuple(next(n for n, b in enumerate(a.params) if b.name == name) for name in a.fair_by)
+        for vals in _bindings([a.params[n] for n in by], spec, values):
+            fairness.append(Fairness(a.fairness, i, by, vals))
+        if len(fairness) > MAX_FAIRNESS:
+            raise SpecError(f"at most {MAX_FAIRNESS} fairness conditions are supported (fair(p) is one per "
+                            f"value of p); with this action there are {len(fairness)}", path, spec.text, a.loc)
+    return compiled, fairness
+
+
 def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
-               invariants: list[str] | None = None, text: str | None = None, limits: Limits | None = None) -> Model:
+               invariants: list[str] | None = None, text: str | None = None, limits: Limits | None = None,
+               properties: list[str] | None = None) -> Model:
     """Parse, check and compile a spec. `constants` overrides defaults by name (values, not text);
-    `invariants` restricts checking to the named ones. Evaluating constants and state-free
-    expressions can take long; `limits` (time, memory) bounds it by raising `LimitReached`."""
+    `invariants` restricts checking to the named ones, `properties` the temporal properties.
+    Evaluating constants and state-free expressions can take long; `limits` (time, memory) bounds
+    it by raising `LimitReached`."""
     if limits is not None:
         with guard(limits):
-            return load_model(source, constants, invariants, text)
+            return load_model(source, constants, invariants, text, properties=properties)
     path = str(source)
     if text is None:
         text = read_spec(source)
@@ -179,10 +259,11 @@ def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
         successors = comp.all_successors()
         fingerprinted = comp.fingerprinted_successors(successors)
         initial = comp.init_states()
+        temporal, fairness = _temporal(spec, comp, values, properties, path)
         views = [comp.view(v, i) for i, v in enumerate(spec.views)]
     except EvalError as err:
         raise SpecError(err.message, path, text, comp.locs[err.loc] if isinstance(err.loc, int) else err.loc) from None
     return Model(spec, {c.name: v for c, v in zip(spec.consts, values)}, [v.name for v in spec.vars],
                  actions, preds["invariant"], preds["constraint"], preds["terminal"], initial,
                  first_failing, successors, comp.locs, comp.guards, (path, text, overrides, invariants), fingerprinted,
-                 views)
+                 views=views, properties=temporal, fairness=fairness)

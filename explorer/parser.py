@@ -44,7 +44,7 @@ _READABLE = {
     "CMPOP": "a comparison", "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'",
     "LBRACE": "'{'", "RBRACE": "'}'", "COLON": "':'", "COMMA": "','", "EQUAL": "'='",
     "DOT": "'.'", "VBAR": "'|'", "AMPERSAND": "'&'", "PLUS": "'+'", "MINUS": "'-'",
-    "STAR": "'*'", "DSLASH": "'//'", "PERCENT": "'%'", "$END": "end of file",
+    "STAR": "'*'", "DSLASH": "'//'", "PERCENT": "'%'", "CARET": "'^'", "ARROW": "'->'", "$END": "end of file", "LEADS_TO": "'leads_to'",
 }
 
 
@@ -107,6 +107,33 @@ class _ToAst(Transformer):
     def action_decl(self, meta, c):
         return A.Action(_tok_loc(c[0]), str(c[0]), c[1] or [], c[2])
 
+    def weak_fair(self, meta, c):
+        return self._fair("weak", c)
+
+    def strong_fair(self, meta, c):
+        return self._fair("strong", c)
+
+    @staticmethod
+    def _fair(kind: str, c) -> A.Action:
+        by, action = c
+        action.fairness, action.fair_by = kind, by or []
+        return action
+
+    def fair_by(self, meta, c):
+        return [str(t) for t in c]
+
+    def property_decl(self, meta, c):
+        name, params, (form, p, q) = c
+        return A.Property(_tok_loc(name), str(name), params or [], form, p, q)
+
+    def always_eventually(self, meta, c):
+        return ("always_eventually", c[0], None)
+
+    def eventually_always(self, meta, c):
+        return ("eventually_always", c[0], None)
+
+    def leads_to(self, meta, c):
+        return ("leads_to", c[0], c[1])
     def view_decl(self, meta, c):
         return A.View(_tok_loc(c[0]), str(c[0]), c[1], c[2])
 
@@ -124,6 +151,19 @@ class _ToAst(Transformer):
 
     def predicate(self, meta, c):
         return list(c)
+
+    def _block_quant(kind):  # noqa: N805 - a method factory used at class creation
+        def make(self, meta, c):
+            binders, *lines = c
+            body = lines[0]
+            for line in lines[1:]:  # the lines of the block are conjuncts
+                body = A.Binary(line.loc, "and", body, line)
+            return A.Quant(_loc(meta), kind, binders, body)
+        return make
+
+    forall_block = _block_quant("forall")
+    exists_block = _block_quant("exists")
+    del _block_quant
 
     # statements
     def body(self, meta, c):
@@ -148,6 +188,12 @@ class _ToAst(Transformer):
         branches = [(pairs[i], pairs[i + 1]) for i in range(0, len(pairs), 2)]
         return A.IfStmt(_loc(meta), branches, orelse or [])
 
+    def either_stmt(self, meta, c):
+        return A.Either(_loc(meta), list(c))
+
+    def pick_stmt(self, meta, c):
+        return A.Pick(_loc(meta), c[0], c[1])
+
     def binders(self, meta, c):
         return list(c)
 
@@ -162,6 +208,12 @@ class _ToAst(Transformer):
 
     def exists_(self, meta, c):
         return A.Quant(_loc(meta), "exists", c[0], c[1])
+
+    def choose_(self, meta, c):
+        return A.Choose(_loc(meta), c[0], c[1])
+
+    def fn_set(self, meta, c):
+        return A.FnSet(_loc(meta), c[0], c[2])
 
     def ifexpr(self, meta, c):
         return A.If(_loc(meta), c[0], c[1], c[2])
@@ -371,6 +423,8 @@ def parse_spec(text: str, path: str = "<spec>") -> A.Spec:
             spec.defs.append(d)
         elif isinstance(d, A.Action):
             spec.actions.append(d)
+        elif isinstance(d, A.Property):
+            spec.properties.append(d)
         elif isinstance(d, A.View):
             spec.views.append(d)
         else:

@@ -15,8 +15,8 @@ from typing import Any
 from .ast import Loc, unparse
 from .errors import EvalError, SpecError, format_located
 from .model import Model, parse_const_value
-from .runtime import Unevaluable
-from .search import Step
+from .runtime import UNSET, Unevaluable
+from .search import Step, _witness
 from .traces import format_state
 from .values import from_itf, short, to_itf
 
@@ -180,22 +180,22 @@ def _invariants(model: Model, state: tuple, n: int, out: Outcome) -> None:
         if any(name == p.name for _, name, _ in out.violations):
             continue
         if not p.holds(state):
-            witness = p.witness(state) if p.witness else None
-            out.violations.append((n, p.name, list(witness or [])))
+            out.violations.append((n, p.name, _witness(model, p.name, state) or []))  # as check finds it
             return
 
 
 def _explain(model: Model, state: tuple, step: TraceStep) -> str:
     action = model.action(step.action)
-    fixed = [step.params.get(p) for p in action.params]
-    if any(p not in step.params for p in action.params):
-        candidates = [b for b, _ in action.labelled(state, [None])]
-        return (f"no binding of the parameters left out makes {step.label} enabled "
-                f"(enabled bindings: {', '.join(short(b) for b in candidates) or 'none'})")
+    real = action.params[:action.nparams]  # the rest name the choices of the body (pick, either)
+    fixed = [step.params.get(p, UNSET) for p in action.params]
+    if any(p not in step.params for p in real):
+        return _left_out(action, state, step, "parameters")
     why = action.explain(state, tuple(fixed))
     if why[0] == "ok":  # ("ok", next state)
         return "the action is enabled here but does not lead to the state the trace records"
     kind, detail, values = why
+    if kind == "choice":
+        return _left_out(action, state, step, "choices")
     if kind == "domain":
         return f"{action.params[detail]}={short(fixed[detail])} is not in its domain {short(values)}"
     guard = model.guards[detail]
@@ -206,6 +206,13 @@ def _explain(model: Model, state: tuple, step: TraceStep) -> str:
             f"    {_source_line(model, loc.line)}\n"
             f"  conjunct: {unparse(guard.cond)}\n"
             f"  it saw: {seen or '(no names)'}")
+
+
+def _left_out(action, state: tuple, step: TraceStep, what: str) -> str:
+    candidates = [action.label_of(b) for b, _ in action.labelled(state, [None])]
+    shown = ", ".join("(" + ", ".join(f"{k}={short(v)}" for k, v in c.items()) + ")" for c in candidates)
+    return (f"no binding of the {what} left out makes {step.label} enabled "
+            f"(enabled bindings: {shown or 'none'})")
 
 
 def _source_line(model: Model, line: int) -> str:
@@ -233,7 +240,8 @@ def _candidates(model: Model, state: tuple, step: TraceStep) -> list[tuple[str, 
     out = []
     for a in actions:
         for b, t in a.labelled(state, [None]):
-            if all(step.params[k] == v for k, v in zip(a.params, b) if k in step.params) \
+            label = a.label_of(b)
+            if all(k in label and label[k] == v for k, v in step.params.items()) \
                     and _state_matches(model, t, step.state):
                 out.append((a.name, b, t))
     return out
@@ -271,7 +279,7 @@ def replay(model: Model, steps: list[TraceStep], path: str = "trace") -> Outcome
             if len({t for _, _, t in matches}) > 1:
                 out.ambiguous.append(len(out.steps))
             name, binding, state = matches[0]
-            out.steps.append(Step(name, dict(zip(model.action(name).params, binding)), state))
+            out.steps.append(Step(name, model.action(name).label_of(binding), state))
             _invariants(model, state, len(out.steps), out)
     except EvalError as err:
         loc = model.located(err)

@@ -69,7 +69,8 @@ def check_html(model: Model, result: Result, spec_path: str = "", views: list[st
     trace_svg, note = "", ""
     if result.trace:
         try:
-            svg = dot_to_svg(trace_dot(model, result.trace, f"{result.verdict} {result.property or ''}".strip()))
+            svg = dot_to_svg(trace_dot(model, result.trace, f"{result.verdict} {result.property or ''}".strip(),
+                                               result.loop, result.loop_step))
             trace_svg = svg[svg.index("<svg"):]  # inline: no XML prologue, no DOCTYPE
         except SpecError as err:
             note = f"No picture: {err.message}"

@@ -3,9 +3,10 @@ from the spec's. Each failing case raises `EvalError` with the source position (
 compiler passed in, so a runtime error points at the spec, never at generated code."""
 from __future__ import annotations
 
+from itertools import product
 from typing import Any
 
-from .errors import EvalError
+from .errors import DepthError, EvalError
 from .values import FALSE, HASH_MASK, INT, NAT, TRUE, InfiniteSet, Map, Record, kind_of, ordered, short, sort_key
 
 EMPTY = frozenset()
@@ -13,6 +14,9 @@ BOOLEAN = frozenset((FALSE, TRUE))
 _MISSING = object()
 SKIP = object()  # what a shared comprehension body returns for an element its filter drops
 MAX_RANGE = 1_000_000  # the most integers `a..b` may build as a set (as a domain or after `in` it is lazy)
+MAX_POW_BITS = 65_536  # the largest result of `a ^ b`, in bits: beyond it, a spec is surely wrong
+MAX_RECURSION = 400  # calls of recursive definitions inside one another (Python's stack holds ~1000 frames)
+UNSET = object()  # in a transition's label: a choice not made on its path (a pick in another branch)
 
 
 def _show(v: Any) -> str:
@@ -39,6 +43,70 @@ def range_iter(a: Any, b: Any, loc) -> range:
     if type(a) is not int or type(b) is not int:
         raise EvalError(f".. needs integers, got {_show(a)} and {_show(b)}", loc)
     return range(a, b + 1)
+
+
+class FnSetIter:
+    """`[S -> T]` as a domain: every map from S to T, built one at a time in the canonical order
+    (by the value of the smallest key first, then the next, ...), however many there are."""
+
+    def __init__(self, keys: list, values: list):
+        self.keys, self.values = keys, values
+
+    def __iter__(self):
+        keys = self.keys
+        for combo in product(self.values, repeat=len(keys)):
+            yield Map(zip(keys, combo))
+
+
+def _fn_sets(s: Any, t: Any, loc) -> tuple[list, list]:
+    for x in (s, t):
+        if isinstance(x, InfiniteSet):
+            raise EvalError(f"[S -> T] needs finite sets, and {x.name} is infinite", loc)
+        if type(x) is not frozenset:
+            raise EvalError(f"[S -> T] needs two sets, got {kind_of(x)} {_show(x)}", loc)
+    return ordered(s), ordered(t)
+
+
+def fn_set_iter(s: Any, t: Any, loc) -> FnSetIter:
+    return FnSetIter(*_fn_sets(s, t, loc))
+
+
+def fn_set(s: Any, t: Any, loc) -> frozenset:
+    """`[S -> T]` as a value: at most MAX_RANGE maps (as a domain or after `in` it is lazy)."""
+    keys, values = _fn_sets(s, t, loc)
+    count = len(values) ** len(keys) if values or not keys else 0
+    if count > MAX_RANGE:
+        raise EvalError(f"[S -> T] has {len(values)}^{len(keys)} = {count:,} maps, too many to build as a "
+                        f"set (at most {MAX_RANGE:,}); used as a domain or on the right of `in` it has no limit", loc)
+    return frozenset(FnSetIter(keys, values))
+
+
+def in_fn_set(f: Any, s: Any, t: Any, loc) -> bool:
+    """`f in [S -> T]` without building the set."""
+    for x in (s, t):
+        if type(x) is not frozenset and not isinstance(x, InfiniteSet):
+            raise EvalError(f"[S -> T] needs two sets, got {kind_of(x)} {_show(x)}", loc)
+    if isinstance(s, InfiniteSet):  # no finite map has an infinite domain
+        return False
+    return isinstance(f, Map) and len(f) == len(s) and all(k in s and v in t for k, v in f.items())
+
+
+def choose(pred, domain, loc) -> Any:
+    """`choose x in S: P`: the first element of S in the canonical order for which P holds."""
+    for x in domain:
+        if pred(x):
+            return x
+    raise EvalError("choose found no element of its domain that satisfies its condition", loc)
+
+
+def pow_(a: Any, b: Any, loc) -> int:
+    if type(a) is not int or type(b) is not int:
+        raise EvalError(f"^ needs two integers, got {kind_of(a)} {_show(a)} and {kind_of(b)} {_show(b)}", loc)
+    if b < 0:
+        raise EvalError(f"^ needs an exponent of 0 or more, got {b}", loc)
+    if abs(a) > 1 and b * (abs(a).bit_length() - 1) > MAX_POW_BITS:
+        raise EvalError(f"{a} ^ {b} has more than {MAX_POW_BITS:,} bits, too large to compute", loc)
+    return a ** b
 
 
 def in_range(x: Any, a: Any, b: Any, loc) -> bool:
@@ -128,6 +196,8 @@ def _decide(fast, slow, decisive: bool) -> bool:
     """A quantifier: `decisive` is the body value that decides it (false for forall)."""
     try:
         return fast()
+    except DepthError:
+        raise
     except EvalError:
         pass
     first = None
@@ -135,6 +205,8 @@ def _decide(fast, slow, decisive: bool) -> bool:
         try:
             if thunk() is decisive:
                 return decisive
+        except DepthError:
+            raise
         except EvalError as err:
             first = first or err
     if first is not None:
@@ -153,6 +225,8 @@ def exists(fast, slow) -> bool:
 def set_comp(fast, slow) -> frozenset:
     try:
         return fast()
+    except DepthError:
+        raise
     except EvalError as err:
         for thunk in slow():  # re-raise the error of the first failing element in canonical order
             thunk()
@@ -162,6 +236,8 @@ def set_comp(fast, slow) -> frozenset:
 def map_comp(fast, slow, loc) -> Map:
     try:
         return map_pairs(fast(), loc)
+    except DepthError:
+        raise
     except EvalError as err:
         for thunk in slow():
             thunk()

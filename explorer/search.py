@@ -56,6 +56,8 @@ class Result:
     seconds: float = 0.0
     fingerprints: bool = False  # states were remembered by fingerprint (see fpsearch)
     memory: dict[str, int] = field(default_factory=dict)  # bytes held by the search's structures
+    loop: int | None = None  # a temporal property's lasso: the trace's last state steps back to trace[loop]
+    loop_step: Step | None = None  # that step (None: the lasso ends by stuttering in its last state)
 
 
 class _Stop(Exception):
@@ -283,7 +285,7 @@ def label_step(model: Model, src: tuple, dst: tuple) -> Step:
     for a in model.actions:
         for binding, t in a.labelled(src, [None]):
             if t == dst:
-                return Step(a.name, dict(zip(a.params, binding)), dst)
+                return Step(a.name, a.label_of(binding), dst)
     raise AssertionError("no action connects two consecutive trace states")
 
 
@@ -324,7 +326,7 @@ def _explain_error(model: Model, err: Exception, state: tuple | None, result: Re
             a.labelled(state, cur)
         except Exception:
             binding = "" if cur[0] is None else ", ".join(
-                f"{k}={short(v)}" for k, v in zip(a.params, cur[0]))
+                f"{k}={short(v)}" for k, v in a.label_of(cur[0]).items())
             result.error = f"in action {a.name}{f'({binding})' if binding else ''}: {message}"
             return
     result.error = message

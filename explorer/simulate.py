@@ -50,6 +50,7 @@ def simulate(model: Model, behaviours: int = 1000, depth: int = 100, seed: int =
                     bad = model.first_failing_invariant(state)
                     if bad >= 0:
                         disarm()
+                        sim.longest = max(sim.longest, len(path))
                         sim.result = Result("violated", property=inv_names[bad], trace=_steps(model, path))
                         sim.result.witness = _witness(model, inv_names[bad], state)
                         return sim
@@ -60,6 +61,7 @@ def simulate(model: Model, behaviours: int = 1000, depth: int = 100, seed: int =
                     if not succ:
                         if deadlock and not any(term(state) for term in (p.holds for p in model.terminals)):
                             disarm()
+                            sim.longest = max(sim.longest, len(path))
                             sim.result = Result("deadlock", trace=_steps(model, path))
                             return sim
                         _ended(sim, "no successor", path)

@@ -52,7 +52,12 @@ def format_verdict(model: Model, result: Result, spec_path: str = "", diff: bool
     lines: list[str] = []
     if model.constants:
         lines.append("Constants: " + ", ".join(f"{k} = {short(v)}" for k, v in model.constants.items()))
-    if result.verdict == "violated":
+    if model.fairness and model.properties:
+        lines.append("Fairness: " + ", ".join(f.label(model) for f in model.fairness))
+    if result.verdict == "violated" and result.loop is not None:
+        lines.append("Error: Temporal properties were violated.")
+        lines.append(f"Error: Property {result.property} is violated.")
+    elif result.verdict == "violated":
         lines.append(f"Error: Invariant {result.property} is violated.")
         if result.witness:
             lines.append("Error: It fails for " + ", ".join(f"{k} = {short(v)}" for k, v in result.witness) + ".")
@@ -69,17 +74,58 @@ def format_verdict(model: Model, result: Result, spec_path: str = "", diff: bool
         lines.append(f"Error: {where}runtime error {result.error}")
         if result.error_loc is not None:  # the source line and a caret, as for static errors
             lines.extend(format_located("", "", model.spec.text, result.error_loc).splitlines()[1:])
-    if result.trace:
+    if result.trace and result.loop is not None:
+        lines.append("Error: The following behavior constitutes a counter-example:")
+        lines.append(format_trace(model, result.trace, diff))
+        lines.append(lasso_end(result))
+        lines.append(lasso_kind(model, result))
+    elif result.trace:
         lines.append("Error: The behavior up to this point is:" if result.verdict != "error"
                      else "Error: The behavior up to the state where it failed is:")
         lines.append(format_trace(model, result.trace, diff))
     return lines
 
 
+def lasso_end(result: Result) -> str:
+    """How a lasso closes, in TLC's words: `Back to state k: <action>` or `State n: Stuttering`."""
+    if result.loop_step is None:
+        return f"State {len(result.trace) + 1}: Stuttering"
+    return f"Back to state {result.loop + 1}: <{result.loop_step.label}>"
+
+
+def lasso_kind(model: Model, result: Result) -> str:
+    """What the lasso's loop is: a deadlock, a halt where only unfair actions could go on, or a
+    livelock (a cycle of real steps)."""
+    n = len(result.trace)
+    if result.loop_step is not None:
+        return (f"The loop (states {result.loop + 1} to {n}) repeats forever: a livelock, every "
+                "fairness condition is met and the property never is.")
+    last = result.trace[-1].state
+    try:
+        able = sorted({a.name for a, succ in zip(model.actions, model.successors(last))
+                       if any(t != last for t in succ)})
+    except Exception:  # the search evaluated this state already; a failure here is not a verdict
+        able = ["(unknown)"]
+    if not able:
+        return f"State {n} is a deadlock (no action is enabled): the behaviour stutters there forever."
+    return (f"The behaviour stops in state {n}, where no fair action is enabled (only {', '.join(able)}, "
+            "which need not fire): it may stutter there forever.")
+
+
+def lasso_length(result: Result) -> int | None:
+    """The states TLC numbers in a lasso (a final stutter is one more), None for no lasso."""
+    if result.loop is None:
+        return None
+    return len(result.trace) + (1 if result.loop_step is None else 0)
+
+
 def format_result(model: Model, result: Result, spec_path: str = "", diff: bool = False) -> str:
     """The whole report, in TLC's words where TLC has words for it."""
     lines = format_verdict(model, result, spec_path, diff)
     if result.verdict == "holds":
+        if model.properties:
+            lines.append(f"Temporal properties hold on every fair behaviour: "
+                         f"{', '.join(p.label for p in model.properties)}.")
         lines.append("Model checking completed. No error has been found.")
     elif result.verdict == "incomplete":
         lines.append(f"Model checking stopped because {stop_reason(result.stopped_by)}. "
@@ -125,7 +171,7 @@ def step_json(step: Step, model: Model) -> dict[str, Any]:
 
 
 def result_json(model: Model, result: Result) -> dict[str, Any]:
-    return {
+    out = {
         "spec": model.spec.path,
         "verdict": result.verdict,
         "property": result.property,
@@ -149,21 +195,32 @@ def result_json(model: Model, result: Result) -> dict[str, Any]:
         "fingerprint_collision_probability": collision(result) if result.fingerprints else None,
         "trace": [step_json(s, model) for s in result.trace],
     }
+    if model.properties:  # a spec without temporal properties writes what it always wrote
+        out.update(properties=[p.label for p in model.properties],
+                   fairness=[f.label(model) for f in model.fairness], loop=result.loop,
+                   loop_action=None if result.loop_step is None else result.loop_step.label,
+                   lasso_length=lasso_length(result))
+    return out
 
 
-def itf_trace(model: Model, trace: list[Step], description: str = "") -> dict[str, Any]:
-    """The ITF format (`{"vars": [...], "states": [...]}`), with each step's action in `#meta`."""
+def itf_trace(model: Model, trace: list[Step], description: str = "", loop: int | None = None) -> dict[str, Any]:
+    """The ITF format (`{"vars": [...], "states": [...]}`), with each step's action in `#meta`; a
+    lasso (a temporal property's counterexample) has `loop`: the index of the state its last
+    state steps back to (equal to the last index: it stutters there forever)."""
     states = []
     for i, step in enumerate(trace):
         st: dict[str, Any] = {"#meta": {"index": i, "action": step.label}}
         st.update({n: to_itf(v) for n, v in zip(model.var_names, step.state)})
         states.append(st)
-    return {
+    out = {
         "#meta": {"format": "ITF", "source": model.spec.path, "description": description,
                   "constants": {k: to_itf(v) for k, v in model.constants.items()}},
         "vars": list(model.var_names),
         "states": states,
     }
+    if loop is not None:
+        out["loop"] = loop
+    return out
 
 
 def write_json(path: str, data: Any) -> None:
@@ -197,8 +254,10 @@ def write_text(path: str, text: str) -> None:
         raise SpecError(f"cannot write {path}: {err.strerror}") from None
 
 
-def trace_dot(model: Model, trace: list[Step], title: str = "") -> str:
-    """A trace as a graphviz chain: one box per state showing only what changed."""
+def trace_dot(model: Model, trace: list[Step], title: str = "", loop: int | None = None,
+              loop_step: Step | None = None) -> str:
+    """A trace as a graphviz chain: one box per state showing only what changed; a lasso (`loop`)
+    has an edge back to its loop's first state, or a stuttering self-loop."""
     import graphviz
 
     g = graphviz.Digraph("trace", graph_attr={"rankdir": "TB", "label": title, "labelloc": "t"},
@@ -214,6 +273,10 @@ def trace_dot(model: Model, trace: list[Step], title: str = "") -> str:
         if i:
             g.edge(f"s{i - 1}", f"s{i}", label=step.label)
         prev = step.state
+    if loop is not None and trace:
+        last = f"s{len(trace) - 1}"
+        g.edge(last, f"s{loop}" if loop_step is not None else last,
+               label=loop_step.label if loop_step is not None else "stuttering", style="dashed")
     return g.source
 
 

@@ -33,7 +33,7 @@ CORPUS_DIRS = ["spec", "spec/examples", "tests/specs", "bench"]
 
 KEYWORDS = ["const", "var", "def", "action", "invariant", "constraint", "terminal", "init", "assume", "view",
             "require", "let", "skip", "if", "elif", "else", "then", "forall", "exists", "in", "not",
-            "and", "or", "implies", "true", "false", "subset", "for"]
+            "and", "or", "implies", "true", "false", "subset", "for", "choose", "either", "pick"]
 BUILTIN_FUNCS = ["min", "max", "len", "sum", "abs", "domain", "values", "append", "head", "tail",
                  "sorted", "to_set", "union", "subsets"]
 BUILTIN_VALUES = ["Nat", "Int", "BOOLEAN"]
@@ -243,7 +243,7 @@ class ExprGen:
             t = random_type(rng, 2)
         if d <= 0 or chance(rng, 0.18):
             return self.leaf(t)
-        makers = [(6, self._leaf), (3, self._if), (2, self._let)]
+        makers = [(6, self._leaf), (3, self._if), (2, self._let), (1, self._choose)]
         funcs = [n for n, (_, rt, st) in self.funcs.items() if rt == t and not (st and self.const_only)]
         if funcs:
             makers.append((4, self._call))
@@ -256,6 +256,14 @@ class ExprGen:
 
     def _if(self, t, d):
         return f"(if {self.expr(BOOL, d)} then {self.expr(t, d)} else {self.expr(t, d)})"
+
+    def _choose(self, t, d):
+        name = self.fresh()
+        dom = self.small_set(t, min(d, 2))
+        self.push({name: t})
+        body = self.expr(BOOL, d)
+        self.pop()
+        return f"(choose {name} in {dom}: {body})"
 
     def _let(self, t, d):
         binds, names = [], {}
@@ -315,7 +323,7 @@ class ExprGen:
     def _makers_int(self, t):
         return [(6, self._arith), (2, self._neg), (3, self._len), (2, self._sum), (1, self._abs),
                 (3, self._minmax), (1, self._head), (2, self._index), (2, self._mapget),
-                (2, self._field), (1, self._tupidx)]
+                (2, self._field), (1, self._tupidx), (1, self._pow)]
 
     def _makers_bool(self, t):
         return [(5, self._cmp_eq), (5, self._cmp_ord), (5, self._member), (2, self._subset),
@@ -334,6 +342,8 @@ class ExprGen:
             m += [(1, self._domain_of)]
         if t[1][0] == "set":
             m += [(2, self._subsets)]
+        if t[1][0] == "map":
+            m += [(2, self._fn_set)]
         return m
 
     def _makers_seq(self, t):
@@ -353,6 +363,13 @@ class ExprGen:
     def _arith(self, t, d):
         op = pick(self.rng, [(5, "+"), (4, "-"), (3, "*"), (1, "//"), (1, "%")])
         return f"({self.expr(INT, d)} {op} {self.expr(INT, d)})"
+
+    def _pow(self, t, d):
+        exp = str(pick(self.rng, [(3, 0), (3, 1), (3, 2), (1, 3)])) if chance(self.rng, 0.8) else self.expr(INT, d)
+        return f"({self.expr(INT, d)} ^ {exp})"
+
+    def _fn_set(self, t, d):
+        return f"[{self.small_set(t[1][1], min(d, 1))} -> {self.small_set(t[1][2], min(d, 1))}]"
 
     def _neg(self, t, d):
         return f"(-{self.expr(t, d)})"
@@ -754,8 +771,8 @@ def _block(g: ExprGen, assign: list[str], for_if: list[str], types: dict, level:
         stmts.append(("let", None))
     for v in assign:
         stmts.append(("assign", v))
-    if for_if and allow_if and chance(rng, 0.6):
-        stmts.append(("if", None))
+    if for_if and allow_if and chance(rng, 0.6):  # the variables left go to one compound statement
+        stmts.append((pick(rng, [(6, "if"), (2, "either"), (2, "pick")]), None))
     rng.shuffle(stmts)
     # lets before their uses is not required for correctness of the generator: names are bound
     # in the order emitted
@@ -772,6 +789,16 @@ def _block(g: ExprGen, assign: list[str], for_if: list[str], types: dict, level:
         elif kind == "assign":
             prime = "'" if not (g.ill and chance(rng, 0.005)) else ""
             out.append(f"{v}{prime} = {_update(g, v, types[v])}")
+        elif kind == "either":
+            for b in range(pick(rng, [(5, 2), (2, 3)])):
+                out.append("either:" if b == 0 else "or:")
+                out += ["    " + x for x in _branch(g, for_if, types, level)]
+        elif kind == "pick":
+            text, bound = g.binders(2, n=pick(rng, [(4, 1), (1, 2)]), small=True)
+            out.append(f"pick {text}:")
+            g.push(bound)
+            out += ["    " + x for x in _branch(g, for_if, types, level)]
+            g.pop()
         else:
             n_branches = pick(rng, [(5, 1), (3, 2), (1, 3)])
             for b in range(n_branches):

@@ -27,6 +27,7 @@ CASES = [
     ("spec/collector.spec", {}, True),
     ("spec/collector.spec", {"CUT": "in_flight", "PROMPTS": 3}, False),
     ("tests/specs/every_construct.spec", {}, False),
+    ("tests/specs/constructs.spec", {}, True),  # either, pick, recursion, choose, [S -> T]
 ]
 LIMITS = [Limits(), Limits(max_states=700), Limits(max_depth=6)]
 

@@ -21,7 +21,7 @@ PATH = "fuzzed.spec"
 TOKENS = [
     "const", "var", "def", "action", "invariant", "constraint", "terminal", "init", "require", "let",
     "skip", "if", "elif", "else", "then", "forall", "exists", "in", "not", "and", "or", "implies",
-    "true", "false", "subset", "for", "x", "y", "x'", "y'", "N", "Nat", "Int", "BOOLEAN", "min", "max",
+    "true", "false", "subset", "for", "choose", "either", "pick", "^", "->", "x", "y", "x'", "y'", "N", "Nat", "Int", "BOOLEAN", "min", "max",
     "len", "sum", "abs", "domain", "values", "append", "head", "tail", "sorted", "to_set", "union",
     "subsets", "0", "1", "2", "-1", '"s"', '""', "(", ")", "[", "]", "{", "}", "{:}", ":", ",", ".",
     "..", "=", "==", "!=", "<", "<=", ">", ">=", "+", "-", "*", "//", "%", "|", "&", "#", "\n", "\n    ",

@@ -473,6 +473,58 @@ def test_every_construct_is_accepted_by_tlc(tlc, deadlock, tmp_path):
         assert helper in tla, helper
 
 
+CONSTRUCTS = ROOT / "tests" / "specs" / "constructs.spec"
+
+
+def test_constructs_export(tmp_path):
+    """choose, recursion, [S -> T], ^, either and pick, and initial values that read variables."""
+    tla, _ = export_tla(load_model(CONSTRUCTS), tmp_path)
+    text = tla.read_text()
+    for line in ("RECURSIVE fact(_)", "RECURSIVE even(_)", "RECURSIVE odd(_)",
+                 "smallest_above(k) == CHOOSE x \\in 0..limit : x > k", "/\\ limit = total + (2 ^ N)",
+                 "/\\ f \\in {g \\in [KEYS -> 0..1] : g[\"a\"] = 0}", "\\E d \\in 1..2 :"):
+        assert line in text, line
+    assert re.search(r"\\/ /\\ f\[k\] < 1\n\s+/\\ f' = .*\n\s+/\\ total' = total\n", text), text
+
+
+def test_a_recursive_definition_that_cannot_be_exported(tmp_path):
+    text = "var x = 0\ndef f(n) = if n == 0 then 1 else f(n - 1) + true\naction a: x' = 1\n"
+    tla, _ = _export(tmp_path, text)
+    assert "\\* f is not exported: cannot export to TLA+: cannot tell what + means" in tla
+    assert "RECURSIVE" not in tla
+    _refused(tmp_path, text.replace("x' = 1", "x' = f(1)"), "cannot tell what \\+ means", 2)
+
+
+@pytest.mark.tlc
+@pytest.mark.parametrize("deadlock", [True, False])
+def test_constructs_agree_with_tlc(tlc, deadlock):
+    cc = cross_check(load_model(CONSTRUCTS), deadlock=deadlock)
+    report = format_cross_check(cc)
+    assert cc.agrees and all(r.agrees for r in cc.rows), report
+    assert (cc.ours.verdict, cc.ours.distinct, cc.ours.generated, cc.ours.depth) == ("holds", 72, 410, 7), report
+    assert (cc.tlc.verdict, cc.tlc.distinct, cc.tlc.generated, cc.tlc.depth) == ("holds", 72, 410, 7), report
+
+
+CHOOSE_NONE = """
+var x = 0
+action go:
+    require x < 3
+    x' = x + 1
+invariant found: x == (choose k in 0..x: k * k >= x * x)
+invariant none: x < 2 or (choose k in 0..x: k > x) > 0
+"""
+
+
+@pytest.mark.tlc
+def test_choose_without_a_witness_is_an_error_in_both(tlc, tmp_path):
+    spec = tmp_path / "choose.spec"
+    spec.write_text(CHOOSE_NONE)
+    cc = cross_check(load_model(spec))
+    report = format_cross_check(cc)
+    assert cc.ours.verdict == cc.tlc.verdict == "error", report
+    assert cc.row("trace").agrees, report
+
+
 TERMINAL_SPEC = """
 var x = 0
 var y = 0

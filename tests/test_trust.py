@@ -406,6 +406,13 @@ def test_simulation_finds_a_violation_and_is_reproducible_by_seed():
     assert all(r.returncode == 1 for r in runs), runs[0].stdout
     assert "Error: Invariant not_solved is violated." in runs[0].stdout
     assert without_timing(runs[0].stdout) == without_timing(runs[1].stdout)
+    assert "the longest 0" not in runs[0].stdout  # the violating behaviour counts
+
+
+def test_simulation_counts_a_first_behaviour_that_violates(tmp_path):
+    spec = spec_file(tmp_path, "var x = 0\naction a: x' = x + 1\ninvariant i: x < 3\n")
+    proc = cli("simulate", spec, "--traces", "5")
+    assert proc.returncode == 1 and "the longest 4" in proc.stdout, proc.stdout
 
 
 def test_simulation_without_a_violation_claims_nothing(tmp_path):
@@ -449,6 +456,8 @@ def test_replay_of_a_trace_ending_where_the_actions_fail_still_replays(tmp_path)
     ("const N = 3\nvar v in 0..N\naction a: skip\ninvariant i: v < 0\n", ("--const", "N=100000000000000000000")),
     # an invariant after the violated one fails there: check never evaluates it, nor must replay
     ("var x = 0\naction a: x' = 1\ninvariant i: x == 0\ninvariant j: x == 0 or [][x] == 1\n", ()),
+    # the violated invariant's forall fails to evaluate where an earlier conjunct is false: no witness
+    ("var x = 0\naction a: x' = 1\ninvariant i:\n    x == 1\n    forall p in domain({1: true, 1: false}): true\n", ()),
 ])
 def test_checks_counterexample_replays(tmp_path, text, extra):
     spec = spec_file(tmp_path, text)

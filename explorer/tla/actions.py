@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .. import ast as A
 from .expressions import Expressions
-from .layout import Block, conj, place
+from .layout import Block, conj, disj, place
 from .types import Env
 
 
@@ -17,12 +17,18 @@ class Actions:
         self.expr = expr
         self.names = expr.names
 
-    def action(self, a: A.Action) -> Block:
+    def action(self, a: A.Action, free: tuple[str, ...] = (), op: str | None = None) -> Block:
+        """The action's operator; the parameters named in `free` are the operator's own (`op(c)
+        == \\E S \\in D : ...`: a `fair(c)` action's steps for one c)."""
         env: Env = {}
         heads = []
+        formals = []
         for p in a.params:
             name, dom, env = self.expr.bind(p, env)
-            heads.append(f"\\E {name} \\in {dom} :")
+            if p.name in free:
+                formals.append(name)
+            else:
+                heads.append(f"\\E {name} \\in {dom} :")
         items = self.block(a.body, env)
         untouched = [self.names.var_name(i) for i in range(len(self.expr.spec.vars))
                      if i not in A.assigned(a.body)]
@@ -31,7 +37,41 @@ class Actions:
         body = conj(items)
         for h in reversed(heads):
             body = [h, *place("  ", body)]
-        return [f"{self.names.name_of('action', a.name)} ==", *place("  ", body)]
+        head = op or self.names.name_of("action", a.name)
+        return [f"{head}{'(' + ', '.join(formals) + ')' if formals else ''} ==", *place("  ", body)]
+
+    def fairness(self, a: A.Action) -> tuple[list[Block], str]:
+        """The conjunct of Spec for a fair action (`WF_vars(A)`, or `\\A c \\in D : SF_vars(A_c(c))`
+        for `fair(c)`), and the operators it needs."""
+        wf = "SF_vars" if a.fairness == "strong" else "WF_vars"
+        name = self.names.name_of("action", a.name)
+        if not a.fair_by:
+            return [], f"{wf}({name})"
+        op = self.names.fresh_global(f"{name}_fair")
+        env: Env = {}
+        quants, formals = [], []
+        for p in a.params:
+            if p.name in a.fair_by:
+                pname, dom, env = self.expr.bind(p, env)
+                quants.append(f"{pname} \\in {dom}")
+                formals.append(pname)
+        return [self.action(a, tuple(a.fair_by), op)], f"(\\A {', '.join(quants)} : {wf}({op}({', '.join(formals)})))"
+
+    def temporal(self, p: A.Property, name: str) -> Block:
+        """A property: `\\A c \\in D : P ~> Q`, `[]<>P` or `<>[]P`."""
+        env: Env = {}
+        quants = []
+        for b in p.params:
+            pname, dom, env = self.expr.bind(b, env)
+            quants.append(f"{pname} \\in {dom}")
+        for e in (p.p, p.q):
+            if e is not None:
+                self.expr.need_bool(e, env, "a property's predicate")
+        left = self.expr.d(p.p, env)
+        body = {"always_eventually": f"[]<>({left})", "eventually_always": f"<>[]({left})"}.get(p.form) \
+            or f"({left}) ~> ({self.expr.d(p.q, env)})"
+        forall = "\\A " + ", ".join(quants) + " : " if quants else ""
+        return [f"{name} ==", f"  {forall}{body}"]
 
     def predicate(self, p: A.Predicate) -> Block:
         """An invariant, constraint, terminal, init or assume: the conjunction of its parts."""
@@ -71,7 +111,29 @@ class Actions:
                 break
             elif isinstance(s, A.IfStmt):
                 items.append(self.if_stmt(s, env))
+            elif isinstance(s, A.Either):
+                items.append(self.either(s, env))
+            elif isinstance(s, A.Pick):
+                heads, inner = [], env
+                for b in s.binders:
+                    name, dom, inner = self.expr.bind(b, inner)
+                    heads.append(f"\\E {name} \\in {dom} :")
+                body = conj(self.block(s.body, inner))
+                for h in reversed(heads):
+                    body = [h, *place("  ", body)]
+                items.append(body)
         return items
+
+    def either(self, s: A.Either, env: Env) -> Block:
+        """A disjunction; a branch leaves alone (`x' = x`) what another branch assigns."""
+        touched = set().union(*(A.assigned(b) for b in s.branches))
+        out = []
+        for branch in s.branches:
+            items = self.block(branch, env)
+            for i in sorted(touched - A.assigned(branch)):
+                items.append([f"{self.names.var_name(i)}' = {self.names.var_name(i)}"])
+            out.append(conj(items))
+        return disj(out)
 
     def if_stmt(self, s: A.IfStmt, env: Env) -> Block:
         touched = set()

@@ -11,7 +11,8 @@ def needs_deadlock_flag(deadlock: bool, terminal: str | None) -> bool:
 
 
 def cfg_text(module: str, spec_path: str, *, deadlock: bool, terminal: str | None,
-             model_values: list[tuple[str, str]], invariants: list[str], constraints: list[str]) -> str:
+             model_values: list[tuple[str, str]], invariants: list[str], constraints: list[str],
+             properties: tuple[str, ...] | list[str] = ()) -> str:
     """`model_values`: (constant, model value) pairs; `invariants`, `constraints`: operators."""
     lines = [f"\\* TLC configuration for {module}.tla (exported from {comment_text(spec_path)})."]
     if needs_deadlock_flag(deadlock, terminal):
@@ -29,4 +30,6 @@ def cfg_text(module: str, spec_path: str, *, deadlock: bool, terminal: str | Non
         lines.append("INVARIANT " + " ".join(invariants))
     if constraints:
         lines.append("CONSTRAINT " + " ".join(constraints))
+    if properties:
+        lines.append("PROPERTY " + " ".join(properties))
     return "\n".join(lines) + "\n"

@@ -160,6 +160,15 @@ class Expressions:
             return self.set_comp(e.binders, e.elem, e.cond, env)
         if isinstance(e, A.MapComp):
             return self.map_comp(e, env)
+        if isinstance(e, A.Choose):
+            name, dom, env2 = self.bind(e.binder, env)
+            self.need_bool(e.body, env2, "the condition of choose")
+            return f"(CHOOSE {name} \\in {dom} : {self.d(e.body, env2)})"
+        if isinstance(e, A.FnSet):
+            for x in (e.domain, e.codomain):
+                if self.ty(x, env)[0] not in ("set", "bot", "any"):
+                    self.fail(f"[S -> T] needs finite sets, this is {describe(self.ty(x, env))}", x.loc)
+            return f"[{self.d(e.domain, env)} -> {self.d(e.codomain, env)}]"
         self.fail(f"unsupported expression {type(e).__name__}", e.loc)
 
     def d(self, e: A.Expr, env: Env) -> str:
@@ -202,8 +211,8 @@ class Expressions:
             return self.branches(e.body)
         if isinstance(e, A.Name) and e.ref.kind == "def":
             return self.branches(e.ref.target.body)
-        if isinstance(e, A.Call) and e.ref.kind == "def":
-            return self.branches(e.ref.target.body)
+        if isinstance(e, A.Call) and e.ref.kind == "def":  # a recursive one may branch at any depth
+            return e.ref.target.recursive or self.branches(e.ref.target.body)
         return False
 
     @staticmethod
@@ -355,11 +364,11 @@ class Expressions:
             self.need_int(e.left, env, "..")
             self.need_int(e.right, env, "..")
             return f"({left}..{right})"
-        if op in ("*", "//", "%"):
-            self.need_int(e.left, env, op, strict=op == "*")
-            self.need_int(e.right, env, op, strict=op == "*")
-            if op == "*":
-                return f"({left} * {right})"
+        if op in ("*", "//", "%", "^"):
+            self.need_int(e.left, env, op, strict=op in ("*", "^"))
+            self.need_int(e.right, env, op, strict=op in ("*", "^"))
+            if op in ("*", "^"):
+                return f"({left} {op} {right})"
             if op == "//":
                 return f"({left} \\div {right})"
             if self._positive_constant(e.right):
@@ -498,10 +507,10 @@ class Expressions:
             return f"{self.helper('SortedInts')}({a0})"
         if fn == "union":
             need(t0[0] == "set" and t0[1][0] in ("set", "bot"), "a set of sets")
-            return f"(UNION {a0})"
+            return f"(UNION {a0 if a0.isidentifier() else f'({a0})'})"  # UNION binds tighter than ..
         if fn == "subsets":
             need(t0[0] == "set", "a set")
-            return f"(SUBSET {a0})"
+            return f"(SUBSET {a0 if a0.isidentifier() else f'({a0})'})"  # SUBSET 0..2 is (SUBSET 0)..2
         self.fail(f"unsupported built-in {fn}", e.loc)
 
     def def_op(self, d: A.Def, argtypes: tuple[Type, ...]) -> str:
@@ -512,6 +521,8 @@ class Expressions:
         if key in self.variants:
             return self.variants[key]
         base = self.names.name_of("def", d.name)
+        if d.recursive:
+            return self._recursive_op(d, argtypes, base)
         env: Env = {}
         params = []
         for p, t in zip(d.params or [], argtypes):
@@ -530,6 +541,35 @@ class Expressions:
             self.variant_text[tkey] = name
             self.out_defs.append(text.replace("{op}", name, 1))
         self.variants[key] = name
+        return name
+
+
+    def _recursive_op(self, d: A.Def, argtypes: tuple, base: str) -> str:
+        """A recursive definition: `RECURSIVE f(_)` before its operator. Its name is taken before
+        its body is translated, since the body calls it; one operator per argument types."""
+        key = (id(d), argtypes)
+        if sum(1 for k in self.variants if k[0] == id(d)) >= 4:
+            self.fail(f"the recursive definition {d.name} is called with arguments of too many "
+                      "different types", d.loc)
+        saved = (len(self.out_defs), dict(self.variants), dict(self.variant_text), set(self.def_done))
+        name = base if id(d) not in self.def_done else self.names.fresh_global(base)
+        self.def_done.add(id(d))
+        self.variants[key] = name
+        # declared before the operators its body needs (which may call it back)
+        self.out_defs.append(f"RECURSIVE {name}({', '.join('_' for _ in d.params)})")
+        env: Env = {}
+        params = []
+        for p, t in zip(d.params, argtypes):
+            local = self.names.fresh_local(p.name, env)
+            env[p.local] = (local, t)
+            params.append(local)
+        try:
+            body = self.rhs(d.body, env)
+        except SpecError:  # leave no declaration without its operator behind
+            del self.out_defs[saved[0]:]
+            self.variants, self.variant_text, self.def_done = saved[1], saved[2], saved[3]
+            raise
+        self.out_defs.append(f"{name}({', '.join(params)}) == {body}")
         return name
 
 

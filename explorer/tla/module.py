@@ -39,6 +39,9 @@ class Exporter:
         self.expr = Expressions(self.spec, constants, self.names, types)
         self.actions = Actions(self.expr)
         self.fail = self.expr.fail
+        # temporal properties: the ones the model checks (selected by --property), by TLA+ name
+        wanted = {p.name for p in model.properties}
+        self.properties = [(p, self.names.fresh_global(p.name)) for p in self.spec.properties if p.name in wanted]
 
     def name_of(self, kind: str, name: str) -> str:
         """The TLA+ name of the spec's `kind` ("var", "action", "invariant", ...) `name`."""
@@ -64,7 +67,8 @@ class Exporter:
         return config.cfg_text(
             self.module, self.spec.path, deadlock=self.deadlock, terminal=self.terminal,
             model_values=[(names.const_name(i), names.model_values[i]) for i in sorted(names.model_values)],
-            invariants=self.invariant_names, constraints=self.constraint_names)
+            invariants=self.invariant_names, constraints=self.constraint_names,
+            properties=[name for _, name in self.properties])
 
     def module_text(self) -> str:
         spec, model, names, expr = self.spec, self.model, self.names, self.expr
@@ -99,6 +103,13 @@ class Exporter:
                     pred_text[-1] = [*pred_text[-1], f"ASSUME {names.name_of(p.kind, p.name)}"]
 
         actions = [self.actions.action(a) for a in spec.actions]
+        fairness = []
+        for a in spec.actions:
+            if a.fairness is not None:
+                ops, conjunct = self.actions.fairness(a)
+                actions.extend(ops)
+                fairness.append(conjunct)
+        temporal = [self.actions.temporal(p, name) for p, name in self.properties]
         next_items = [[names.name_of("action", a.name)] for a in spec.actions]
 
         # definitions no action, predicate or other definition used: export them if possible
@@ -180,7 +191,10 @@ class Exporter:
             lines.append("TerminalStutter == TLCEval(Terminal) /\\ UNCHANGED vars")
             lines.append("")
         lines.extend(["Next ==", *place("  ", disj(next_items)), ""])
-        lines.append("Spec == Init /\\ [][Next]_vars")
+        lines.append(" /\\ ".join(["Spec == Init", "[][Next]_vars", *fairness]))
+        for block in temporal:
+            lines.append("")
+            lines.extend(block)
         if self.terminal == "invariant":
             lines.append("")
             lines.append("\\* replaces TLC's deadlock check (run TLC with -deadlock): a state with no")

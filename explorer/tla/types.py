@@ -223,16 +223,20 @@ class Types:
         self.spec = spec
         self.const_types = [MV(model_values[i]) if i in model_values else value_type(v)
                             for i, v in enumerate(constants)]
+        self.rec_active: dict[tuple, Type] = {}  # recursive calls being typed -> their type so far
         self._infer_var_types()
 
     def _infer_var_types(self) -> None:
         spec = self.spec
         self.var_types = [BOT] * len(spec.vars)
-        for i, v in enumerate(spec.vars):
+        for i, v in enumerate(spec.vars):  # an initial value may read the variables before it
             t = self.ty(v.value, {})
             self.var_types[i] = _widen(elem_of(t) if v.choose else t)
         for _ in range(60):
             assigned: dict[int, Type] = {}
+            for i, v in enumerate(spec.vars):
+                t = self.ty(v.value, {})
+                assigned[i] = elem_of(t) if v.choose else t
             for a in spec.actions:
                 env: Env = {}
                 for p in a.params:
@@ -258,6 +262,14 @@ class Types:
                 for _, branch in s.branches:
                     self._infer_stmts(branch, env, out)
                 self._infer_stmts(s.orelse, env, out)
+            elif isinstance(s, A.Either):
+                for branch in s.branches:
+                    self._infer_stmts(branch, env, out)
+            elif isinstance(s, A.Pick):
+                inner = dict(env)
+                for b in s.binders:
+                    inner[b.local] = (None, elem_of(self.ty(b.domain, inner)))
+                self._infer_stmts(s.body, inner, out)
 
     def ty(self, e: A.Expr, env: Env) -> Type:
         ty = self.ty
@@ -284,7 +296,10 @@ class Types:
             args = [ty(a, env) for a in e.args]
             if e.ref.kind == "def":
                 d = e.ref.target
-                return ty(d.body, {p.local: (None, t) for p, t in zip(d.params, args)})
+                env2 = {p.local: (None, t) for p, t in zip(d.params, args)}
+                if not d.recursive:
+                    return ty(d.body, env2)
+                return self._recursive(d, tuple(args), env2)
             return self.builtin_type(e.fn, args)
         if isinstance(e, A.Unary):
             return BOOL if e.op == "not" else INT
@@ -294,7 +309,7 @@ class Types:
                 return BOOL
             if op == "..":
                 return SET(INT)
-            if op in ("*", "//", "%"):
+            if op in ("*", "//", "%", "^"):
                 return INT
             lt, rt = ty(e.left, env), ty(e.right, env)
             if lt == rt == BOT:  # nothing known yet (an empty collection's element)
@@ -358,6 +373,10 @@ class Types:
             return ty(e.body, env2)
         if isinstance(e, A.Quant):
             return BOOL
+        if isinstance(e, A.Choose):
+            return elem_of(ty(e.binder.domain, env))
+        if isinstance(e, A.FnSet):
+            return SET(MAP(elem_of(ty(e.domain, env)), elem_of(ty(e.codomain, env))))
         if isinstance(e, A.TupleLit):
             return TUP(ty(x, env) for x in e.items)
         if isinstance(e, A.SetLit):
@@ -380,6 +399,24 @@ class Types:
                 return SET(ty(e.elem, env2))
             return MAP(ty(e.key, env2), ty(e.value, env2))
         return ANY
+
+    def _recursive(self, d: A.Def, args: tuple, env: Env) -> Type:
+        """A recursive definition's type: a fixpoint, its calls inside taken to have the type
+        found so far (nothing, at first)."""
+        key = (id(d), args)
+        if key in self.rec_active:
+            return self.rec_active[key]
+        t = BOT
+        try:
+            for _ in range(20):
+                self.rec_active[key] = t
+                new = _widen(join(t, self.ty(d.body, env)))
+                if new == t:
+                    return t
+                t = new
+            return ANY
+        finally:
+            del self.rec_active[key]
 
     @staticmethod
     def builtin_type(fn: str, args: list[Type]) -> Type:
