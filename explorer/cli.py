@@ -19,7 +19,7 @@ from .errors import SpecError
 from .limits import LimitReached, Limits, disarm, guard
 from .model import Model, load_model, parse_const_value
 from .progress import reporting
-from .search import check
+from .search import Result, check
 from .traces import (EXIT_CODES, EXIT_INTERNAL, dot_to_svg, format_result, itf_trace, result_json, stop_reason,
                      trace_dot, write_json, write_text)
 from .views import counterexample, find_view, grid_text, grids, grids_dot
@@ -84,6 +84,29 @@ def memory_size(text: str) -> int:
     return int(float(m.group(1)) * 1024 ** " kmgt".index(m.group(2).lower() or " "))
 
 
+def explore(model: Model, limits: Limits, deadlock: bool, fingerprints: bool = False, workers: int = 1,
+            exact: bool = False, ray: str | None = None) -> Result:
+    """The search `check` runs for these options, with the spec's temporal properties; `sweep`
+    runs this same one at each point, so a point's verdict is the one `check` gives."""
+    if ray:
+        from .ray_backend import RayTransport
+        from .workers import check_parallel
+        result = check_parallel(model, workers, deadlock=deadlock, limits=limits,
+                                transport=RayTransport(model, workers, ray))
+    elif workers > 1:
+        from .workers import check_parallel
+        result = check_parallel(model, workers, deadlock=deadlock, limits=limits)
+    elif fingerprints:
+        from .fpsearch import check_fingerprints
+        result = check_fingerprints(model, deadlock=deadlock, limits=limits)
+    else:
+        result = check(model, deadlock=deadlock, limits=limits, switch_at=None if exact else AUTO_FINGERPRINTS)
+    if model.properties:
+        from .liveness import with_properties
+        result = with_properties(model, result, limits)
+    return result
+
+
 def cmd_check(args) -> int:
     for option in ("json", "itf", "html", "dot", "svg", "view_dot", "view_svg"):
         _writable("--" + option.replace("_", "-"), getattr(args, option))
@@ -101,9 +124,6 @@ def cmd_check(args) -> int:
             if (args.view_dot or args.view_svg) and not model.views:
                 raise SpecError("--view-dot/--view-svg: the spec declares no view", args.spec)
             result = _search(model, args, limits)
-            if model.properties:
-                from .liveness import with_properties
-                result = with_properties(model, result, limits)
         shown = counterexample(result)
         if shown and model.views and (args.view or args.html or args.view_dot or args.view_svg):
             grids(model, shown, args.view)  # a view that fails: a located error before anything is written
@@ -120,20 +140,9 @@ def cmd_check(args) -> int:
         return EXIT_INTERNAL if result.internal else EXIT_CODES[result.verdict]
 
 
-def _search(model: Model, args, limits: Limits):
-    if args.ray:
-        from .ray_backend import RayTransport
-        from .workers import check_parallel
-        return check_parallel(model, args.workers, deadlock=not args.no_deadlock, limits=limits,
-                              transport=RayTransport(model, args.workers, args.ray))
-    if args.workers > 1:
-        from .workers import check_parallel
-        return check_parallel(model, args.workers, deadlock=not args.no_deadlock, limits=limits)
-    if args.fingerprints:
-        from .fpsearch import check_fingerprints
-        return check_fingerprints(model, deadlock=not args.no_deadlock, limits=limits)
-    return check(model, deadlock=not args.no_deadlock, limits=limits,
-                 switch_at=None if args.exact else AUTO_FINGERPRINTS)
+def _search(model: Model, args, limits: Limits) -> Result:
+    return explore(model, limits, deadlock=not args.no_deadlock, fingerprints=args.fingerprints,
+                   workers=args.workers, exact=args.exact, ray=args.ray)
 
 
 def _pictures(model: Model, result, args) -> None:
@@ -174,6 +183,45 @@ def cmd_simulate(args) -> int:
             write_json(args.json, data)
         out(format_simulation(model, sim, args.spec))
         return EXIT_INTERNAL if sim.result.internal else EXIT_CODES[sim.result.verdict]
+
+
+def cmd_sweep(args) -> int:
+    from .grid import load_grid
+    from .matrix import Matrix, prepare
+    from .sweep import Sweeper, exit_code
+
+    if args.jobs < 1:
+        raise SpecError(f"--jobs takes a positive number of points at once, got {args.jobs}")
+    grid = load_grid(args.grid, args.spec)
+    out_dir = Path(args.out or f"sweep-{Path(args.grid).stem}")
+    prepare(out_dir)
+    sweeper = Sweeper(grid, out_dir, jobs=args.jobs, fresh=args.fresh, stop_at_first=args.stop_at_first)
+    matrix = Matrix(grid, out_dir, sweeper.limits, sweeper.jobs)
+    total = len(sweeper.runs)
+
+    def finished(run) -> None:
+        matrix.finished(run)
+        r = run.record
+        what = r["verdict"] + (f" {r['property']}" if r.get("property") else "")
+        if r["verdict"] == "incomplete":
+            what += f" ({stop_reason(r.get('stopped_by'))})"
+        checks = "" if run.checks == "all" else f" [{run.checks}]"
+        out(f"[{run.index + 1}/{total}] {run.point.name}{checks}: {what}; {r.get('distinct', 0):,} states, "
+            f"depth {r.get('depth', 0)}, {r.get('seconds', 0):.1f} s" + (" (cached)" if r.get("cached") else ""))
+
+    sweeper.finished, sweeper.report = finished, matrix.report
+    outcome = sweeper.run()
+    data = matrix.json(outcome.runs, True)
+    c = data["counts"]
+    out(f"{c['proved']} proved, {c['refuted']} refuted, {c['incomplete']} incomplete, {c['error']} error "
+        f"({len(outcome.runs)} searches, {outcome.cached} from the cache, {outcome.seconds:.1f} s)"
+        + (f"; the sweep was {outcome.interrupted}: unfinished points are listed as incomplete"
+           if outcome.interrupted else ""))
+    for first in data["smallest_refuting"]:
+        out(f"smallest refuting point for {first['property']}" + (f" at {first['group']}" if first["group"] else "")
+            + f": {first['point']}")
+    out(f"wrote {out_dir / 'sweep.json'}, {out_dir / 'sweep.md'}")
+    return exit_code(outcome)
 
 
 def _guarded_model(args) -> Model | None:
@@ -277,6 +325,19 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--max-memory", type=memory_size, metavar="SIZE", help="stop when resident memory exceeds SIZE")
     m.add_argument("--json", metavar="FILE", help="write the result as JSON")
     m.set_defaults(func=cmd_simulate)
+
+    w = sub.add_parser("sweep", help="check every point of a grid of constants (see docs/sweep.md)")
+    w.add_argument("spec", help="the spec file")
+    w.add_argument("--grid", required=True, metavar="GRID.toml",
+                   help="the constants and their values, what to check, and the limits of each point")
+    w.add_argument("--jobs", type=int, default=1, metavar="N", help="points searched at once, each in its own "
+                   "process (default 1)")
+    w.add_argument("--out", metavar="DIR", help="where to write sweep.json, sweep.md, points/ and cache/ "
+                   "(default: sweep-GRID in the current folder)")
+    w.add_argument("--fresh", action="store_true", help="search every point again, ignoring the cache")
+    w.add_argument("--stop-at-first", action="store_true",
+                   help="stop each property at its first (smallest) refuting point")
+    w.set_defaults(func=cmd_sweep)
 
     r = sub.add_parser("replay", help="check that a sequence of actions is a behaviour of the spec")
     _add_model_args(r)

@@ -69,6 +69,12 @@ def disarm() -> None:
         g["armed"] = False
 
 
+def forget_guards() -> None:
+    """In a freshly forked process: the parent's guards are not in force here (its timer is not
+    inherited), so the next guard must take charge."""
+    _active.clear()
+
+
 @contextmanager
 def guard(limits: Limits, started: float | None = None) -> Iterator[None]:
     """Enforce time and memory limits, SIGTERM and SIGINT over a block (main thread only; a nested

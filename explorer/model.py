@@ -82,6 +82,13 @@ def parse_const_value(text: str, what: str = "--const") -> Any:
         raise SpecError(err.message, what, text, err.loc if isinstance(err.loc, A.Loc) else None) from None
 
 
+def const_text(value: Any) -> str:
+    """A value as `--const` writes it: `parse_const_value` reads it back to the same value."""
+    if type(value) is str and _WORD.fullmatch(value) and value not in _KEYWORDS:
+        return value
+    return short(value)
+
+
 def read_spec(path: str | Path) -> str:
     """A spec file's text; a file that is not UTF-8 is an error located at its first bad byte."""
     try:
@@ -107,21 +114,22 @@ def _evaluate(e: A.Expr, spec: A.Spec, values: list[Any], what: str) -> Any:
                         err.loc if isinstance(err.loc, A.Loc) else e.loc) from None
 
 
-def _check_override(c: A.Const, value: Any, spec: A.Spec, values: list[Any]) -> None:
-    """An override must be of the kind of the constant's default: `--const BARRIER=False` (a
-    string) for a boolean constant would silently change the question."""
+def override_error(c: A.Const, value: Any, spec: A.Spec, values: list[Any]) -> str | None:
+    """Why an override does not fit its constant, or None. It must be of the kind of the
+    constant's default: `--const BARRIER=False` (a string) for a boolean constant would silently
+    change the question."""
     try:
         default = eval_constant(c.value, spec, values)
     except (EvalError, RecursionError):
-        return  # a default that cannot be evaluated has no kind to compare with
+        return None  # a default that cannot be evaluated has no kind to compare with
     want, got = base(value_kind(default)), base(value_kind(value))
     if want == got or {want, got} <= {"map", "record"}:
-        return
+        return None
     hint = ""
     if type(value) is str and value.lower() in ("true", "false") and want == "bool":
         hint = f" (did you mean {value.lower()}?)"
-    raise SpecError(f"constant {c.name} is {kind_of(default)} (its default is {short(default)}), "
-                    f"but the override is {kind_of(value)} {short(value)}{hint}", spec.path, spec.text, c.loc)
+    return (f"constant {c.name} is {kind_of(default)} (its default is {short(default)}), "
+            f"but the override is {kind_of(value)} {short(value)}{hint}")
 
 
 @dataclass
@@ -221,7 +229,9 @@ def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
     values: list[Any] = []
     for c in spec.consts:
         if c.name in overrides:
-            _check_override(c, overrides[c.name], spec, values)
+            problem = override_error(c, overrides[c.name], spec, values)
+            if problem:
+                raise SpecError(problem, spec.path, spec.text, c.loc)
             values.append(overrides[c.name])
         else:
             values.append(_evaluate(c.value, spec, values, f"constant {c.name}"))

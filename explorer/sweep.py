@@ -1,0 +1,419 @@
+"""`explorer sweep SPEC --grid GRID.toml`: `check` at every point of a grid of constants.
+
+Each point is searched in a process of its own (forked, so a point's memory is returned when it
+ends and `--max-memory` watches that point alone), by the very function `check` uses, so its
+verdict is the one `check` gives with the same constants and options. Up to `jobs` points run at
+once, smallest first. A result is kept in DIR/cache under a hash of what decides it (the spec's
+text, the constants, what is checked, the engine's source); see `Run.key` and docs/sweep.md."""
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing as mp
+import os
+import shlex
+import signal
+import time
+import traceback
+from collections import deque
+from dataclasses import dataclass, field
+from multiprocessing.connection import wait
+from pathlib import Path
+from typing import Any, Callable
+
+from . import __version__
+from .errors import SpecError
+from .grid import Grid, Point
+from .limits import LimitReached, Limits, disarm, forget_guards, guard, machine_memory, DEFAULT_MEMORY_FRACTION
+from .model import Model, const_text, load_model, read_spec
+from .search import Result
+from .traces import format_result, itf_trace, result_json, trace_dot
+from .values import short, to_itf
+
+VERDICTS = {"holds": "proved", "violated": "refuted", "deadlock": "refuted", "incomplete": "incomplete",
+            "error": "error"}
+DETERMINISTIC_STOPS = {"max-states", "max-depth"}  # an incomplete result that a rerun would repeat exactly
+SIGNALLED = {"interrupted", "terminated", "died", None}
+GRACE = 10.0  # seconds a stopped point gets to report what it explored before it is killed
+
+
+def engine_version() -> str:
+    """A hash of the explorer's own source: any change to the engine invalidates the cache."""
+    digest = hashlib.sha256(__version__.encode())
+    root = Path(__file__).resolve().parent
+    for path in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".lark")):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+@dataclass
+class Run:
+    """One search: a point and what is checked there."""
+    index: int  # position in the order (smallest first)
+    point: Point
+    invariants: list[str] | None  # None: every invariant of the spec
+    deadlock: bool
+    checks: str  # what it checks, as a word for the matrix: "all", an invariant's name, or "deadlock"
+    group: str = ""  # the values of the grid's group_by axes, e.g. CUT=frontier
+    key: str = ""  # the cache key
+    record: dict[str, Any] = field(default_factory=dict)
+
+
+def plan(grid: Grid, spec_text: str, engine: str) -> list[Run]:
+    """The searches, in order: one per point, or (`separately`) one per point and property."""
+    if grid.separately:
+        names = grid.invariants if grid.invariants is not None else _spec_invariants(grid.spec, spec_text)
+        groups = [([n], False, n) for n in names] + ([([], True, "deadlock")] if grid.deadlock else [])
+    else:
+        groups = [(grid.invariants, grid.deadlock, "all")]
+    runs = []
+    for point in grid.points:
+        for invariants, deadlock, checks in groups:
+            group = " ".join(f"{n}={const_text(point.constants[n])}" for n in grid.group_by)
+            run = Run(len(runs), point, invariants, deadlock, checks, group)
+            run.key = cache_key(spec_text, point.constants, invariants, deadlock, engine)
+            runs.append(run)
+    return runs
+
+
+def _spec_invariants(spec: str, text: str) -> list[str]:
+    from .checks import check_spec
+    from .parser import parse_spec
+
+    return [p.name for p in check_spec(parse_spec(text, spec)).by_kind("invariant")]
+
+
+def cache_key(spec_text: str, constants: dict[str, Any], invariants: list[str] | None, deadlock: bool,
+              engine: str) -> str:
+    """What decides a verdict: the spec's text, the constants, the invariants, deadlock on or off,
+    and the engine. Limits, fingerprints and workers are not in it: they change whether a search
+    completes, never what a completed search finds (see `reusable`)."""
+    material = {"spec": hashlib.sha256(spec_text.encode()).hexdigest(),
+                "constants": sorted((k, json.dumps(to_itf(v), sort_keys=True)) for k, v in constants.items()),
+                "invariants": sorted(invariants) if invariants is not None else None,
+                "deadlock": deadlock, "engine": engine}
+    return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def limits_json(limits: Limits) -> dict[str, Any]:
+    return {"max_states": limits.max_states, "max_depth": limits.max_depth, "max_seconds": limits.max_seconds,
+            "max_memory": limits.max_memory}
+
+
+def reusable(entry: dict[str, Any], limits: Limits) -> bool:
+    """A cached result stands for a new run when the search completed (proved, refuted, or a
+    runtime error of the spec: limits cannot change those), or stopped at the same state or depth
+    limit (a rerun would stop at the same place). A search stopped by the clock, memory or a
+    signal is run again."""
+    record = entry.get("record", {})
+    if record.get("verdict") in ("proved", "refuted") or (record.get("verdict") == "error" and record.get("searched")):
+        return True
+    same = all((entry.get("limits") or {}).get(k) == v for k, v in limits_json(limits).items()
+               if k in ("max_states", "max_depth"))
+    return record.get("verdict") == "incomplete" and record.get("stopped_by") in DETERMINISTIC_STOPS and same
+
+
+def command(spec: str, run: Run, grid: Grid) -> str | None:
+    """The `check` command that gives this point's verdict (with the grid's limits); None for a
+    search of no invariant (`separately`'s deadlock search), which `check` cannot be asked for."""
+    if run.invariants == []:
+        return None
+    limits = grid.limits
+    words = ["python", "-m", "explorer", "check", spec]
+    for name, value in run.point.constants.items():
+        words += ["--const", f"{name}={const_text(value)}"]
+    for name in run.invariants or []:
+        words += ["--invariant", name]
+    if not run.deadlock:
+        words.append("--no-deadlock")
+    for flag, value in (("--max-states", limits.max_states), ("--max-depth", limits.max_depth),
+                        ("--max-seconds", limits.max_seconds), ("--max-memory", limits.max_memory)):
+        if value is not None:
+            words += [flag, str(value)]
+    if grid.workers > 1:
+        words += ["--workers", str(grid.workers)]
+    elif grid.fingerprints:
+        words.append("--fingerprints")
+    return " ".join(shlex.quote(w) for w in words)
+
+
+def search_point(spec: str, constants: dict[str, Any], invariants: list[str] | None, deadlock: bool,
+                 limits: Limits, fingerprints: bool, workers: int) -> dict[str, Any]:
+    """One point, searched as `check` searches it; the result and its trace set as plain data."""
+    from .cli import explore
+
+    started = time.monotonic()
+    record: dict[str, Any] = {"verdict": "incomplete", "property": None, "witness": None, "stopped_by": None,
+                              "distinct": 0, "generated": 0, "depth": 0, "trace_length": 0, "error": None,
+                              "internal": False, "searched": False, "fingerprints": False}
+    try:
+        with guard(limits):
+            try:
+                model = load_model(spec, constants, invariants=invariants)
+            except LimitReached as stop:
+                disarm()
+                record.update(stopped_by=stop.reason)
+                return _finish(record, started)
+            result = explore(model, limits, deadlock, fingerprints=fingerprints, workers=workers)
+    except SpecError as err:
+        record.update(verdict="error", error=str(err))
+        return _finish(record, started)
+    except LimitReached as stop:  # a signal between the search's end and the guard's
+        record.update(stopped_by=stop.reason)
+        return _finish(record, started)
+    record.update(verdict=VERDICTS[result.verdict], searched=True, stopped_by=result.stopped_by,
+                  property="deadlock" if result.verdict == "deadlock" else result.property,
+                  witness=", ".join(f"{k} = {short(v)}" for k, v in result.witness) if result.witness else None,
+                  distinct=result.distinct, generated=result.generated, depth=result.depth,
+                  trace_length=len(result.trace), error=_located(result, spec), internal=result.internal,
+                  fingerprints=result.fingerprints)
+    if result.trace or result.verdict == "error":
+        record["traces"] = _trace_set(model, result, spec, f"{record['verdict']} {record['property'] or ''}".strip())
+    return _finish(record, started)
+
+
+def _trace_set(model: Model, result: Result, spec: str, title: str) -> dict[str, Any]:
+    """What `check` would write for this result: its report, --json, --itf, the trace's picture,
+    the spec's views of a counterexample (text and graphviz) and the --html page."""
+    from .report import check_html
+    from .views import counterexample, grid_text, grids, grids_dot
+
+    traces: dict[str, Any] = {"txt": format_result(model, result, spec), "json": result_json(model, result)}
+    if result.trace:
+        traces.update(itf=itf_trace(model, result.trace, title), dot=trace_dot(model, result.trace, title))
+    shown = counterexample(result)
+    try:
+        drawn = grids(model, shown) if shown and model.views else []
+    except SpecError as err:  # a view that fails at this point: said in place of the view, the verdict stands
+        traces["view"] = f"The views cannot be drawn for this trace:\n{err}"
+        drawn = []
+    if drawn:
+        traces.update(view="\n".join(grid_text(g) for g in drawn), view_dot=grids_dot(drawn, title))
+    if "view" not in traces or drawn:
+        traces["html"] = check_html(model, result, spec)
+    return traces
+
+
+def _located(result: Result, spec: str) -> str | None:
+    if result.error is None or result.error_loc is None:
+        return result.error
+    return f"{spec}:{result.error_loc.line}:{result.error_loc.col}: runtime error {result.error}"
+
+
+def _finish(record: dict[str, Any], started: float) -> dict[str, Any]:
+    record["seconds"] = round(time.monotonic() - started, 3)
+    return record
+
+
+def _child(conn, job: tuple) -> None:
+    """A forked point: search, send the record, exit."""
+    forget_guards()
+    for s in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(s, signal.SIG_DFL)
+    try:
+        record = search_point(*job)
+        for s in (signal.SIGINT, signal.SIGTERM):  # the result is in hand: let nothing cut its sending
+            signal.signal(s, signal.SIG_IGN)
+    except BaseException as err:  # a bug of the explorer's, or a stop before the guard was set
+        reason = {KeyboardInterrupt: "interrupted"}.get(type(err))
+        record = {"verdict": "incomplete", "stopped_by": reason} if reason else {
+            "verdict": "error", "internal": True,
+            "error": f"internal error: {type(err).__name__}: {err}\n{traceback.format_exc()}"}
+    try:
+        conn.send(record)
+    finally:
+        conn.close()
+
+
+@dataclass
+class Outcome:
+    runs: list[Run]
+    seconds: float
+    interrupted: str | None  # interrupted | terminated
+    cached: int
+
+
+class Sweeper:
+    """Runs the plan: cache hits first, then up to `jobs` forked points at a time, smallest first.
+    `finished(run)` is called as each run gets its result (the trace set is written then), and
+    `report(runs, final)` every few seconds and at the end (the matrix)."""
+
+    def __init__(self, grid: Grid, out: Path, jobs: int = 1, fresh: bool = False,
+                 stop_at_first: bool = False, finished: Callable[[Run], None] = lambda run: None,
+                 report: Callable[[list[Run], bool], None] = lambda runs, final: None):
+        self.grid, self.out, self.jobs, self.fresh = grid, out, max(1, jobs), fresh
+        self.stop_at_first = stop_at_first or grid.stop_at_first
+        self.finished, self.report = finished, report
+        memory = grid.limits.max_memory or int(machine_memory() * DEFAULT_MEMORY_FRACTION / self.jobs)
+        self.limits = Limits(grid.limits.max_states, grid.limits.max_depth, grid.limits.max_seconds, memory or None)
+        self.spec_text = read_spec(grid.spec)
+        self.stopping: str | None = None
+        self.first_refuted: dict[tuple[str, str], int] = {}  # (checks, group) -> its first refuting run
+        self.runs = plan(grid, self.spec_text, engine_version())
+        for run in self.runs:
+            run.record = {"verdict": "incomplete", "stopped_by": "not-run", "reason": "not run yet"}
+
+    # ---- the cache ----
+    def _cache_file(self, run: Run) -> Path:
+        return self.out / "cache" / f"{run.key}.json"
+
+    def _cached(self, run: Run) -> dict[str, Any] | None:
+        if self.fresh:
+            return None
+        try:
+            entry = json.loads(self._cache_file(run).read_text())
+        except (OSError, ValueError):
+            return None
+        return entry["record"] if isinstance(entry, dict) and reusable(entry, self.limits) else None
+
+    def _store(self, run: Run, record: dict[str, Any]) -> None:
+        if record.get("internal") or not reusable({"record": record, "limits": limits_json(self.limits)},
+                                                  self.limits):
+            return
+        path = self._cache_file(run)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(json.dumps({"key": run.key, "limits": limits_json(self.limits), "record": record}))
+        os.replace(tmp, path)
+
+    # ---- running ----
+    def run(self) -> Outcome:
+        started = time.monotonic()
+        runs = self.runs
+        old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+        signal.signal(signal.SIGINT, lambda *_: self._stop("interrupted"))
+        signal.signal(signal.SIGTERM, lambda *_: self._stop("terminated"))
+        cached = 0
+        try:
+            todo: list[Run] = []
+            for run in runs:
+                record = None if self.stopping else self._cached(run)
+                if record is None:
+                    todo.append(run)
+                else:
+                    cached += 1
+                    self._done(run, dict(record, cached=True))
+            self._run_forked(todo)
+        finally:
+            for s, handler in old.items():
+                signal.signal(s, handler)
+        self._settle(runs)
+        self.report(runs, True)
+        return Outcome(runs, time.monotonic() - started, self.stopping, cached)
+
+    def _stop(self, reason: str) -> None:
+        self.stopping = self.stopping or reason
+
+    def _skipped(self, run: Run) -> bool:
+        first = self.first_refuted.get((run.checks, run.group))
+        return self.stop_at_first and first is not None and run.index > first
+
+    def _run_forked(self, todo: list[Run]) -> None:
+        ctx = mp.get_context("fork")
+        running: dict[Any, tuple[Run, Any]] = {}  # connection -> (run, process)
+        queue = deque(todo)
+        next_report = 0.0
+        try:
+            while (queue or running) and not self.stopping:
+                while queue and len(running) < self.jobs and not self.stopping:
+                    run = queue.popleft()
+                    if self._skipped(run):
+                        continue
+                    here, there = ctx.Pipe(duplex=False)
+                    job = (self.grid.spec, run.point.constants, run.invariants, run.deadlock, self.limits,
+                           self.grid.fingerprints, self.grid.workers)
+                    proc = ctx.Process(target=_child, args=(there, job))
+                    proc.start()
+                    there.close()
+                    running[here] = (run, proc)
+                ready = wait(list(running) + [p.sentinel for _, p in running.values()], timeout=0.5)
+                for conn in [c for c in running if c in ready or running[c][1].sentinel in ready]:
+                    run, proc = running.pop(conn)
+                    self._done(run, self._receive(conn, proc))
+                    self._end_moot(running)
+                if time.monotonic() > next_report:  # every 2 s, or less often if writing takes long
+                    began = time.monotonic()
+                    self.report(self.runs, False)
+                    next_report = time.monotonic() + max(2.0, 20 * (time.monotonic() - began))
+        finally:
+            self._wind_down(running)
+
+    def _end_moot(self, running: dict) -> None:
+        """Stop-at-first: end the running points that a smaller refutation made moot."""
+        for conn, (run, proc) in list(running.items()):
+            if self._skipped(run):
+                proc.kill()
+                proc.join()
+                conn.close()
+                del running[conn]
+
+    def _receive(self, conn, proc) -> dict[str, Any]:
+        try:
+            record = conn.recv()
+        except (EOFError, OSError):
+            proc.join()
+            code = proc.exitcode
+            how = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+            record = {"verdict": "incomplete", "stopped_by": "died",
+                      "reason": f"the point's process ended without a result ({how}; out of memory?)"}
+        conn.close()
+        proc.join()
+        return record
+
+    def _wind_down(self, running: dict) -> None:
+        """Stopped (Ctrl-C, SIGTERM): each running point is told to stop, reports what it explored
+        (incomplete), and is killed if it has not within GRACE seconds."""
+        for _, proc in running.values():
+            if proc.is_alive():
+                proc.terminate()
+        deadline = time.monotonic() + GRACE
+        while running and time.monotonic() < deadline:
+            ready = wait(list(running), timeout=max(0.0, deadline - time.monotonic()))
+            for conn in ready:
+                run, proc = running.pop(conn)
+                record = self._receive(conn, proc)
+                if record.get("verdict") == "incomplete" and record.get("stopped_by") in SIGNALLED:
+                    record["stopped_by"] = self.stopping or record["stopped_by"]
+                self._done(run, record)
+        for conn, (run, proc) in running.items():
+            proc.kill()
+            proc.join()
+            conn.close()
+
+    def _done(self, run: Run, record: dict[str, Any]) -> None:
+        record.setdefault("cached", False)
+        run.record = record
+        if not record["cached"]:
+            self._store(run, record)
+        if record.get("verdict") == "refuted":
+            key = (run.checks, run.group)
+            self.first_refuted[key] = min(run.index, self.first_refuted.get(key, run.index))
+        self.finished(run)
+
+    def _settle(self, runs: list[Run]) -> None:
+        """The final word on each run: stop-at-first drops the results of runs past the first
+        refutation of what they check (so the matrix is the same for every --jobs), and runs that
+        never ran say why."""
+        for run in runs:
+            first = self.first_refuted.get((run.checks, run.group))
+            if self.stop_at_first and first is not None and run.index > first:
+                run.record = {"verdict": "incomplete", "stopped_by": "not-run",
+                              "reason": f"stop-at-first: a smaller point ({runs[first].point.name}) refuted it"}
+            elif run.record.get("stopped_by") == "not-run" and self.stopping:
+                run.record = {"verdict": "incomplete", "stopped_by": "not-run",
+                              "reason": f"not run: the sweep was {self.stopping}"}
+
+
+def exit_code(outcome: Outcome) -> int:
+    """70 an internal error at some point; 2 a spec error at some point; 3 interrupted; 1 some
+    point refuted; 3 some point incomplete; 0 every point proved."""
+    verdicts = [r.record.get("verdict") for r in outcome.runs]
+    if any(r.record.get("internal") for r in outcome.runs):
+        return 70
+    if "error" in verdicts:
+        return 2
+    if outcome.interrupted:
+        return 3
+    if "refuted" in verdicts:
+        return 1
+    return 3 if "incomplete" in verdicts else 0

@@ -1,0 +1,378 @@
+"""`explorer sweep`: a grid of constants checked point by point. Each point's verdict must be the
+one `check` gives; results are reused from the cache only while the spec, the constants, what is
+checked and the engine are unchanged; --jobs changes nothing in the matrix; a cut point is
+incomplete; grid-file mistakes are located; a stopped sweep still writes its matrix."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from explorer.cli import main
+from explorer.errors import SpecError
+from explorer.grid import load_grid
+
+ROOT = Path(__file__).resolve().parent.parent
+DIEHARD = ROOT / "spec/examples/diehard.spec"
+DIEHARD_GRID = ROOT / "tests/grids/diehard.toml"
+COLLECTOR = ROOT / "spec/collector.spec"
+VOLATILE = ("seconds", "cached")  # what may differ between two sweeps that found the same things
+
+
+def sweep(*args: str, timeout: int = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "explorer", "sweep", *map(str, args)], capture_output=True,
+                          text=True, cwd=ROOT, timeout=timeout)
+
+
+def matrix(out: Path) -> dict:
+    return json.loads((out / "sweep.json").read_text())
+
+
+def stable(data: dict) -> list[dict]:
+    return [{k: v for k, v in row.items() if k not in VOLATILE} for row in data["runs"]]
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def test_diehard_grid_end_to_end(tmp_path):
+    out = tmp_path / "out"
+    proc = sweep(DIEHARD, "--grid", DIEHARD_GRID, "--out", out)
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # some point refuted
+    data = matrix(out)
+    assert data["finished"] and data["points"] == 8 and data["searches"] == 8
+    verdicts = {r["name"]: r["verdict"] for r in data["runs"]}
+    # 4 gallons can be measured unless both jugs hold multiples of 3, or the big one holds 3
+    assert verdicts == {"BIG=3,SMALL=2": "proved", "BIG=3,SMALL=3": "proved", "BIG=4,SMALL=2": "refuted",
+                        "BIG=4,SMALL=3": "refuted", "BIG=5,SMALL=2": "refuted", "BIG=5,SMALL=3": "refuted",
+                        "BIG=6,SMALL=2": "refuted", "BIG=6,SMALL=3": "proved"}
+    assert data["counts"] == {"proved": 3, "refuted": 5, "incomplete": 0, "error": 0}
+    # smallest first: the sum of the constants, ties in the order written
+    assert [r["size"] for r in data["runs"]] == sorted(r["size"] for r in data["runs"])
+    assert data["smallest_refuting"] == [{"property": "not_solved", "group": "", "point": "BIG=4,SMALL=2",
+                                          "index": 2}]
+    refuted = next(r for r in data["runs"] if r["name"] == "BIG=5,SMALL=3")
+    assert refuted["property"] == "not_solved" and refuted["trace_length"] == 7 and refuted["depth"] == 7
+    names = {Path(f).name for f in refuted["files"]}
+    expected = {"not_solved.txt", "not_solved.json", "not_solved.itf.json", "not_solved.dot", "not_solved.html"}
+    assert expected | ({"not_solved.svg"} if shutil.which("dot") else set()) == names
+    folder = out / "points" / "BIG=5,SMALL=3"
+    assert "Error: Invariant not_solved is violated." in (folder / "not_solved.txt").read_text()
+    assert len(json.loads((folder / "not_solved.itf.json").read_text())["states"]) == 7
+    assert not (out / "points" / "BIG=3,SMALL=2").exists()  # a proved point has no trace set
+    md = (out / "sweep.md").read_text()
+    assert "**3 proved, 5 refuted, 0 incomplete, 0 error.**" in md
+    assert "| 6 | 5 | 3 | **refuted** not_solved |" in md
+    assert "- `not_solved`: BIG=4,SMALL=2, a trace of 2 states" in md
+    assert "smallest refuting point for not_solved: BIG=4,SMALL=2" in proc.stdout
+    page = (out / "sweep.html").read_text()
+    assert page.count('<a href="points/') == 5 and 'href="points/BIG=5,SMALL=3/not_solved.html"' in page
+    assert "Error: Invariant not_solved is violated." not in page  # the matrix; each report is its own page
+    assert "not_solved" in (folder / "not_solved.html").read_text()
+
+
+def check_json(tmp_path: Path, spec: Path, row: dict, grid) -> dict:
+    """What `check` says at this point, with the same constants and options."""
+    path = tmp_path / f"check-{row['index']}.json"
+    args = ["check", str(spec), "--json", str(path)]
+    for name, value in row["shown"].items():
+        args += ["--const", f"{name}={value}"]
+    for name in grid.invariants or []:
+        args += ["--invariant", name]
+    if not grid.deadlock:
+        args.append("--no-deadlock")
+    if grid.limits.max_states:
+        args += ["--max-states", str(grid.limits.max_states)]
+    main(args)
+    return json.loads(path.read_text())
+
+
+@pytest.mark.parametrize("spec,grid_text", [
+    (DIEHARD, DIEHARD_GRID.read_text()),
+    # the collector: the frontier rule loses a prompt at its defaults, and at smaller constants it
+    # is proved; one point cut by the state limit
+    (COLLECTOR, """
+[constants]
+CUT = "frontier"
+[[points]]
+AGE = 2
+PROMPTS = 4
+[[points]]
+AGE = 1
+FAILURES = 0
+PROMPTS = 3
+[[points]]
+AGE = 2
+FAILURES = 2
+PROMPTS = 3
+[[points]]
+AGE = 1
+PROMPTS = 8
+STEPS = 6
+CRASHES = 2
+[check]
+invariants = ["no_prompt_lost"]
+deadlock = false
+[limits]
+max_states = 20000
+"""),
+])
+def test_each_verdict_is_checks(tmp_path, spec, grid_text):
+    grid_path = write(tmp_path / "grid.toml", grid_text)
+    out = tmp_path / "out"
+    sweep(spec, "--grid", grid_path, "--out", out)
+    grid = load_grid(grid_path, spec)
+    data = matrix(out)
+    verdicts = {"holds": "proved", "violated": "refuted", "deadlock": "refuted", "incomplete": "incomplete"}
+    seen = set()
+    for row in data["runs"]:
+        want = check_json(tmp_path, spec, row, grid)
+        assert row["verdict"] == verdicts[want["verdict"]], row["name"]
+        assert (row["distinct"], row["generated"], row["depth"]) == \
+            (want["distinct_states"], want["generated_states"], want["depth"]), row["name"]
+        assert row["stopped_by"] == want["stopped_by"]
+        if row["verdict"] == "refuted":
+            trace = json.loads((out / next(f for f in row["files"] if f.endswith(".json")
+                                           and not f.endswith(".itf.json"))).read_text())
+            assert trace["trace"] == want["trace"] and trace["witness"] == want["witness"]
+            if spec == COLLECTOR:  # the spec's view of the counterexample, as `check --view` prints it
+                view = (out / next(f for f in row["files"] if f.endswith(".view.txt"))).read_text()
+                assert view.startswith("View prompt:") and " L" in view  # the lost prompt is marked
+        seen.add(row["verdict"])
+    assert {"proved", "refuted"} <= seen
+    if spec == COLLECTOR:
+        assert seen == {"proved", "refuted", "incomplete"}
+
+
+def test_cache_reuse_and_invalidation(tmp_path):
+    spec = write(tmp_path / "diehard.spec", DIEHARD.read_text())
+    out = tmp_path / "out"
+    first = sweep(spec, "--grid", DIEHARD_GRID, "--out", out)
+    assert first.returncode == 1 and matrix(out)["cached"] == 0
+    before = matrix(out)
+    second = sweep(spec, "--grid", DIEHARD_GRID, "--out", out)
+    assert second.returncode == 1
+    again = matrix(out)
+    assert again["cached"] == 8 and all(r["cached"] for r in again["runs"])
+    assert stable(again) == stable(before)
+    assert "(cached)" in second.stdout
+    # the trace sets are written again from the cache
+    assert (out / "points/BIG=5,SMALL=3/not_solved.txt").exists()
+    # --fresh ignores the cache
+    sweep(spec, "--grid", DIEHARD_GRID, "--out", out, "--fresh")
+    assert matrix(out)["cached"] == 0
+    # any edit of the spec's text invalidates every point
+    spec.write_text(spec.read_text() + "\n# an edit\n")
+    sweep(spec, "--grid", DIEHARD_GRID, "--out", out)
+    assert matrix(out)["cached"] == 0
+    # a change of one constant's values reuses the points that did not change
+    grid = write(tmp_path / "grid.toml", DIEHARD_GRID.read_text().replace("BIG = [3, 4, 5, 6]", "BIG = [4, 7]"))
+    sweep(spec, "--grid", grid, "--out", out)
+    data = matrix(out)
+    assert [(r["name"], r["cached"]) for r in data["runs"]] == [
+        ("BIG=4,SMALL=2", True), ("BIG=4,SMALL=3", True), ("BIG=7,SMALL=2", False), ("BIG=7,SMALL=3", False)]
+    assert not (out / "points/BIG=5,SMALL=3").exists()  # trace sets of the earlier grid are gone
+
+
+def test_jobs_give_the_same_matrix(tmp_path):
+    one, two = tmp_path / "one", tmp_path / "two"
+    assert sweep(DIEHARD, "--grid", DIEHARD_GRID, "--out", one, "--jobs", "1").returncode == 1
+    assert sweep(DIEHARD, "--grid", DIEHARD_GRID, "--out", two, "--jobs", "2").returncode == 1
+    assert stable(matrix(one)) == stable(matrix(two))
+    for row in matrix(one)["runs"]:
+        for f in row["files"]:
+            if f.endswith(".txt"):  # the report, less its timing line
+                strip = lambda t: [ln for ln in t.splitlines() if not ln.startswith("Finished in")]  # noqa: E731
+                assert strip((one / f).read_text()) == strip((two / f).read_text())
+
+
+def test_incomplete_point_and_exit_codes(tmp_path):
+    grid = write(tmp_path / "grid.toml", """
+[constants]
+BIG = [3, 6]
+SMALL = 3
+[check]
+invariants = ["not_solved"]
+[limits]
+max_states = 5
+""")
+    out = tmp_path / "out"
+    proc = sweep(DIEHARD, "--grid", grid, "--out", out)
+    assert proc.returncode == 3, proc.stdout + proc.stderr  # incomplete, nothing refuted
+    rows = matrix(out)["runs"]
+    assert [r["verdict"] for r in rows] == ["proved", "incomplete"]  # 4 states at BIG=3; more at BIG=6
+    assert rows[1]["stopped_by"] == "max-states" and rows[1]["reason"] == "the state limit was reached"
+    assert rows[1]["distinct"] >= 5 and not rows[1]["files"]
+    assert "incomplete: the state limit was reached" in (out / "sweep.md").read_text()
+    # a search cut by the state limit is reused only under the same limit
+    assert all(r["cached"] for r in (sweep(DIEHARD, "--grid", grid, "--out", out), matrix(out))[1]["runs"])
+    write(grid, grid.read_text().replace("max_states = 5", "max_states = 1000"))
+    assert sweep(DIEHARD, "--grid", grid, "--out", out).returncode == 0  # every point proved
+    rows = matrix(out)["runs"]
+    assert [(r["verdict"], r["cached"]) for r in rows] == [("proved", True), ("proved", False)]
+
+
+def test_errors_at_a_point(tmp_path):
+    """An assumption that fails, or a runtime error of the spec, at some points: those points are
+    errors (exit 2) with the located message; the others are checked."""
+    spec = write(tmp_path / "s.spec", "const N = 1\nassume positive: N >= 0\nvar x = 0\n"
+                                      "action step: x' = (x + 1) % 3 + 6 // N\ninvariant small: x < 100\n")
+    grid = write(tmp_path / "grid.toml", "[constants]\nN = [-1, 0, 1]\n[check]\ndeadlock = false\n")
+    out = tmp_path / "out"
+    proc = sweep(spec, "--grid", grid, "--out", out)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    rows = {r["name"]: r for r in matrix(out)["runs"]}
+    assert rows["N=-1"]["verdict"] == "error" and "assumption positive does not hold" in rows["N=-1"]["error"]
+    assert rows["N=0"]["verdict"] == "error" and "division by zero" in rows["N=0"]["error"]
+    assert f"{spec}:4:" in rows["N=0"]["error"]
+    assert rows["N=1"]["verdict"] == "proved"
+    assert "Traceback" not in proc.stdout + proc.stderr
+
+
+def test_stop_at_first_and_separately(tmp_path):
+    grid = write(tmp_path / "grid.toml", DIEHARD_GRID.read_text().replace(
+        "deadlock = false", "deadlock = false\nseparately = true\nstop_at_first = true"))
+    results = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"out{jobs}"
+        assert sweep(DIEHARD, "--grid", grid, "--out", out, "--jobs", jobs).returncode == 1
+        results.append(matrix(out))
+    assert stable(results[0]) == stable(results[1])
+    rows = results[0]["runs"]
+    assert [r["checks"] for r in rows[:4]] == ["not_solved", "type_ok"] * 2  # one search per property
+    solved = [r for r in rows if r["checks"] == "not_solved"]
+    assert [r["verdict"] for r in solved[:3]] == ["proved", "proved", "refuted"]
+    assert all(r["verdict"] == "incomplete" and r["reason"].startswith("stop-at-first") for r in solved[3:])
+    assert all(r["verdict"] == "proved" for r in rows if r["checks"] == "type_ok")  # never refuted: all run
+    assert sum(bool(r["files"]) for r in rows) == 1  # the trace set of the one refutation kept
+
+
+@pytest.mark.parametrize("how", ["sigterm", "ctrl-c"])
+def test_a_stopped_sweep_writes_the_matrix(tmp_path, how):
+    """SIGTERM reaches the sweep alone; Ctrl-C sends SIGINT to the sweep and its points at once."""
+    grid = write(tmp_path / "grid.toml", """
+[constants]
+CUT = "safe"
+AGE = 2
+TOLERATED_FAILURES = 1
+[[points]]
+FAILURES = 0
+PROMPTS = 3
+[[points]]
+FAILURES = [1, 2]
+PROMPTS = 8
+STEPS = 6
+CRASHES = 2
+[check]
+invariants = ["retrained_bounded"]  # holds (MAX_RETRAINED = 1000): the big points search long
+deadlock = false
+""")
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "explorer", "sweep", str(COLLECTOR), "--grid", str(grid),
+                             "--out", str(out)], cwd=ROOT, stdout=subprocess.PIPE, text=True, start_new_session=True)
+    first = proc.stdout.readline()  # the first (small) point is done
+    assert first.startswith("[1/3]"), first
+    time.sleep(3)  # the second point (over 100,000 states) is loaded and searching
+    if how == "sigterm":
+        proc.send_signal(signal.SIGTERM)
+    else:
+        os.killpg(proc.pid, signal.SIGINT)  # what the terminal does on Ctrl-C
+    rest, _ = proc.communicate(timeout=60)
+    word = {"sigterm": "terminated", "ctrl-c": "interrupted"}[how]
+    assert proc.returncode == 3, rest
+    assert f"the sweep was {word}" in rest
+    data = matrix(out)
+    assert data["finished"] and len(data["runs"]) == 3 and data["runs"][0]["verdict"] == "proved"
+    unfinished = data["runs"][1:]
+    assert all(r["verdict"] == "incomplete" for r in unfinished)
+    assert {r["stopped_by"] for r in unfinished} == {word, "not-run"}
+    assert unfinished[0]["distinct"] > 0  # the running point reported what it had explored
+    assert unfinished[1]["reason"] == f"not run: the sweep was {word}"
+
+
+def test_grid_order_names_and_filters(tmp_path):
+    grid = write(tmp_path / "grid.toml", """
+where = "BIG > SMALL"
+[constants]
+BIG = [5, 3, 4]
+SMALL = [1, 2]
+[[points]]
+BIG = 9
+SMALL = "{2, 3}"
+[[exclude]]
+BIG = 4
+SMALL = [1]
+""")
+    with pytest.raises(SpecError, match="constant SMALL is integer"):
+        load_grid(grid, DIEHARD)
+    write(grid, grid.read_text().replace('SMALL = "{2, 3}"', "SMALL = 4"))
+    g = load_grid(grid, DIEHARD)
+    assert [p.name for p in g.points] == ["BIG=3,SMALL=1", "BIG=3,SMALL=2", "BIG=5,SMALL=1",
+                                          "BIG=4,SMALL=2", "BIG=5,SMALL=2", "BIG=9,SMALL=4"]
+    assert g.generated == 7 and g.axes == ["BIG", "SMALL"] and g.deadlock and g.invariants is None
+    text = grid.read_text().replace('where = "BIG > SMALL"', 'where = "BIG > SMALL"\nsize = "0 - BIG"')
+    g = load_grid(write(grid, text), DIEHARD)
+    assert [p.name for p in g.points][:2] == ["BIG=9,SMALL=4", "BIG=5,SMALL=1"]
+
+
+def test_collector_grid_file_loads():
+    g = load_grid(ROOT / "spec/collector-grid.toml", COLLECTOR)
+    assert g.invariants == ["no_prompt_lost"] and not g.deadlock and g.group_by == ["CUT"]
+    assert len(g.points) == 96 and g.limits.max_states
+
+
+# (grid text, line, column, words of the message)
+GRID_ERRORS = [
+    ("[constants]\nBIG = [3, 4\nSMALL = 2\n", 3, 1, "bad TOML"),
+    ("[constants]\nBIGG = [3, 4]\n", 2, 1, "unknown constant BIGG (did you mean BIG?)"),
+    ("[constnts]\nBIG = [3, 4]\n", 1, 1, "unknown table [constnts] (did you mean constants?)"),
+    ("wher = \"BIG > 3\"\n[constants]\nBIG = [3, 4]\n", 1, 1, "unknown key wher (did you mean where?)"),
+    ("[constants]\nBIG = [3, 4]\n\n[check]\ninvariants = [\"not_solve\"]\n", 5, 1,
+     "no invariant named not_solve (did you mean not_solved?)"),
+    ("[constants]\nBIG = [\"x\", 4]\n", 2, 1, "constant BIG is integer (its default is 5), but the override is string"),
+    ("where = \"BIG > SMAL\"\n[constants]\nBIG = [3, 4]\nSMALL = [1, 2]\n", 1, 16, "where: unknown name SMAL"),
+    ("where = \"BIG + 1\"\n[constants]\nBIG = [3, 4]\n", 1, 1, "where: must be a boolean, got 4"),
+    ("where = \"BIG > 10\"\n[constants]\nBIG = [3, 4]\n", 1, 1, "no point is left"),
+    ("size = \"BIG // 0\"\n[constants]\nBIG = [3, 4]\n", 1, 13, "size: cannot evaluate at BIG = 3: division by zero"),
+    ("[constants]\nBIG = [3, 4]\n[limits]\nmax_states = -1\n", 4, 1, "max_states must be positive"),
+    ("[constants]\nBIG = [3, 4]\n[limits]\nmax_sates = 1\n", 4, 1, "unknown key max_sates in [limits] (did you mean max_states?)"),
+    ("[constants]\nBIG = [3, 4]\n[limits]\nmax_memory = \"lots\"\n", 4, 1, "max_memory: a size such as"),
+    ("[constants]\nBIG = [3, 4]\n[check]\ndeadlock = \"no\"\n", 4, 1, "deadlock must be true or false"),
+    ("[constants]\nBIG = [3, 4]\n[check]\ngroup_by = [\"BG\"]\n", 4, 1, "group_by: 'BG' is not an axis of the grid (did you mean BIG?)"),
+    ("[constants]\nBIG = []\n", 2, 1, "an empty list gives no point"),
+    ("[constants]\nBIG = [3, 4]\n[check]\ninvariants = []\ndeadlock = false\n", 4, 1, "nothing is checked"),
+    ("[constants]\nBIG = \"{1,\"\n", 2, 1, "[constants] BIG: syntax error"),
+    ("[constants]\nBIG = 3.5\n", 2, 1, "a value is an integer, true/false or a string"),
+    ("[constants]\nBIG = [3, 4]\n[[points]]\nSMAL = 1\n", 4, 1, "unknown constant SMAL (did you mean SMALL?) in [[points]] #1"),
+]
+
+
+@pytest.mark.parametrize("text,line,col,words", GRID_ERRORS)
+def test_grid_errors_are_located(tmp_path, text, line, col, words):
+    grid = write(tmp_path / "bad.toml", text)
+    out = tmp_path / "out"
+    proc = sweep(DIEHARD, "--grid", grid, "--out", out, timeout=60)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
+    first, source, caret = proc.stderr.splitlines()[:3]
+    assert first.startswith(f"{grid}:{line}:{col}: error: ") and words in first, first
+    assert source == "    " + text.splitlines()[line - 1]
+    assert caret.index("^") == 4 + col - 1
+    assert not out.exists()  # nothing is written for a bad grid
+
+
+def test_a_folder_that_is_not_a_sweeps_is_left_alone(tmp_path):
+    (tmp_path / "points").mkdir()
+    (tmp_path / "points" / "mine.txt").write_text("keep me")
+    proc = sweep(DIEHARD, "--grid", DIEHARD_GRID, "--out", tmp_path)
+    assert proc.returncode == 2 and "is not a sweep's folder" in proc.stderr
+    assert (tmp_path / "points" / "mine.txt").read_text() == "keep me"
