@@ -57,9 +57,11 @@ class Model:
 MODELS = [
     Model("counters", "bench/counters.spec", {}, {"N": "19"},
           about="three bounded counters and a toggle, the cheapest state there is"),
-    Model("collector", "spec/collector.spec", {"CUT": "in_flight", "PROMPTS": "5", "STEPS": "2"},
-          {"CUT": "in_flight", "PROMPTS": "2", "STEPS": "1"}, deadlock=False,
-          about="the collector's proof configuration (CUT=in_flight, no deadlock check): large nested states"),
+    Model("collector", "spec/collector.spec",
+          {"CUT": "safe", "FAILURES": "0", "CRASHES": "2", "PROMPTS": "10", "STEPS": "8"},
+          {"CUT": "safe", "PROMPTS": "2", "STEPS": "1"}, deadlock=False,
+          about="a collector configuration that is proved (CUT=safe, no worker failures, two crashes, "
+                "no deadlock check): large nested states"),
     Model("ewd998", "spec/examples/ewd998.spec", {"N": "3", "MAX_COUNTER": "3", "MAX_PENDING": "2", "MAX_Q": "1"},
           {"N": "2", "MAX_COUNTER": "2", "MAX_PENDING": "2", "MAX_Q": "4"}, deadlock=False,
           about="Safra's termination detection (tlaplus/Examples EWD998): maps, a record, a state constraint"),

@@ -193,6 +193,7 @@ def cmd_sweep(args) -> int:
     if args.jobs < 1:
         raise SpecError(f"--jobs takes a positive number of points at once, got {args.jobs}")
     grid = load_grid(args.grid, args.spec)
+    _writable("--html", args.html)
     out_dir = Path(args.out or f"sweep-{Path(args.grid).stem}")
     prepare(out_dir)
     sweeper = Sweeper(grid, out_dir, jobs=args.jobs, fresh=args.fresh, stop_at_first=args.stop_at_first)
@@ -221,6 +222,9 @@ def cmd_sweep(args) -> int:
         out(f"smallest refuting point for {first['property']}" + (f" at {first['group']}" if first["group"] else "")
             + f": {first['point']}")
     out(f"wrote {out_dir / 'sweep.json'}, {out_dir / 'sweep.md'}")
+    if args.html:  # the matrix page where asked, its links to the points' pages made relative to it
+        write_text(args.html, matrix.html(outcome.runs, data, base=Path(args.html).parent))
+        out(f"wrote {args.html}")
     return exit_code(outcome)
 
 
@@ -337,6 +341,7 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--fresh", action="store_true", help="search every point again, ignoring the cache")
     w.add_argument("--stop-at-first", action="store_true",
                    help="stop each property at its first (smallest) refuting point")
+    w.add_argument("--html", metavar="FILE", help="also write the verdict matrix page here (it is always in DIR/sweep.html)")
     w.set_defaults(func=cmd_sweep)
 
     r = sub.add_parser("replay", help="check that a sequence of actions is a behaviour of the spec")

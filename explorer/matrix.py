@@ -6,6 +6,8 @@ when graphviz's `dot` is installed, their .svg).
 sweep.json is the whole result; sweep.md and any other rendering are drawn from the same data."""
 from __future__ import annotations
 
+import os
+
 import shutil
 import subprocess
 import time
@@ -88,14 +90,20 @@ class Matrix:
             tmp.write_text(text)
             tmp.replace(self.out / name)
 
-    def html(self, runs: list[Run], data: dict[str, Any]) -> str:
+    def html(self, runs: list[Run], data: dict[str, Any], base: Path | None = None) -> str:
         """sweep.html: the matrix as a table of cells (explorer.report.sweep_html), each refuted
-        point linked to its report page."""
+        point linked to its report page (relative to `base`, the page's folder, if not DIR)."""
         from .report import sweep_html
+
+        def link(files: list[str]) -> str | None:
+            page = next((f for f in files if f.endswith(".html")), None)
+            if page is None or base is None:
+                return page
+            return Path(os.path.relpath((self.out / page).resolve(), base.resolve())).as_posix()
 
         points = [{"constants": run.point.constants,
                    "verdict": row["verdict"] + (f" ({row['checks']})" if row["checks"] != "all" else ""),
-                   "link": next((f for f in row["files"] if f.endswith(".html")), None)}
+                   "link": link(row["files"])}
                   for run, row in zip(runs, data["runs"])]
         return sweep_html(points, f"Sweep of {data['spec']} over {data['grid']}")
 

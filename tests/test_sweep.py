@@ -5,6 +5,7 @@ incomplete; grid-file mistakes are located; a stopped sweep still writes its mat
 from __future__ import annotations
 
 import json
+import re
 import os
 import shutil
 import signal
@@ -376,3 +377,16 @@ def test_a_folder_that_is_not_a_sweeps_is_left_alone(tmp_path):
     proc = sweep(DIEHARD, "--grid", DIEHARD_GRID, "--out", tmp_path)
     assert proc.returncode == 2 and "is not a sweep's folder" in proc.stderr
     assert (tmp_path / "points" / "mine.txt").read_text() == "keep me"
+
+
+def test_sweep_html_writes_the_matrix_page_where_asked(tmp_path):
+    out, page = tmp_path / "out", tmp_path / "pages" / "matrix.html"
+    page.parent.mkdir()
+    proc = sweep(DIEHARD, "--grid", DIEHARD_GRID, "--out", out, "--html", page)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    html = page.read_text()
+    links = re.findall(r'<a href="([^"]+)"', html)
+    assert len(links) == 5 and all(link.startswith("../out/points/") for link in links)
+    assert all((page.parent / link).is_file() for link in links)  # each refuted cell's trace page
+    bad = sweep(DIEHARD, "--grid", DIEHARD_GRID, "--out", tmp_path / "o2", "--html", tmp_path / "nope" / "x.html")
+    assert bad.returncode == 2 and "--html" in bad.stdout + bad.stderr and "Traceback" not in bad.stderr
