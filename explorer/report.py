@@ -14,7 +14,7 @@ from . import __version__
 from .errors import SpecError
 from .model import Model
 from .search import Result
-from .traces import collision, dot_to_svg, stop_reason, trace_dot
+from .traces import collision, dot_to_svg, lasso_end, lasso_kind, stop_reason, trace_dot
 from .views import counterexample, grids
 from .values import short
 
@@ -81,8 +81,12 @@ def check_html(model: Model, result: Result, spec_path: str = "", views: list[st
              "collision": f"{collision(result):.1e} (TLC's optimistic estimate)" if result.fingerprints else ""}
     actions = [{"name": name, "generated": f"{c['generated']:,}", "distinct": f"{c['distinct']:,}",
                 "never": c["generated"] == 0} for name, c in result.actions.items()]
+    words = verdict_words(result)
+    if result.verdict == "violated" and result.loop is not None:  # a temporal property's lasso
+        words = (f"Property {result.property} is violated: the behaviour below runs {len(result.trace)} states "
+                 f"and then loops ({lasso_end(result)}). {lasso_kind(model, result)}")
     return _env().get_template("report.html.j2").render(
-        title=title, verdict_class=result.verdict, verdict_text=verdict_words(result),
+        title=title, verdict_class=result.verdict, verdict_text=words,
         error_detail=result.error if result.verdict == "error" else "",
         constants=[(k, short(v)) for k, v in model.constants.items()], stats=stats, actions=actions,
         never_fired=[a["name"] for a in actions if a["never"]], steps=_steps(model, result),

@@ -307,3 +307,15 @@ def test_the_report_renders_in_a_browser_and_fetches_nothing(tmp_path):
     sweep.write_text(sweep_html(SWEEP, "cut rules"))
     dom, requests = render(sweep, tmp_path)
     assert requests == [] and '<a href="frontier-age2.html">refuted</a>' in dom
+
+
+def test_the_report_of_a_liveness_violation_describes_its_lasso(tmp_path):
+    """SimpleAllocator2 (tlaplus/Examples): TLC's 6-state lasso, ending by stuttering in state 5."""
+    page = tmp_path / "live.html"
+    proc = subprocess.run([sys.executable, "-m", "explorer", "check", "spec/examples/simple_allocator2.spec",
+                           "--html", str(page)], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    html = page.read_text()
+    verdict = re.search(r'<p class="verdict violated" id="verdict">(.*?)</p>', html, re.S).group(1)
+    assert "Property" in verdict and "loops (State 6: Stuttering)" in verdict and "stutter there forever" in verdict
+    assert html.count('<tr class="step">') == 5 and "The trace (5 states)" in html
