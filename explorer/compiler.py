@@ -88,13 +88,13 @@ def optimistic(fast: Callable, careful: Callable) -> Callable:
     """`fast` compiled with native operations that either give the spec's answer or raise (a
     missing key, a quantifier in hash order); on any exception `careful`, the located and
     canonical code, answers instead: it gives the same result, or the error the spec means."""
-    def run(s: tuple) -> Any:
+    def run(*args: Any) -> Any:
         try:
-            return fast(s)
+            return fast(*args)
         except MemoryError:
             raise
         except Exception:
-            return careful(s)
+            return careful(*args)
     return run
 
 
@@ -652,15 +652,10 @@ class Compiler:
         with self._fast():
             fast = self._successors("succ_fp", fingerprint=True)
 
-        def run(s: tuple, p: tuple, cache: dict) -> tuple:
-            try:
-                return fast(s, p, cache)
-            except MemoryError:
-                raise
-            except Exception:  # as `successors` answers (or raises), fingerprinted one by one
-                succ = successors(s)
-                return succ, [hash(tuple(map(cache.__getitem__, t))) for ts in succ for t in ts]
-        return run
+        def careful(s: tuple, p: tuple, cache: dict) -> tuple:  # as `successors` answers, fingerprinted one by one
+            succ = successors(s)
+            return succ, [hash(tuple(map(cache.__getitem__, t))) for ts in succ for t in ts]
+        return optimistic(fast, careful)
 
     def _successors(self, name: str, fingerprint: bool = False) -> Callable:
         head = f"def {name}(s, p, C):" if fingerprint else f"def {name}(s):"

@@ -175,15 +175,20 @@ def _bindings(binders: list[A.Binder], spec: A.Spec, values: list[Any]) -> list[
     return out
 
 
+def _named(decls: list, wanted: list[str] | None, kind: str, path: str) -> list:
+    """The declarations named in `wanted` (all of them when it is None); an unknown name is an error."""
+    if wanted is None:
+        return decls
+    names = {d.name for d in decls}
+    for name in wanted:
+        if name not in names:
+            raise SpecError(f"no {kind} named {name} (the spec has: {', '.join(sorted(names)) or 'none'})", path)
+    return [d for d in decls if d.name in wanted]
+
+
 def _temporal(spec: A.Spec, comp: Compiler, values: list[Any], wanted: list[str] | None,
               path: str) -> tuple[list[CompiledProperty], list[Fairness]]:
-    props = spec.properties
-    if wanted is not None:
-        names = {p.name for p in props}
-        for name in wanted:
-            if name not in names:
-                raise SpecError(f"no property named {name} (the spec has: {', '.join(sorted(names)) or 'none'})", path)
-        props = [p for p in props if p.name in wanted]
+    props = _named(spec.properties, wanted, "property", path)
     compiled = []
     for p in props:
         what = f"property {p.name}"
@@ -247,13 +252,8 @@ def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
         actions = [comp.action(a, i) for i, a in enumerate(spec.actions)]
         preds = {kind: [comp.predicate(p, n) for n, p in enumerate(spec.predicates) if p.kind == kind]
                  for kind in ("invariant", "constraint", "terminal")}
-        wanted = spec.by_kind("invariant")
+        wanted = _named(spec.by_kind("invariant"), invariants, "invariant", path)
         if invariants is not None:
-            names = {p.name for p in wanted}
-            for name in invariants:
-                if name not in names:
-                    raise SpecError(f"no invariant named {name} (the spec has: {', '.join(sorted(names)) or 'none'})", path)
-            wanted = [p for p in wanted if p.name in invariants]
             preds["invariant"] = [p for p in preds["invariant"] if p.name in invariants]
         first_failing = comp.first_failing(wanted, 0)
         successors = comp.all_successors()

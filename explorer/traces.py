@@ -224,23 +224,12 @@ def itf_trace(model: Model, trace: list[Step], description: str = "", loop: int 
 
 
 def write_json(path: str, data: Any) -> None:
-    """Write atomically (a temporary file renamed over the target): never half a file."""
-    tmp = f"{path}.tmp{os.getpid()}"
-    try:
-        with open(tmp, "w") as f:
-            json.dump(data, f, indent=2)
-            f.write("\n")
-        os.replace(tmp, path)
-    except OSError as err:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise SpecError(f"cannot write {path}: {err.strerror}") from None
+    """Write atomically, as `write_text`."""
+    write_text(path, json.dumps(data, indent=2) + "\n")
 
 
 def write_text(path: str, text: str) -> None:
-    """Write atomically, as `write_json`."""
+    """Write atomically (a temporary file renamed over the target): never half a file."""
     tmp = f"{path}.tmp{os.getpid()}"
     try:
         with open(tmp, "w", encoding="utf-8") as f:
