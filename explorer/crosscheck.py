@@ -39,6 +39,7 @@ from .values import short
 _GENERATED = re.compile(r"^([\d,]+) states generated, ([\d,]+) distinct states found, ([\d,]+) states left on queue")
 _DEPTH = re.compile(r"^The depth of the complete state graph search is ([\d,]+)")
 _INVARIANT = re.compile(r"^Error: Invariant (\S+) is violated( by the initial state)?")
+_TEMPORAL_CHECK = re.compile(r"^Checking (?:\d+ branches of )?temporal properties for the (current|complete) state space")
 _STATE = re.compile(r"^State (\d+):")  # also `State n: Stuttering`, the last state of a lasso
 TEMPORAL = "(temporal)"  # TLC does not name the temporal property it found violated
 _COVERAGE = re.compile(r"^<(\w+) line \d+, col \d+ to line \d+, col \d+ of module \w+[^>]*>: (\d+):(\d+)")
@@ -57,6 +58,7 @@ class TlcOutcome:
     error: str | None = None
     output: str = ""
     coverage: dict[str, tuple[int, int]] = field(default_factory=dict)  # action -> (distinct, generated)
+    partial: bool = False  # the temporal violation was found by a periodic check of part of the state space
 
 
 @dataclass
@@ -141,6 +143,10 @@ def parse_tlc_output(text: str, exit_code: int | None = None) -> TlcOutcome:
             continue
         if line.startswith("Error: Temporal properties were violated."):
             out.verdict, out.property = "violated", TEMPORAL
+            continue
+        m = _TEMPORAL_CHECK.match(line)
+        if m and out.verdict != "violated":  # TLC checks liveness now and then, and at the end
+            out.partial = m.group(1) == "current"
             continue
         if line.startswith("Error: Deadlock reached."):
             out.verdict = "deadlock"
@@ -240,6 +246,9 @@ def cross_check(model, deadlock: bool = True, spec_path: str | None = None,
                                ("depth", ours.depth, tlc.depth)):
         if theirs is None:
             cc.rows.append(Row(name, mine, None, False, "TLC printed no figure"))
+        elif tlc.partial and ours.loop is not None:
+            cc.rows.append(Row(name, mine, theirs, False,
+                               "TLC found the lasso in a periodic liveness check, before its search ended"))
         elif moved:
             cc.rows.append(Row(name, mine, theirs, False,
                                "deadlock checked as an invariant: TLC stops when the state is generated"))

@@ -42,6 +42,12 @@ step that a still-unmet condition needs, and so on, then a shortest path back (T
 the same way). The prefix is therefore shortest and the cycle short, but the lasso as a whole is
 not guaranteed minimal; TLC reports the first bad component its depth-first search completes,
 which is not always the nearest (docs/language.md gives an example).
+
+Livelocks. The nearest violation is often a stall (a single state where stuttering is fair), which
+says nothing about cycles farther away. `cycles_only` keeps only the fair components of several
+states: their fair loops are cycles of real steps (a fair component of one state has no edge
+inside, since self-loops are not stored), so a study can tell "the run may stop" from "the run may
+loop for ever without progress".
 """
 from __future__ import annotations
 
@@ -302,17 +308,20 @@ class Checker:
             found.append(c)
         return found
 
-    def fair_components(self, alive: bytearray, need: bytearray | None) -> list[list[int]]:
+    def fair_components(self, alive: bytearray, need: bytearray | None,
+                        cycles_only: bool = False) -> list[list[int]]:
         """Every fair component of the `alive` subgraph (each sorted: its first state is the one
-        nearest an initial state)."""
+        nearest an initial state); `cycles_only`: only those of several states, whose fair loops
+        are cycles of real steps (a single state's loop is a stutter)."""
         g = self.g
         out = []
         for comp in sccs(g, alive, range(len(g.states))):
-            out.extend(sorted(c) for c in self.fair_parts(comp, need))
+            out.extend(sorted(c) for c in self.fair_parts(comp, need) if not cycles_only or len(c) > 1)
         return out
 
-    def cycle(self, comp: list[int], need: bytearray | None) -> list[int]:
-        """A fair cycle of `comp` from its first state: the states after it, back to it."""
+    def cycle(self, comp: list[int], need: bytearray | None, real: bool = False) -> list[int]:
+        """A fair cycle of `comp` from its first state: the states after it, back to it (empty:
+        stuttering there is fair); `real`: at least one step (`comp` has several states)."""
         g = self.g
         inside = set(comp)
         start = comp[0]
@@ -369,6 +378,9 @@ class Checker:
                 met(v)
             path.extend(steps)
             cur = path[-1]
+        if real and len(path) == 1:  # every goal is met at the start: one step out, then back
+            path.append(next(w for e in g.succ(start) if (w := g.indices[e]) in inside))
+            cur = path[-1]
         if cur != start:
             path.extend(self.path(cur, {start}, inside)[1:])
             path.pop()  # the loop's first state is not repeated
@@ -415,34 +427,36 @@ def _values(g: Graph, fn: Any, prop: CompiledProperty) -> bytearray:
     return out
 
 
-def find_lasso(checker: Checker, g: Graph, prop: CompiledProperty) -> Lasso | None:
-    """A fair behaviour violating `prop`, as a lasso, or None when the property holds."""
+def find_lasso(checker: Checker, g: Graph, prop: CompiledProperty, cycles_only: bool = False) -> Lasso | None:
+    """A fair behaviour violating `prop`, as a lasso, or None when the property holds;
+    `cycles_only`: a behaviour whose loop is a cycle of real steps (a livelock), or None when every
+    violation stops in one state (or there is none)."""
     n = len(g.states)
     p = _values(g, prop.p, prop)
     if prop.form == "always_eventually":  # a fair cycle where P is false throughout
         alive = bytearray(1 - x for x in p)
-        comps = checker.fair_components(alive, None)
+        comps = checker.fair_components(alive, None, cycles_only)
         need = None
     elif prop.form == "eventually_always":  # a fair cycle through a state where P is false
         alive = bytearray(b"\x01") * n
         need = bytearray(1 - x for x in p)
-        comps = checker.fair_components(alive, need)
+        comps = checker.fair_components(alive, need, cycles_only)
     else:  # P, then Q false forever after: a fair cycle of not-Q states that a P state reaches
         q = _values(g, prop.q, prop)
         alive = bytearray(1 - x for x in q)
         need = None
-        comps = checker.fair_components(alive, None)
+        comps = checker.fair_components(alive, None, cycles_only)
         member = {v: c for c in comps for v in c}
         path = _leads_to_path(g, p, q, member) if member else None
         if path is None:
             return None
         comp = member[path[-1]]
         comp = [path[-1]] + [v for v in comp if v != path[-1]]  # enter where the path reaches it
-        return Lasso(path, checker.cycle(comp, None))
+        return Lasso(path, checker.cycle(comp, None, cycles_only))
     if not comps:
         return None
     comp = min(comps, key=lambda c: c[0])
-    return Lasso(_prefix(g, comp[0]), checker.cycle(comp, need))
+    return Lasso(_prefix(g, comp[0]), checker.cycle(comp, need, cycles_only))
 
 
 def _leads_to_path(g: Graph, p: bytearray, q: bytearray, targets: dict[int, Any]) -> list[int] | None:
@@ -495,9 +509,11 @@ def _steps(model: Model, g: Graph, ids: list[int]) -> list[Step]:
     return steps
 
 
-def check_liveness(model: Model, limits: Limits | None = None) -> Result:
+def check_liveness(model: Model, limits: Limits | None = None, cycles_only: bool = False) -> Result:
     """Check the model's temporal properties (in declaration order, each binding in canonical
-    order) on its whole reachable graph; the first violated one is reported with a lasso."""
+    order) on its whole reachable graph; the first violated one is reported with a lasso.
+    `cycles_only` looks for livelocks alone: a violation whose loop is a cycle of real steps
+    ("holds" then means that every violation, if any, stops in one state)."""
     limits = limits or Limits()
     started = time.monotonic()
     result = Result("holds")
@@ -506,7 +522,7 @@ def check_liveness(model: Model, limits: Limits | None = None) -> Result:
             g = build_graph(model, limits, result)
             checker = Checker(model, g)
             for prop in model.properties:
-                lasso = find_lasso(checker, g, prop)
+                lasso = find_lasso(checker, g, prop, cycles_only)
                 if lasso is not None:
                     result.verdict, result.property = "violated", prop.label
                     ids = lasso.prefix + lasso.cycle

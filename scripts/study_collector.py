@@ -9,8 +9,11 @@ What it runs (see traces/README.md, which it writes):
 3. each loss route found, replayed as a minimal configuration against every rule, and for each
    loss what it needs (the same run with one ingredient taken away);
 4. the stuck-run check (deadlock detection; `finished` states are terminal) on a grid;
-5. the review note's scenario, replayed with BARRIER and LOAD_REPLAY_BUFFER true and false.
-Steps 1, 3 and 4 run under both schedules (SCHEDULE = "any" and "eager").
+5. the liveness check (property `trains` under the spec's fairness) on the same grid, and a search
+   for livelocks (a fair cycle that never trains) there and at larger constants;
+6. the review note's scenario, replayed with BARRIER and LOAD_REPLAY_BUFFER true and false.
+Steps 1, 3, 4 and 5 run under both schedules (SCHEDULE = "any" and "eager"); --quick writes the
+smallest frontier loss and the liveness lasso at the spec's defaults under CUT=safe.
 Every number it writes comes from the explorer; nothing is edited by hand."""
 from __future__ import annotations
 
@@ -29,7 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from explorer import Limits, check, load_model  # noqa: E402
+from explorer import Limits, check, check_liveness, load_model  # noqa: E402
 from explorer.config import config_constants  # noqa: E402
 from explorer.replay import format_replay, load_trace_file, replay  # noqa: E402
 from explorer.traces import format_result, itf_trace, result_json, trace_dot, write_json  # noqa: E402
@@ -46,6 +49,7 @@ BASE = {"STEPS": 2, "SAVE_EVERY": 1, "IN_FLIGHT_UPDATES": True, "LOAD_REPLAY_BUF
 SHOWN = ["P", "AGE", "FAILURES", "TOLERATED_FAILURES", "CRASHES", "PROMPTS", "STEPS", "LOAD_REPLAY_BUFFER",
          "ATOMIC_PAUSE", "SCHEDULE"]
 SCHEDULES = ["any", "eager"]
+LIVE = {"CUT": "safe"}  # the liveness lasso --quick writes: the spec's defaults, under the rule that loses no prompt there
 
 
 def loss_grid() -> list[dict[str, Any]]:
@@ -87,9 +91,28 @@ def routes() -> list[tuple[str, str, dict[str, Any]]]:
             for name in ROUTE_NAMES]
 
 
+def liveness_points() -> list[dict[str, Any]]:
+    """Where to check liveness beyond the stuck grid: every loss route and recipe, longer runs
+    (three steps, saves every other step), and the refit that waits for the workers."""
+    from explorer.config import load_configs
+
+    named = [name for name in load_configs(SPEC) if name.startswith("route-")] + RECIPES
+    points = [{**BASE, **config_constants(SPEC, name)} for name in named]
+    for p, failures, crashes in itertools.product([1, 2], [1, 2], [1, 2]):
+        points.append({**BASE, "P": p, "AGE": 2, "FAILURES": failures, "TOLERATED_FAILURES": 1, "CRASHES": crashes,
+                       "PROMPTS": 4 * p, "STEPS": 3, "SAVE_EVERY": 2})
+    for p, age in itertools.product([1, 2], [1, 2]):
+        points.append({**BASE, "P": p, "AGE": age, "FAILURES": 1, "TOLERATED_FAILURES": 1, "CRASHES": 1,
+                       "PROMPTS": 3 * p, "IN_FLIGHT_UPDATES": False})
+    return points
+
+
+VERDICT = {"holds": "proved", "violated": "refuted", "deadlock": "refuted"}
+
+
 @dataclass
 class Job:
-    kind: str  # loss | stuck | retrain
+    kind: str  # loss | stuck | retrain | live (the liveness check, and a livelock search behind a stall)
     rule: str
     consts: dict[str, Any]
     limits: Limits = LIMITS
@@ -97,12 +120,18 @@ class Job:
 
 def run_job(job: Job) -> dict[str, Any]:
     consts = {**job.consts, "CUT": job.rule}
-    invariants = {"loss": ["no_prompt_lost"], "stuck": [], "retrain": ["retrained_bounded"]}[job.kind]
+    invariants = {"loss": ["no_prompt_lost"], "retrain": ["retrained_bounded"]}.get(job.kind, [])
     model = load_model(SPEC, consts, invariants=invariants)
     started = time.monotonic()
-    result = check(model, deadlock=job.kind == "stuck", limits=job.limits)
+    livelock = None
+    if job.kind == "live":
+        result = check_liveness(model, job.limits)
+        if result.loop is not None and result.loop_step is None:  # a stall: a livelock could hide behind it
+            livelock = check_liveness(model, job.limits, cycles_only=True)
+    else:
+        result = check(model, deadlock=job.kind == "stuck", limits=job.limits)
     seconds = time.monotonic() - started
-    verdict = {"holds": "proved", "violated": "refuted", "deadlock": "refuted"}.get(result.verdict, result.verdict)
+    verdict = VERDICT.get(result.verdict, result.verdict)
     return {
         "kind": job.kind, "rule": job.rule, "constants": {k: consts[k] for k in SHOWN if k in consts},
         "bound": consts.get("MAX_RETRAINED"),
@@ -117,7 +146,25 @@ def run_job(job: Job) -> dict[str, Any]:
         "prompts": prompt_picture(model, result) if result.trace and job.kind == "loss" else None,
         "checkpoints": checkpoints_along(model, result) if result.trace and job.kind == "loss" else [],
         "uses": trace_uses(model, result) if result.trace else [],
+        "property": result.property if result.loop is not None else None,
+        "setting": consts_text({k: consts[k] for k in SHOWN + ["SAVE_EVERY", "IN_FLIGHT_UPDATES", "BARRIER"] if k in consts}),
+        "lasso": lasso_what(model, result),
+        # a stall's run: is there a livelock as well? (proved: none; refuted: its lasso)
+        "livelock": VERDICT.get(livelock.verdict, livelock.verdict) if livelock else None,
+        "livelock_text": format_result(model, livelock, "spec/collector.spec") if livelock and livelock.trace else "",
     }
+
+
+def lasso_what(model, result) -> str:
+    """A liveness lasso's loop in a word or two: a livelock (a cycle of real steps), a deadlock
+    (nothing enabled), or a stall where only the named unfair actions could go on; "" for none."""
+    if result.loop is None:
+        return ""
+    if result.loop_step is not None:
+        return "livelock"
+    last = result.trace[-1].state
+    able = sorted({a.name for a, succ in zip(model.actions, model.successors(last)) if any(t != last for t in succ)})
+    return "stall (only " + ", ".join(able) + " enabled)" if able else "deadlock"
 
 
 def trace_uses(model, result) -> list[str]:
@@ -292,6 +339,11 @@ def main() -> int:
     assert smallest is not None, "the frontier rule lost no prompt anywhere on the grid"
     files = write_counterexample(out, "frontier-smallest", smallest,
                                  f"CUT=frontier loses a prompt: {consts_text(smallest['constants'])}")
+    defaults = {k: v for k, v in load_model(SPEC).constants.items() if k in SHOWN}
+    live = run_job(Job("live", LIVE["CUT"], defaults))
+    assert live["verdict"] == "refuted", "the liveness check found no stall at the spec's defaults"
+    files += write_counterexample(out, "liveness-default", live,
+                                  f"liveness at the defaults, CUT={LIVE['CUT']}: {live['property']}, {live['lasso']}")
     if args.quick:
         print(f"wrote {', '.join(files)} in {out}")
         return 0
@@ -329,6 +381,23 @@ def main() -> int:
             written.add(key)
             stem = f"stuck-{row['rule']}-{'atomic-pause' if key[0] else 'code'}" + ("-eager" if key[2] == "eager" else "")
             write_counterexample(out, stem, row, f"stuck: {consts_text(row['constants'])}, CUT={row['rule']}")
+    # 5. liveness on the stuck grid and beyond it, and livelocks there
+    live_points = [(c, LIMITS) for c in scheduled(stuck_grid())] + [(c, ROUTE_LIMITS) for c in scheduled(liveness_points())]
+    live_jobs = [Job("live", rule, c, lim) for c, lim in live_points for rule in RULES]
+    live_rows = run_all(pool, live_jobs, "live")
+    for i, row in enumerate(live_rows):
+        row["where"] = "grid" if i < len(scheduled(stuck_grid())) * len(RULES) else "beyond"
+    written = set()
+    for row in live_rows:
+        key = (row["constants"]["ATOMIC_PAUSE"], row["rule"], row["constants"]["SCHEDULE"])
+        if row["verdict"] == "refuted" and key not in written:
+            written.add(key)
+            stem = f"live-{row['rule']}-{'atomic-pause' if key[0] else 'code'}" + ("-eager" if key[2] == "eager" else "")
+            write_counterexample(out, stem, row, f"liveness: {consts_text(row['constants'])}, CUT={row['rule']}, "
+                                 f"{row['property']}: {row['lasso']}")
+    for n, row in enumerate(livelocks(live_rows), 1):
+        text = row["text"] if row["lasso"] == "livelock" else row["livelock_text"]
+        (out / f"livelock-{n}.txt").write_text(text + "\n")
     pool.close()
 
     # 5. replay of the review note's scenario
@@ -353,14 +422,14 @@ def main() -> int:
                                     f"{what} | [{stem}.txt]({stem}.txt) |")
 
     results = {"grid": grid_rows, "routes": route_rows, "needs": needs_rows, "recipes": recipe_rows,
-               "retrain": retrain_rows, "stuck": stuck_rows}
+               "retrain": retrain_rows, "stuck": stuck_rows, "live": live_rows}
     for group in results.values():
         for row in group:
-            for key in ("text", "json", "itf", "dot", "prompts"):
+            for key in ("text", "json", "itf", "dot", "prompts", "livelock_text"):
                 row.pop(key, None)
     write_json(str(out / "results.json"), results)
     write_readme(out, smallest, grid_rows, route_rows, needs_rows, recipe_rows, retrain_rows, stuck_rows,
-                 replay_lines, time.monotonic() - started)
+                 live_rows, replay_lines, time.monotonic() - started)
     print(f"traces regenerated in {out} ({time.monotonic() - started:.0f} s)")
     return 0
 
@@ -581,8 +650,88 @@ def docs_findings(route_rows: list[dict[str, Any]]) -> list[str]:
     return lines + [""]
 
 
+def live_table(rows: list[dict[str, Any]]) -> list[str]:
+    out = ["| constants | rule | verdict | property | the loop | a livelock behind the stall | distinct states | trace | seconds |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        verdict = r["verdict"] + (f" ({r['stopped_by']})" if r["stopped_by"] else "")
+        out.append(f"| {r['setting']} | {r['rule']} | {verdict} | {r['property'] or ''} | "
+                   f"{r['lasso']} | {r['livelock'] or ''} | {r['distinct']:,} | {r['trace_length'] or ''} | {r['seconds']} |")
+    return out
+
+
+def livelocks(live_rows) -> list[dict[str, Any]]:
+    """Every run with a livelock: the liveness check's lasso, or one found behind its stall."""
+    return [r for r in live_rows if r["lasso"] == "livelock" or r["livelock"] == "refuted"]
+
+
+def _count(items) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for x in items:
+        out[x] = out.get(x, 0) + 1
+    return out
+
+
+def liveness_lines(out: Path, stuck_rows, live_rows) -> list[str]:
+    """The liveness section: what `trains` says on the stuck grid, against the deadlock check, and
+    where livelocks were looked for. Every count is taken from the rows."""
+    lines = ["## Does training always go on? (liveness)", "",
+             "Property `trains(s)` of the spec: once a live run (no fatal failure recorded, not `ended`) is at "
+             "step s, step s is eventually trained or the run stops (a fatal failure, the data ran out). Fair "
+             "(weakly): the collection loop, the workers finishing or stopping, the trainer; not fair: "
+             "`worker_fails` and `restart`, which the environment or the operator may do but need not. A "
+             "violation is a lasso: a *deadlock* (nothing enabled), a *stall* (only unfair actions, a failure "
+             "or a restart, could go on: not a deadlock, so the deadlock check misses it while a crash or a "
+             "failure is still possible) or a *livelock* (a cycle of real steps that never trains the step). "
+             "Each run is the liveness check alone (`check_liveness`: no invariant, and a deadlock shows as a lasso "
+             "that stutters); its cost against the safety search is in docs/liveness.md.", ""]
+    stuck = {_unscheduled(r) + (r["constants"]["SCHEDULE"],): r["verdict"] for r in stuck_rows}
+    on_grid = [r for r in live_rows if r["where"] == "grid"]
+    beyond = [r for r in live_rows if r["where"] == "beyond"]
+    for sch in SCHEDULES:
+        mine = [r for r in on_grid if r["constants"]["SCHEDULE"] == sch]
+        refuted = [r for r in mine if r["verdict"] == "refuted"]
+        kinds = _count(r["lasso"] for r in refuted)
+        both = sum(1 for r in refuted if stuck.get(_unscheduled(r) + (sch,)) == "refuted")
+        only_live = sum(1 for r in refuted if stuck.get(_unscheduled(r) + (sch,)) == "proved")
+        only_stuck = sum(1 for r in mine if r["verdict"] == "proved" and stuck.get(_unscheduled(r) + (sch,)) == "refuted")
+        cut = sum(1 for r in mine if r["verdict"] not in ("proved", "refuted"))
+        lines.append(
+            f"- SCHEDULE = {sch}: `trains` is violated at {len(refuted)} of {len(mine)} runs (points x rules) of the "
+            f"stuck grid, proved at {sum(1 for r in mine if r['verdict'] == 'proved')}"
+            + (f", not decided at {cut}" if cut else "") + ". The loops: "
+            + (", ".join(f"{n} {k}" for k, n in sorted(kinds.items())) or "none") + ". Against the deadlock check "
+            f"on the same runs: both refute at {both}; only the liveness check at {only_live} (stalls that a failure "
+            f"or a crash could still end); only the deadlock check at {only_stuck}.")
+    for sch in SCHEDULES:
+        mine = [r for r in beyond if r["constants"]["SCHEDULE"] == sch]
+        refuted = [r for r in mine if r["verdict"] == "refuted"]
+        lines.append(f"- Beyond the stuck grid (every loss route and recipe, three steps with a save every other "
+                     f"step, the refit that waits for the workers), SCHEDULE = {sch}: violated at {len(refuted)} of "
+                     f"{len(mine)} runs, proved at {sum(1 for r in mine if r['verdict'] == 'proved')}; the loops: "
+                     + (", ".join(f"{n} {k}" for k, n in sorted(_count(r["lasso"] for r in refuted).items())) or "none")
+                     + ".")
+    looped = livelocks(live_rows)
+    behind = [r for r in live_rows if r["livelock"] is not None]
+    cut = [r for r in live_rows if r["verdict"] not in ("proved", "refuted") or r["livelock"] not in (None, "proved", "refuted")]
+    lines += ["", f"Livelocks (a violation whose loop is a cycle of real steps): looked for at all {len(live_rows)} runs "
+              f"above, each under the rules {', '.join(RULES)}. Where `trains` is proved there is none; where its "
+              f"lasso is a stall, a livelock farther away could hide behind it, so it was looked for on its own "
+              f"(`check_liveness(cycles_only=True)`, {len(behind)} runs). Found at {len(looped)}"
+              + (f"; not decided (cut by a limit) at {len(cut)}" if cut else "") + "."
+              + (" Traces: " + ", ".join(f"[livelock-{n}.txt](livelock-{n}.txt)" for n in range(1, len(looped) + 1))
+                 if looped else " Every violation of `trains` found stops in one state (a deadlock or a stall)."),
+              "", "The stuck grid:", ""]
+    lines += live_table(on_grid)
+    lines += ["", "Beyond the stuck grid:", ""]
+    lines += live_table(beyond)
+    written = sorted(p.name for p in out.glob("live-*.txt") if ".prompts" not in p.name)
+    lines += ["", "Traces: " + ", ".join(f"[{n}]({n})" for n in written), ""]
+    return lines
+
+
 def write_readme(out: Path, smallest, grid_rows, route_rows, needs_rows, recipe_rows, retrain_rows, stuck_rows,
-                 replay_lines, seconds: float) -> None:
+                 live_rows, replay_lines, seconds: float) -> None:
     sm = smallest
     lines = [
         "# What the model says about the checkpoint cut rules",
@@ -671,6 +820,7 @@ def write_readme(out: Path, smallest, grid_rows, route_rows, needs_rows, recipe_
     lines += table(stuck_rows)
     stuck_written = sorted(p.name for p in out.glob("stuck-*.txt") if ".prompts" not in p.name)
     lines += ["", "Traces: " + ", ".join(f"[{n}]({n})" for n in stuck_written), ""]
+    lines += liveness_lines(out, stuck_rows, live_rows)
     lines += ["## The review note's scenario, replayed", "",
               "`spec/scenarios/review-note.trace` is the note's story step by step; "
               "`review-note-barrier.trace` is the same story with target 1 completing before step 0 trains, "

@@ -11,7 +11,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 TRACES = ROOT / "traces"
 QUICK = ["frontier-smallest.txt", "frontier-smallest.json", "frontier-smallest.itf.json", "frontier-smallest.dot",
-         "frontier-smallest.prompts.txt", "frontier-smallest.prompts.dot"]
+         "frontier-smallest.prompts.txt", "frontier-smallest.prompts.dot",
+         "liveness-default.txt", "liveness-default.json", "liveness-default.itf.json", "liveness-default.dot"]
 
 
 def normalized(path: Path) -> str:
@@ -47,3 +48,11 @@ def test_the_committed_counterexample_names_the_lost_prompt():
     assert re.search(r"Error: It fails for p = \d+\.", text)
     picture = (TRACES / "frontier-smallest.prompts.txt").read_text()
     assert " L" in picture  # the lost prompt is marked in its last column
+
+
+def test_the_committed_liveness_lasso_is_a_stall_that_needs_no_crash():
+    text = (TRACES / "liveness-default.txt").read_text()
+    assert "Error: Property trains(s=0) is violated." in text and "Stuttering" in text
+    assert "only restart, which need not fire" in text and "<restart" not in text
+    data = json.loads((TRACES / "liveness-default.json").read_text())
+    assert data["loop_action"] is None and data["lasso_length"] == len(data["trace"]) + 1
