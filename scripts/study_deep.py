@@ -1,0 +1,164 @@
+"""The collector study at deeper bounds, run with `explorer sweep` (the grid files under spec/study/),
+and the README section drawn from the sweeps' own sweep.json files.
+
+    python scripts/study_collector.py          # runs these sweeps as its last part
+    python -m explorer sweep spec/collector.spec --grid spec/study/deep.toml --jobs 2 --out traces/deep
+
+Each sweep writes its verdict matrix and one trace set per refuted point in traces/<name>/; nothing
+here decides a verdict, it only summarises what the sweeps found."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+SPEC = "spec/collector.spec"
+SWEEPS = {
+    "deep": "spec/study/deep.toml",
+    "ablation": "spec/study/ablation.toml",
+    "proof": "spec/study/proof.toml",
+}
+# ABLATE's values, in the code's terms: what get_checkpoint_state would have to read for that term
+TERMS = {
+    "outstanding": "the lowest outstanding ordinal (dispatched, not yet buffered): post's term",
+    "doomed": "the ordinals of a dispatch that failed fatally in this run (post sweeps them out of outstanding)",
+    "discarded": "the ordinals of groups discarded because they finished after the end of the stream "
+                 "(TC 1318/1391), in this run",
+    "buffered": "the lowest ordinal in the replay buffer (buffered, not yet trained)",
+    "pending": "the lowest ordinal of the pending batch (pulled, not yet dispatched)",
+    "loader": "the loader's next ordinal (after a resume it re-yields rows below the trained frontier)",
+    "ring": "the restored base, put in the new run's ring at resume (so a first checkpoint never falls back "
+            "to the live cursor)",
+    "frontier": "the trained frontier F itself (min with F)",
+}
+
+
+class SweepFailed(RuntimeError):
+    """A sweep that could not run (bad grid, spec error, internal error): the study stops."""
+
+
+def run_sweeps(out: Path, jobs: int, names: list[str] | None = None) -> dict[str, dict[str, Any]]:
+    """Run each sweep into out/<name> (its cache there makes a rerun of an unchanged point free)."""
+    results = {}
+    for name in names or list(SWEEPS):
+        cmd = [sys.executable, "-m", "explorer", "sweep", SPEC, "--grid", SWEEPS[name], "--jobs", str(jobs),
+               "--out", str(out / name)]
+        print("  sweep:", " ".join(cmd[1:]), flush=True)
+        code = subprocess.run(cmd, stdout=subprocess.DEVNULL).returncode
+        if code not in (0, 1, 3):
+            raise SweepFailed(f"`{' '.join(cmd[1:])}` exited {code}")
+        results[name] = json.loads((out / name / "sweep.json").read_text())
+    return results
+
+
+def _varying(data: dict[str, Any], row: dict[str, Any], skip: tuple[str, ...] = ()) -> str:
+    return ", ".join(f"{k}={v}" for k, v in row["shown"].items() if k in data["axes"] and k not in skip)
+
+
+def _link(name: str, row: dict[str, Any], suffix: str) -> str | None:
+    return next((f"{name}/{f}" for f in row["files"] if f.endswith(suffix)), None)
+
+
+def _refuted_cell(name: str, data: dict[str, Any], row: dict[str, Any], skip: tuple[str, ...]) -> str:
+    trace, view = _link(name, row, "no_prompt_lost.txt"), _link(name, row, ".view.txt")
+    text = f"{row['witness'] or row['property']}, {row['trace_length']} states at {_varying(data, row, skip)}"
+    text = f"[{text}]({trace})" if trace else text
+    return text + (f" ([prompts]({view}))" if view else "")
+
+
+def _counts(data: dict[str, Any]) -> str:
+    c = data["counts"]
+    return (f"{data['points']} points, {c['proved']} proved, {c['refuted']} refuted, {c['incomplete']} incomplete"
+            + (f", {c['error']} error" if c.get("error") else "") + f" ({data['seconds']:.0f} s with {data['jobs']} jobs)")
+
+
+def _group_rows(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for r in data["runs"]:
+        groups.setdefault(r["group"] or "", []).append(r)
+    return groups
+
+
+def _smallest(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {s["group"] or "": data["runs"][s["index"]] for s in data["smallest_refuting"]}
+
+
+def _unrefuted(rows: list[dict[str, Any]]) -> str:
+    proved = sum(r["verdict"] == "proved" for r in rows)
+    cut = [r for r in rows if r["verdict"] == "incomplete"]
+    text = f"not refuted: {proved} of {len(rows)} points proved"
+    if cut:
+        text += f", {len(cut)} incomplete ({', '.join(sorted({r['reason'] or r['stopped_by'] or '?' for r in cut}))})"
+    return text
+
+
+def deep_lines(results: dict[str, dict[str, Any]]) -> list[str]:
+    lines: list[str] = []
+    if "deep" in results:
+        data = results["deep"]
+        smallest, groups = _smallest(data), _group_rows(data)
+        group_by = data["checks"]["group_by"]
+        lines += ["## At deeper bounds: the smallest loss of each rule, by kind of failure", "",
+                  f"`{SWEEPS['deep']}`: {data['description']}. {_counts(data)}. Each cell is the first refuting "
+                  "point in size order of its row, rule and schedule (the sweep stops that group there), with its "
+                  "shortest trace and the prompt-by-prompt picture; the full matrix is "
+                  "[deep/sweep.md](deep/sweep.md).", ""]
+        rules = list(dict.fromkeys(r["shown"]["CUT"] for r in data["runs"]))
+        schedules = list(dict.fromkeys(r["shown"]["SCHEDULE"] for r in data["runs"]))
+        rest = [a for a in group_by if a not in ("CUT", "SCHEDULE")]
+        lines += ["| " + " | ".join(rest) + " | schedule | " + " | ".join(f"`{r}`" for r in rules) + " |",
+                  "|---" * (len(rest) + 1 + len(rules)) + "|"]
+        keys = list(dict.fromkeys(tuple(r["shown"][a] for a in rest) for r in data["runs"]))
+        for key in keys:
+            for sch in schedules:
+                cells = []
+                for rule in rules:
+                    g = next((g for g, rows in groups.items() if rows[0]["shown"]["CUT"] == rule
+                              and rows[0]["shown"]["SCHEDULE"] == sch
+                              and tuple(rows[0]["shown"][a] for a in rest) == key), None)
+                    if g is None:
+                        cells.append("")
+                    elif g in smallest:
+                        cells.append(_refuted_cell("deep", data, smallest[g], tuple(group_by)))
+                    else:
+                        cells.append(_unrefuted(groups[g]))
+                lines.append("| " + " | ".join(key) + f" | {sch} | " + " | ".join(cells) + " |")
+        lines += [""]
+    if "proof" in results:
+        data = results["proof"]
+        cut = [r for r in data["runs"] if r["verdict"] == "incomplete"]
+        refuted = [r for r in data["runs"] if r["verdict"] == "refuted"]
+        lines += ["## The rule that holds: `unfinished`", "",
+                  f"`{SWEEPS['proof']}`: {data['description']}. {_counts(data)}; the matrix is "
+                  "[proof/sweep.md](proof/sweep.md)."]
+        if refuted:
+            lines += ["", "**It is refuted** at " + "; ".join(_refuted_cell("proof", data, r, ()) for r in refuted) + "."]
+        if cut:
+            lines += ["", f"Nothing is claimed at the {len(cut)} incomplete points: "
+                      + ", ".join(f"{r['name']} ({r['reason'] or r['stopped_by']}, {r['distinct']:,} states)"
+                                  for r in cut) + "."]
+        biggest = max((r for r in data["runs"] if r["verdict"] == "proved"), key=lambda r: r["distinct"], default=None)
+        if biggest:
+            lines += ["", f"The largest proved point: {biggest['name']}, {biggest['distinct']:,} distinct states, "
+                      f"depth {biggest['depth']}."]
+        lines += [""]
+    if "ablation" in results:
+        data = results["ablation"]
+        smallest, groups = _smallest(data), _group_rows(data)
+        lines += ["## Each term of `unfinished` is needed: the ablation", "",
+                  f"`{SWEEPS['ablation']}`: {data['description']}. {_counts(data)}. For each term taken away "
+                  "(ABLATE), the first refuting point in size order: the smallest counterexample on that grid. "
+                  "The matrix is [ablation/sweep.md](ablation/sweep.md).", "",
+                  "| term taken away | what the collector reads for it | smallest counterexample without it |",
+                  "|---|---|---|"]
+        for term, what in TERMS.items():
+            g = next((g for g, rows in groups.items() if rows[0]["shown"]["ABLATE"] == term), None)
+            if g is None:
+                continue
+            cell = (_refuted_cell("ablation", data, smallest[g], ("ABLATE",)) if g in smallest
+                    else _unrefuted(groups[g]) + " (not shown to be needed)")
+            lines.append(f"| `{term}` | {what} | {cell} |")
+        lines += [""]
+    return lines
