@@ -160,5 +160,36 @@ def deep_lines(results: dict[str, dict[str, Any]]) -> list[str]:
             cell = (_refuted_cell("ablation", data, smallest[g], ("ABLATE",)) if g in smallest
                     else _unrefuted(groups[g]) + " (not shown to be needed)")
             lines.append(f"| `{term}` | {what} | {cell} |")
-        lines += [""]
+        lines += [""] + patch_sketch(smallest, groups)
+    return lines
+
+
+SKETCH = {  # how get_checkpoint_state would read each term (prose, not NeMo RL's code)
+    "frontier": "cut = F  (the trained frontier, as today)",
+    "outstanding": "cut = min(cut, min(outstanding ordinals))  (post's term: dispatched, not yet buffered)",
+    "doomed": "cut = min(cut, min(ordinals of dispatches that failed fatally in this run))  (post sweeps a "
+              "failed dispatch out of outstanding; keep a fatal one's ordinals until the run ends)",
+    "discarded": "cut = min(cut, min(ordinals discarded because they finished after the end of the stream))  "
+                 "(TC 1318/1391 drop them; remember them for the cut)",
+    "buffered": "cut = min(cut, min(ordinals in the replay buffer))",
+    "pending": "cut = min(cut, min(ordinals of the pending batch))",
+    "loader": "cut = min(cut, the ordinal the loader yields next)  (after a frontier resume it re-yields rows "
+              "below F: a restored group trained out of order moves F past them)",
+    "ring": "at resume, put the restored base into the new run's snapshot ring, so the first checkpoint of "
+            "a run always finds a ring place <= cut and never falls back to the live cursor",
+}
+
+
+def patch_sketch(smallest: dict[str, dict[str, Any]], groups: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """The rule in the code's terms, each line marked with what the ablation showed about it."""
+    needed = {rows[0]["shown"]["ABLATE"]: g in smallest for g, rows in groups.items()}
+    lines = ["### The rule as a patch sketch for `get_checkpoint_state`", "",
+             "In prose and pseudo-code (not NeMo RL's code); each line says whether the ablation above "
+             "shows it is needed.", "", "```"]
+    for term, text in SKETCH.items():
+        mark = {True: "needed", False: "not shown needed on the ablation grid", None: "not in the ablation"}[
+            needed.get(term)]
+        lines.append(f"{text}    # {mark}")
+    lines += ["base = the largest ring place <= cut  (as today); save cut as frontier_ordinal and base as "
+              "resume_base_ordinal", "```", ""]
     return lines
