@@ -18,7 +18,7 @@ from .errors import SpecError
 from .grid import Grid
 from .limits import Limits
 from .model import const_text
-from .sweep import Run, command, limits_json
+from .sweep import Run, command, engine_version, limits_json
 from .traces import stop_reason, write_json
 from .values import to_itf
 
@@ -128,6 +128,7 @@ class Matrix:
         g = self.grid
         return {
             "spec": g.spec, "grid": g.path, "description": g.description, "finished": final,
+            "engine": engine_version(),
             "axes": g.axes, "checks": {"invariants": g.invariants, "properties": g.properties, "deadlock": g.deadlock,
                                        "separately": g.separately, "group_by": g.group_by},
             "limits": {**limits_json(g.limits), "fingerprints": g.fingerprints, "workers": g.workers},

@@ -7,6 +7,7 @@ once, smallest first. A result is kept in DIR/cache under a hash of what decides
 text, the constants, what is checked, the engine's source); see `Run.key` and docs/sweep.md."""
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import multiprocessing as mp
@@ -37,8 +38,10 @@ SIGNALLED = {"interrupted", "terminated", "died", None}
 GRACE = 10.0  # seconds a stopped point gets to report what it explored before it is killed
 
 
+@functools.cache
 def engine_version() -> str:
-    """A hash of the explorer's own source: any change to the engine invalidates the cache."""
+    """A hash of the explorer's own source: any change to the engine invalidates the cache (and
+    sweep.json records it, so a committed matrix says which engine wrote it)."""
     digest = hashlib.sha256(__version__.encode())
     root = Path(__file__).resolve().parent
     for path in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".lark")):

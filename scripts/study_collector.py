@@ -278,6 +278,8 @@ def main() -> int:
     parser.add_argument("--out", default=str(ROOT / "traces"))
     parser.add_argument("--quick", action="store_true", help="only the smallest frontier counterexample")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--reuse-sweeps", action="store_true",
+                        help="take the finished sweeps in OUT/<name>/sweep.json as they are instead of running them")
     args = parser.parse_args()
     out = Path(args.out).resolve()
     os.chdir(ROOT)
@@ -363,7 +365,7 @@ def main() -> int:
                 row.pop(key, None)
     write_json(str(out / "results.json"), results)
     # 6. deeper bounds, with `explorer sweep`: the earlier rules, the rule that holds, its ablation
-    deep = run_sweeps(out, args.workers)
+    deep = run_sweeps(out, args.workers, reuse=args.reuse_sweeps)
     write_readme(out, smallest, grid_rows, route_rows, needs_rows, recipe_rows, retrain_rows, stuck_rows,
                  replay_lines, time.monotonic() - started)
     with open(out / "README.md", "a") as readme:

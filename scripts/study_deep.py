@@ -39,10 +39,16 @@ class SweepFailed(RuntimeError):
     """A sweep that could not run (bad grid, spec error, internal error): the study stops."""
 
 
-def run_sweeps(out: Path, jobs: int, names: list[str] | None = None) -> dict[str, dict[str, Any]]:
-    """Run each sweep into out/<name> (its cache there makes a rerun of an unchanged point free)."""
+def run_sweeps(out: Path, jobs: int, reuse: bool = False) -> dict[str, dict[str, Any]]:
+    """Run each sweep into out/<name> (its cache there makes a rerun of an unchanged point free);
+    with `reuse`, take a finished out/<name>/sweep.json as it is (it names the engine that wrote it)."""
     results = {}
-    for name in names or list(SWEEPS):
+    for name in SWEEPS:
+        done = out / name / "sweep.json"
+        if reuse and done.exists() and json.loads(done.read_text()).get("finished"):
+            print(f"  sweep {name}: reusing {done}", flush=True)
+            results[name] = json.loads(done.read_text())
+            continue
         cmd = [sys.executable, "-m", "explorer", "sweep", SPEC, "--grid", SWEEPS[name], "--jobs", str(jobs),
                "--out", str(out / name)]
         print("  sweep:", " ".join(cmd[1:]), flush=True)
@@ -71,7 +77,8 @@ def _refuted_cell(name: str, data: dict[str, Any], row: dict[str, Any], skip: tu
 def _counts(data: dict[str, Any]) -> str:
     c = data["counts"]
     return (f"{data['points']} points, {c['proved']} proved, {c['refuted']} refuted, {c['incomplete']} incomplete"
-            + (f", {c['error']} error" if c.get("error") else "") + f" ({data['seconds']:.0f} s with {data['jobs']} jobs)")
+            + (f", {c['error']} error" if c.get("error") else "")
+            + f" ({data['seconds']:.0f} s with {data['jobs']} jobs, engine {data.get('engine', '?')[:12]})")
 
 
 def _group_rows(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
