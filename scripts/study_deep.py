@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from explorer.sweep import engine_version
+
 SPEC = "spec/collector.spec"
 SWEEPS = {
     "deep": "spec/study/deep.toml",
@@ -78,7 +80,9 @@ def _counts(data: dict[str, Any]) -> str:
     c = data["counts"]
     return (f"{data['points']} points, {c['proved']} proved, {c['refuted']} refuted, {c['incomplete']} incomplete"
             + (f", {c['error']} error" if c.get("error") else "")
-            + f" ({data['seconds']:.0f} s with {data['jobs']} jobs, engine {data.get('engine', '?')[:12]})")
+            + f" ({data['seconds']:.0f} s with {data['jobs']} jobs, engine {data.get('engine', '?')[:12]}"
+            + ("" if data.get("engine") == engine_version() else
+               f", not this checkout's engine {engine_version()[:12]}: rerun the sweep to refresh") + ")")
 
 
 def _group_rows(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
