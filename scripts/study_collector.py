@@ -37,7 +37,7 @@ from explorer.replay import format_replay, load_trace_file, replay  # noqa: E402
 from explorer.traces import format_result, itf_trace, result_json, trace_dot, write_json  # noqa: E402
 from explorer.values import TRUE, short  # noqa: E402
 from explorer.views import find_view, view_grid  # noqa: E402
-from study_deep import deep_lines, run_sweeps  # noqa: E402
+from study_deep import deep_lines, deep_summary, run_sweeps  # noqa: E402
 
 SPEC = Path("spec/collector.spec")  # relative: what the traces record does not depend on the checkout
 SCENARIOS = Path("spec/scenarios")
@@ -368,8 +368,9 @@ def main() -> int:
     deep = run_sweeps(out, args.workers, reuse=args.reuse_sweeps)
     write_readme(out, smallest, grid_rows, route_rows, needs_rows, recipe_rows, retrain_rows, stuck_rows,
                  replay_lines, time.monotonic() - started)
-    with open(out / "README.md", "a") as readme:
-        readme.write("\n".join(deep_lines(deep)) + "\n")
+    readme = (out / "README.md").read_text()
+    readme = readme.replace("## In plain words\n\n", "## In plain words\n\n" + deep_summary(deep) + "\n\n", 1)
+    (out / "README.md").write_text(readme + "\n".join(deep_lines(deep)) + "\n")
     print(f"traces regenerated in {out} ({time.monotonic() - started:.0f} s)")
     return 0
 

@@ -105,6 +105,47 @@ def _unrefuted(rows: list[dict[str, Any]]) -> str:
     return text
 
 
+def deep_summary(results: dict[str, dict[str, Any]]) -> str:
+    """The plain-words verdict of the deeper sweeps, for the top of the README."""
+    parts = []
+    if "deep" in results:
+        data = results["deep"]
+        smallest, groups = _smallest(data), _group_rows(data)
+        for rule in dict.fromkeys(r["shown"]["CUT"] for r in data["runs"]):
+            mine = [g for g, rows in groups.items() if rows[0]["shown"]["CUT"] == rule]
+            by_schedule = []
+            for sch in dict.fromkeys(r["shown"]["SCHEDULE"] for r in data["runs"]):
+                here = [g for g in mine if groups[g][0]["shown"]["SCHEDULE"] == sch]
+                lost = [g for g in here if g in smallest]
+                by_schedule.append(f"{len(lost)} of {len(here)} failure budgets under SCHEDULE = {sch}")
+            budgets = sorted({(int(groups[g][0]["shown"]["FAILURES"]), int(groups[g][0]["shown"]["TOLERATED_FAILURES"]))
+                              for g in mine if g in smallest})
+            words = ", ".join("no failure" if f == 0 else f"{f} failure{'s' if f > 1 else ''} of which {t} tolerated"
+                              for f, t in budgets)
+            parts.append(f"`{rule}` loses a prompt at {' and '.join(by_schedule)}" + (f" ({words})" if words else ""))
+        no_fatal = sorted({groups[g][0]["shown"]["CUT"] for g in smallest
+                           if groups[g][0]["shown"]["FAILURES"] == groups[g][0]["shown"]["TOLERATED_FAILURES"]})
+        parts = ["**At deeper bounds** (spec/study/deep.toml): " + "; ".join(parts) + ". "
+                 + (("Without any fatal failure (every failure tolerated, or none) " + ", ".join(f"`{r}`" for r in no_fatal)
+                     + " lose prompts too.") if no_fatal else "")
+                 + " (Section *At deeper bounds* below.)"]
+    if "proof" in results:
+        c = results["proof"]["counts"]
+        verdict = ("**`unfinished` is refuted**" if c["refuted"] else "**`unfinished` lost no prompt**")
+        parts.append(f"{verdict} on the proof grid (spec/study/proof.toml): {c['proved']} points proved, "
+                     f"{c['refuted']} refuted, {c['incomplete']} incomplete" + (
+                         " (nothing is claimed there; they are listed below)" if c["incomplete"] else "") + ".")
+    if "ablation" in results:
+        smallest, groups = _smallest(results["ablation"]), _group_rows(results["ablation"])
+        needed = [rows[0]["shown"]["ABLATE"] for g, rows in groups.items() if g in smallest]
+        unshown = [rows[0]["shown"]["ABLATE"] for g, rows in groups.items() if g not in smallest]
+        parts.append("Taking away any of its terms " + ", ".join(f"`{t}`" for t in needed)
+                     + " loses a prompt (the ablation)" + (
+                         "; without " + ", ".join(f"`{t}`" for t in unshown) + " no loss was found on the ablation "
+                         "grid, so those terms are not shown to be needed" if unshown else "") + ".")
+    return " ".join(parts)
+
+
 def deep_lines(results: dict[str, dict[str, Any]]) -> list[str]:
     lines: list[str] = []
     if "deep" in results:
