@@ -38,8 +38,9 @@ def _const_pairs(items: list[str]) -> dict[str, Any]:
 def _model(args) -> Model:
     constants = config_constants(args.spec, args.config) if args.config else {}
     constants.update(_const_pairs(args.const))
+    properties = [] if getattr(args, "no_properties", False) else getattr(args, "property", None) or None
     return load_model(args.spec, constants, invariants=getattr(args, "invariant", None) or None,
-                      properties=getattr(args, "property", None) or None)
+                      properties=properties)
 
 
 def _add_model_args(p: argparse.ArgumentParser) -> None:
@@ -283,8 +284,11 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", help="explore every reachable state breadth-first")
     _add_model_args(c)
     c.add_argument("--invariant", action="append", metavar="NAME", help="check only these invariants")
-    c.add_argument("--property", action="append", metavar="NAME",
-                   help="check only these temporal properties (default: all the spec declares)")
+    temporal = c.add_mutually_exclusive_group()
+    temporal.add_argument("--property", action="append", metavar="NAME",
+                          help="check only these temporal properties (default: all the spec declares)")
+    temporal.add_argument("--no-properties", action="store_true",
+                          help="check no temporal property (safety and deadlock only)")
     c.add_argument("--no-deadlock", action="store_true", help="do not report states with no enabled action")
     c.add_argument("--max-states", type=int, metavar="N", help="stop after N distinct states (incomplete)")
     c.add_argument("--max-depth", type=int, metavar="N", help="do not explore beyond depth N (incomplete)")

@@ -44,7 +44,7 @@ from .parser import parse_expr, parse_spec
 from .values import TRUE, Bool, normalize, short
 
 TOP = {"description", "constants", "points", "exclude", "where", "size", "check", "limits"}
-CHECK = {"invariants": list, "deadlock": bool, "separately": bool, "stop_at_first": bool, "group_by": list}
+CHECK = {"invariants": list, "properties": list, "deadlock": bool, "separately": bool, "stop_at_first": bool, "group_by": list}
 LIMITS = {"max_states": int, "max_depth": int, "max_seconds": (int, float), "max_memory": (int, str),
           "fingerprints": bool, "workers": int}
 MAX_NAME = 120  # characters of a point's name before it is shortened with a hash
@@ -65,6 +65,7 @@ class Grid:
     points: list[Point]  # in size order
     axes: list[str]  # the constants that vary (they name the points), in the order first written
     invariants: list[str] | None  # None: every invariant of the spec
+    properties: list[str] | None = None  # None: every temporal property of the spec; []: none
     deadlock: bool = True
     separately: bool = False  # one search per invariant (and one for deadlock) at each point
     stop_at_first: bool = False
@@ -190,9 +191,19 @@ def load_grid(grid_path: str | Path, spec_path: str | Path) -> Grid:
             if name not in known:
                 raise src.error(f"no invariant named {name}{_did_you_mean(name, known)} in {spec_path} "
                                 f"(it has: {', '.join(known) or 'none'})", "check", "invariants")
+    properties = check.get("properties")
+    if properties is not None:
+        known = [p.name for p in spec.properties]
+        for name in properties:
+            if not isinstance(name, str):
+                raise src.error(f"properties: a list of property names (strings), got {name!r}", "check", "properties")
+            if name not in known:
+                raise src.error(f"no property named {name}{_did_you_mean(name, known)} in {spec_path} "
+                                f"(it has: {', '.join(known) or 'none'})", "check", "properties")
     checked = invariants if invariants is not None else [p.name for p in spec.by_kind("invariant")]
-    if not checked and not check.get("deadlock", True):
-        raise src.error("nothing is checked: name an invariant, or leave deadlock on", "check",
+    temporal = properties if properties is not None else [p.name for p in spec.properties]
+    if not checked and not temporal and not check.get("deadlock", True):
+        raise src.error("nothing is checked: name an invariant or a property, or leave deadlock on", "check",
                         "invariants" if invariants is not None else "deadlock")
     group_by = check.get("group_by", [])
     for name in group_by:
@@ -212,7 +223,7 @@ def load_grid(grid_path: str | Path, spec_path: str | Path) -> Grid:
             raise src.error(f"max_memory: a size such as \"4G\" or \"512M\", got {memory!r}", "limits",
                             "max_memory") from None
     return Grid(path, str(spec_path), str(data.get("description", "")), points, axes, invariants,
-                deadlock=check.get("deadlock", True), separately=check.get("separately", False),
+                properties=properties, deadlock=check.get("deadlock", True), separately=check.get("separately", False),
                 stop_at_first=check.get("stop_at_first", False), group_by=group_by,
                 limits=Limits(lim.get("max_states"), lim.get("max_depth"), lim.get("max_seconds"), memory),
                 fingerprints=lim.get("fingerprints", False), workers=lim.get("workers", 1),

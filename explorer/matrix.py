@@ -18,7 +18,7 @@ from .errors import SpecError
 from .grid import Grid
 from .limits import Limits
 from .model import const_text
-from .sweep import Run, command, limits_json
+from .sweep import Run, command, engine_version, limits_json
 from .traces import stop_reason, write_json
 from .values import to_itf
 
@@ -128,7 +128,8 @@ class Matrix:
         g = self.grid
         return {
             "spec": g.spec, "grid": g.path, "description": g.description, "finished": final,
-            "axes": g.axes, "checks": {"invariants": g.invariants, "deadlock": g.deadlock,
+            "engine": engine_version(),
+            "axes": g.axes, "checks": {"invariants": g.invariants, "properties": g.properties, "deadlock": g.deadlock,
                                        "separately": g.separately, "group_by": g.group_by},
             "limits": {**limits_json(g.limits), "fingerprints": g.fingerprints, "workers": g.workers},
             "max_memory_per_point": self.limits.max_memory,
@@ -177,7 +178,10 @@ def markdown(data: dict[str, Any]) -> str:
     rows = data["runs"]
     c = data["counts"]
     inv = data["checks"]["invariants"]
+    temporal = data["checks"].get("properties")
     checked = (", ".join(f"`{n}`" for n in inv) if inv is not None else "every invariant") + \
+        ("; " + (", ".join(f"`{n}`" for n in temporal) if temporal else "no temporal property")
+         if temporal is not None else "") + \
         f"; deadlock {'on' if data['checks']['deadlock'] else 'off'}" + \
         ("; each property in a search of its own" if data["checks"]["separately"] else "")
     lim = data["limits"]

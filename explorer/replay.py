@@ -18,7 +18,7 @@ from .model import Model, parse_const_value
 from .runtime import UNSET, Unevaluable
 from .search import Step, _witness
 from .traces import format_state
-from .values import from_itf, short, to_itf
+from .values import brief, from_itf, short, to_itf
 
 _STEP = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?\s*$")
 
@@ -302,7 +302,7 @@ def replay(model: Model, steps: list[TraceStep], path: str = "trace") -> Outcome
 def format_replay(model: Model, out: Outcome) -> str:
     lines = []
     if model.constants:
-        lines.append("Constants: " + ", ".join(f"{k} = {short(v)}" for k, v in model.constants.items()))
+        lines.append("Constants: " + ", ".join(f"{k} = {brief(v)}" for k, v in model.constants.items()))
     for n, step in enumerate(out.steps, 1):
         lines.append(f"State {n}: <{step.label}>" + ("  (several successors matched; took the first)"
                                                       if n in out.ambiguous else ""))

@@ -7,6 +7,7 @@ once, smallest first. A result is kept in DIR/cache under a hash of what decides
 text, the constants, what is checked, the engine's source); see `Run.key` and docs/sweep.md."""
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import multiprocessing as mp
@@ -37,8 +38,10 @@ SIGNALLED = {"interrupted", "terminated", "died", None}
 GRACE = 10.0  # seconds a stopped point gets to report what it explored before it is killed
 
 
+@functools.cache
 def engine_version() -> str:
-    """A hash of the explorer's own source: any change to the engine invalidates the cache."""
+    """A hash of the explorer's own source: any change to the engine invalidates the cache (and
+    sweep.json records it, so a committed matrix says which engine wrote it)."""
     digest = hashlib.sha256(__version__.encode())
     root = Path(__file__).resolve().parent
     for path in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".lark")):
@@ -53,45 +56,52 @@ class Run:
     point: Point
     invariants: list[str] | None  # None: every invariant of the spec
     deadlock: bool
-    checks: str  # what it checks, as a word for the matrix: "all", an invariant's name, or "deadlock"
+    checks: str  # what it checks, as a word for the matrix: "all", an invariant's or a property's name, or "deadlock"
+    properties: list[str] | None = None  # None: every temporal property of the spec; []: none
     group: str = ""  # the values of the grid's group_by axes, e.g. CUT=frontier
     key: str = ""  # the cache key
     record: dict[str, Any] = field(default_factory=dict)
 
 
 def plan(grid: Grid, spec_text: str, engine: str) -> list[Run]:
-    """The searches, in order: one per point, or (`separately`) one per point and property."""
+    """The searches, in order: one per point, or (`separately`) one per point and invariant,
+    temporal property, and deadlock."""
     if grid.separately:
-        names = grid.invariants if grid.invariants is not None else _spec_invariants(grid.spec, spec_text)
-        groups = [([n], False, n) for n in names] + ([([], True, "deadlock")] if grid.deadlock else [])
+        names = grid.invariants if grid.invariants is not None else _spec_names(grid.spec, spec_text, "invariant")
+        temporal = grid.properties if grid.properties is not None else _spec_names(grid.spec, spec_text, "property")
+        groups = ([([n], [], False, n) for n in names] + [([], [n], False, n) for n in temporal]
+                  + ([([], [], True, "deadlock")] if grid.deadlock else []))
     else:
-        groups = [(grid.invariants, grid.deadlock, "all")]
+        groups = [(grid.invariants, grid.properties, grid.deadlock, "all")]
     runs = []
     for point in grid.points:
-        for invariants, deadlock, checks in groups:
+        for invariants, properties, deadlock, checks in groups:
             group = " ".join(f"{n}={const_text(point.constants[n])}" for n in grid.group_by)
-            run = Run(len(runs), point, invariants, deadlock, checks, group)
-            run.key = cache_key(spec_text, point.constants, invariants, deadlock, engine)
+            run = Run(len(runs), point, invariants, deadlock, checks, properties, group)
+            run.key = cache_key(spec_text, point.constants, invariants, deadlock, engine, properties)
             runs.append(run)
     return runs
 
 
-def _spec_invariants(spec: str, text: str) -> list[str]:
+def _spec_names(spec: str, text: str, kind: str) -> list[str]:
     from .checks import check_spec
     from .parser import parse_spec
 
-    return [p.name for p in check_spec(parse_spec(text, spec)).by_kind("invariant")]
+    checked = check_spec(parse_spec(text, spec))
+    return [p.name for p in (checked.properties if kind == "property" else checked.by_kind(kind))]
 
 
 def cache_key(spec_text: str, constants: dict[str, Any], invariants: list[str] | None, deadlock: bool,
-              engine: str) -> str:
-    """What decides a verdict: the spec's text, the constants, the invariants, deadlock on or off,
-    and the engine. Limits, fingerprints and workers are not in it: they change whether a search
-    completes, never what a completed search finds (see `reusable`)."""
+              engine: str, properties: list[str] | None = None) -> str:
+    """What decides a verdict: the spec's text, the constants, the invariants and temporal
+    properties, deadlock on or off, and the engine. Limits, fingerprints and workers are not in it:
+    they change whether a search completes, never what a completed search finds (see `reusable`)."""
     material = {"spec": hashlib.sha256(spec_text.encode()).hexdigest(),
                 "constants": sorted((k, json.dumps(to_itf(v), sort_keys=True)) for k, v in constants.items()),
                 "invariants": sorted(invariants) if invariants is not None else None,
                 "deadlock": deadlock, "engine": engine}
+    if properties is not None:  # absent from the key when every property is checked: older keys stay valid
+        material["properties"] = sorted(properties)
     return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()[:32]
 
 
@@ -115,7 +125,8 @@ def reusable(entry: dict[str, Any], limits: Limits) -> bool:
 
 def command(spec: str, run: Run, grid: Grid) -> str | None:
     """The `check` command that gives this point's verdict (with the grid's limits); None for a
-    search of no invariant (`separately`'s deadlock search), which `check` cannot be asked for."""
+    search of no invariant (`separately`'s deadlock or property search), which `check` cannot be
+    asked for."""
     if run.invariants == []:
         return None
     limits = grid.limits
@@ -124,6 +135,10 @@ def command(spec: str, run: Run, grid: Grid) -> str | None:
         words += ["--const", f"{name}={const_text(value)}"]
     for name in run.invariants or []:
         words += ["--invariant", name]
+    if run.properties == []:
+        words.append("--no-properties")
+    for name in run.properties or []:
+        words += ["--property", name]
     if not run.deadlock:
         words.append("--no-deadlock")
     for flag, value in (("--max-states", limits.max_states), ("--max-depth", limits.max_depth),
@@ -138,7 +153,8 @@ def command(spec: str, run: Run, grid: Grid) -> str | None:
 
 
 def search_point(spec: str, constants: dict[str, Any], invariants: list[str] | None, deadlock: bool,
-                 limits: Limits, fingerprints: bool, workers: int) -> dict[str, Any]:
+                 limits: Limits, fingerprints: bool, workers: int,
+                 properties: list[str] | None = None) -> dict[str, Any]:
     """One point, searched as `check` searches it; the result and its trace set as plain data."""
     from .cli import explore
 
@@ -149,7 +165,7 @@ def search_point(spec: str, constants: dict[str, Any], invariants: list[str] | N
     try:
         with guard(limits):
             try:
-                model = load_model(spec, constants, invariants=invariants)
+                model = load_model(spec, constants, invariants=invariants, properties=properties)
             except LimitReached as stop:
                 disarm()
                 record.update(stopped_by=stop.reason)
@@ -321,7 +337,7 @@ class Sweeper:
                         continue
                     here, there = ctx.Pipe(duplex=False)
                     job = (self.grid.spec, run.point.constants, run.invariants, run.deadlock, self.limits,
-                           self.grid.fingerprints, self.grid.workers)
+                           self.grid.fingerprints, self.grid.workers, run.properties)
                     proc = ctx.Process(target=_child, args=(there, job))
                     proc.start()
                     there.close()

@@ -9,7 +9,7 @@ from typing import Any
 from .errors import SpecError, format_located
 from .model import Model
 from .search import Result, Step
-from .values import short, tlc, to_itf
+from .values import brief, short, tlc, to_itf
 
 EXIT_CODES = {"holds": 0, "violated": 1, "deadlock": 1, "error": 2, "incomplete": 3}
 EXIT_INTERNAL = 70  # an internal error (sysexits' EX_SOFTWARE): never a verdict
@@ -51,7 +51,7 @@ def format_verdict(model: Model, result: Result, spec_path: str = "", diff: bool
     not depend on how the states were explored."""
     lines: list[str] = []
     if model.constants:
-        lines.append("Constants: " + ", ".join(f"{k} = {short(v)}" for k, v in model.constants.items()))
+        lines.append("Constants: " + ", ".join(f"{k} = {brief(v)}" for k, v in model.constants.items()))
     if model.fairness and model.properties:
         lines.append("Fairness: " + ", ".join(f.label(model) for f in model.fairness))
     if result.verdict == "violated" and result.loop is not None:
@@ -60,7 +60,7 @@ def format_verdict(model: Model, result: Result, spec_path: str = "", diff: bool
     elif result.verdict == "violated":
         lines.append(f"Error: Invariant {result.property} is violated.")
         if result.witness:
-            lines.append("Error: It fails for " + ", ".join(f"{k} = {short(v)}" for k, v in result.witness) + ".")
+            lines.append("Error: It fails for " + ", ".join(f"{k} = {brief(v)}" for k, v in result.witness) + ".")
     elif result.verdict == "deadlock":
         lines.append("Error: Deadlock reached.")
     elif result.verdict == "error" and result.internal:

@@ -191,6 +191,36 @@ def tlc(v: Any) -> str:
     return repr(v)
 
 
+BRIEF_ELEMENTS = 1000  # a value with more elements than this is summarised in one-line reports
+
+
+def _elements(v: Any, cap: int) -> int:
+    """How many elements v holds, nested ones included, counted only up to just past `cap`."""
+    t = type(v)
+    if t is frozenset or t is tuple:
+        items = v
+    elif t is Record or t is Map:
+        items = [x for kv in v.items() for x in kv]
+    else:
+        return 0
+    n = len(items)
+    for x in items:
+        if n > cap:
+            break
+        n += _elements(x, cap - n)
+    return n
+
+
+def brief(v: Any) -> str:
+    """`short(v)`, or for a value too large to print on one line (printing sorts it all), what it
+    is and how large: the Constants line of a report must not take longer than the search."""
+    if _elements(v, BRIEF_ELEMENTS) <= BRIEF_ELEMENTS:
+        return short(v)
+    what = {frozenset: "a set", tuple: "a sequence", Record: "a record", Map: "a map"}[type(v)]
+    n = len(v)
+    return f"<{what} of {n:,} element{'' if n == 1 else 's'}{'' if n > BRIEF_ELEMENTS else ' (nested, larger)'}, too large to print here>"
+
+
 def short(v: Any) -> str:
     """A value in the spec language's own syntax (used in labels and messages)."""
     t = type(v)

@@ -9,9 +9,11 @@ What it runs (see traces/README.md, which it writes):
 3. each loss route found, replayed as a minimal configuration against every rule, and for each
    loss what it needs (the same run with one ingredient taken away);
 4. the stuck-run check (deadlock detection; `finished` states are terminal) on a grid;
-5. the liveness check (property `trains` under the spec's fairness) on the same grid, and a search
-   for livelocks (a fair cycle that never trains) there and at larger constants;
-6. the review note's scenario, replayed with BARRIER and LOAD_REPLAY_BUFFER true and false.
+5. the liveness check (property `trains` under the spec's fairness) on the same grid and at larger
+   constants, and a search for livelocks (a fair cycle that never trains) behind every stall;
+6. the review note's scenario, replayed with BARRIER and LOAD_REPLAY_BUFFER true and false;
+7. deeper bounds with `explorer sweep` (scripts/study_deep.py, grids in spec/study/): the earlier
+   rules' smallest losses per failure budget, the proof of `unfinished`, and its ablation.
 Steps 1, 3, 4 and 5 run under both schedules (SCHEDULE = "any" and "eager"); --quick writes the
 smallest frontier loss and the liveness lasso at the spec's defaults under CUT=safe.
 Every number it writes comes from the explorer; nothing is edited by hand."""
@@ -38,10 +40,11 @@ from explorer.replay import format_replay, load_trace_file, replay  # noqa: E402
 from explorer.traces import format_result, itf_trace, result_json, trace_dot, write_json  # noqa: E402
 from explorer.values import TRUE, short  # noqa: E402
 from explorer.views import find_view, view_grid  # noqa: E402
+from study_deep import deep_lines, deep_summary, run_sweeps  # noqa: E402
 
 SPEC = Path("spec/collector.spec")  # relative: what the traces record does not depend on the checkout
 SCENARIOS = Path("spec/scenarios")
-RULES = ["frontier", "in_flight", "safe"]
+RULES = ["frontier", "in_flight", "safe", "unfinished"]
 ABLATIONS = ["in_flight_fatal", "untrained"]
 LIMITS = Limits(max_states=600_000)  # grid points: a state limit, so the verdicts do not depend on the machine's load
 ROUTE_LIMITS = Limits(max_states=6_000_000, max_seconds=1800)  # routes, recipes: worth a longer search
@@ -322,6 +325,8 @@ def main() -> int:
     parser.add_argument("--out", default=str(ROOT / "traces"))
     parser.add_argument("--quick", action="store_true", help="only the smallest frontier counterexample")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--reuse-sweeps", action="store_true",
+                        help="take the finished sweeps in OUT/<name>/sweep.json as they are instead of running them")
     args = parser.parse_args()
     out = Path(args.out).resolve()
     os.chdir(ROOT)
@@ -434,8 +439,13 @@ def main() -> int:
             for key in ("text", "json", "itf", "dot", "prompts", "livelock_text"):
                 row.pop(key, None)
     write_json(str(out / "results.json"), results)
+    # 7. deeper bounds, with `explorer sweep`: the earlier rules, the rule that holds, its ablation
+    deep = run_sweeps(out, args.workers, reuse=args.reuse_sweeps)
     write_readme(out, smallest, grid_rows, route_rows, needs_rows, recipe_rows, retrain_rows, stuck_rows,
                  live_rows, replay_lines, time.monotonic() - started)
+    readme = (out / "README.md").read_text()
+    readme = readme.replace("## In plain words\n\n", "## In plain words\n\n" + deep_summary(deep) + "\n\n", 1)
+    (out / "README.md").write_text(readme + "\n".join(deep_lines(deep)) + "\n")
     print(f"traces regenerated in {out} ({time.monotonic() - started:.0f} s)")
     return 0
 
@@ -758,7 +768,9 @@ def write_readme(out: Path, smallest, grid_rows, route_rows, needs_rows, recipe_
         "Rules (`CUT`, see `cut_at` in the spec): `frontier` = pre (8c1e170d8), `in_flight` = post "
         "(ee5741a13), `in_flight_fatal` = post with a fatal failure's ordinals kept outstanding, "
         "`untrained` = that, also below every buffered untrained group, `safe` = `untrained` plus each "
-        "incarnation remembering its restored base in the ring (so it never falls back to the live cursor).",
+        "incarnation remembering its restored base in the ring (so it never falls back to the live cursor), "
+        "`unfinished` = `safe`, also below the groups discarded at the end of the stream, the pending rows and "
+        "the loader's next position (the rule this study proposes; see the last sections).",
         "",
         "Schedules (`SCHEDULE`): `any` = the collector may be arbitrarily slow (a pull slower than a training "
         "step plus a save: possible, so this is the default); `eager` = whenever the collector can dispatch or "
@@ -774,6 +786,8 @@ def write_readme(out: Path, smallest, grid_rows, route_rows, needs_rows, recipe_
         "",
         _rule_paragraph("in_flight", "The in-flight rule (post)", route_rows, grid_rows) + " "
         + _rule_paragraph("safe", "The `safe` rule", route_rows, grid_rows),
+        "",
+        _rule_paragraph("unfinished", "The `unfinished` rule", route_rows, grid_rows),
         "",
         "## Loss routes, each at the smallest constants that show it, against every rule",
         "",

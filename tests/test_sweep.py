@@ -89,6 +89,10 @@ def check_json(tmp_path: Path, spec: Path, row: dict, grid) -> dict:
         args += ["--const", f"{name}={value}"]
     for name in grid.invariants or []:
         args += ["--invariant", name]
+    if grid.properties == []:
+        args.append("--no-properties")
+    for name in grid.properties or []:
+        args += ["--property", name]
     if not grid.deadlock:
         args.append("--no-deadlock")
     if grid.limits.max_states:
@@ -351,6 +355,8 @@ GRID_ERRORS = [
     ("[constants]\nBIG = [3, 4]\n[check]\ngroup_by = [\"BG\"]\n", 4, 1, "group_by: 'BG' is not an axis of the grid (did you mean BIG?)"),
     ("[constants]\nBIG = []\n", 2, 1, "an empty list gives no point"),
     ("[constants]\nBIG = [3, 4]\n[check]\ninvariants = []\ndeadlock = false\n", 4, 1, "nothing is checked"),
+    ("[constants]\nBIG = [3, 4]\n[check]\nproperties = [\"live\"]\n", 4, 1, "no property named live"),
+    ("[constants]\nBIG = [3, 4]\n[check]\nproperties = \"live\"\n", 4, 1, "properties must be a list"),
     ("[constants]\nBIG = \"{1,\"\n", 2, 1, "[constants] BIG: syntax error"),
     ("[constants]\nBIG = 3.5\n", 2, 1, "a value is an integer, true/false or a string"),
     ("[constants]\nBIG = [3, 4]\n[[points]]\nSMAL = 1\n", 4, 1, "unknown constant SMAL (did you mean SMALL?) in [[points]] #1"),
@@ -390,3 +396,29 @@ def test_sweep_html_writes_the_matrix_page_where_asked(tmp_path):
     assert all((page.parent / link).is_file() for link in links)  # each refuted cell's trace page
     bad = sweep(DIEHARD, "--grid", DIEHARD_GRID, "--out", tmp_path / "o2", "--html", tmp_path / "nope" / "x.html")
     assert bad.returncode == 2 and "--html" in bad.stdout + bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_properties_key_selects_temporal_properties(tmp_path):
+    """A grid's `properties` is what `check --property` / `--no-properties` is: [] checks safety
+    only, so a point whose temporal property fails is proved there and refuted by default."""
+    base = """
+[constants]
+CUT = "unfinished"
+[check]
+invariants = ["no_prompt_lost"]
+deadlock = false
+"""
+    seen = {}
+    for name, extra in (("default", ""), ("none", "properties = []\n"), ("trains", 'properties = ["trains"]\n')):
+        grid_path = write(tmp_path / f"{name}.toml", base + extra)
+        out = tmp_path / name
+        sweep(COLLECTOR, "--grid", grid_path, "--out", out)
+        data = matrix(out)
+        (row,) = data["runs"]
+        want = check_json(tmp_path, COLLECTOR, row, load_grid(grid_path, COLLECTOR))
+        assert row["verdict"] == {"holds": "proved", "violated": "refuted"}[want["verdict"]]
+        assert ("--no-properties" in row["command"]) == (name == "none")
+        seen[name] = (row["verdict"], row["property"])
+    assert seen["none"] == ("proved", None)
+    assert seen["default"] == seen["trains"] and seen["default"][0] == "refuted"
+    assert seen["default"][1].startswith("trains")

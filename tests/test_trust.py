@@ -466,3 +466,19 @@ def test_checks_counterexample_replays(tmp_path, text, extra):
     proc = cli("replay", spec, "--trace", str(out), *extra, timeout=30)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "a behaviour of the spec, and it violates i" in proc.stdout
+
+
+def test_a_huge_constant_is_summarised_not_sorted_in_the_report(tmp_path):
+    """Found by the fuzz campaign: printing the Constants line sorted a constant of 10^5..10^6
+    elements (seconds past --max-seconds, after the search had ended). One-line reports summarise
+    a value of more than BRIEF_ELEMENTS elements, nested ones counted; small ones print in full."""
+    from explorer.traces import format_result
+    from explorer.values import BRIEF_ELEMENTS, brief
+
+    m = model("const BIG = {[i, i % 7] for i in 0..4999}\nconst NEST = {0..2000}\nconst SMALL = {3, 1, 2}\n"
+              "var x = 0\naction a: x' = (x + 1) % 3\ninvariant small: x < 2\n")
+    text = format_result(m, check(m, deadlock=False))
+    assert "BIG = <a set of 5,000 elements, too large to print here>" in text
+    assert "NEST = <a set of 1 element (nested, larger), too large to print here>" in text
+    assert "SMALL = {1, 2, 3}" in text
+    assert brief(frozenset(range(BRIEF_ELEMENTS))) == "{" + ", ".join(map(str, range(BRIEF_ELEMENTS))) + "}"

@@ -1,0 +1,247 @@
+"""The collector study at deeper bounds, run with `explorer sweep` (the grid files under spec/study/),
+and the README section drawn from the sweeps' own sweep.json files.
+
+    python scripts/study_collector.py          # runs these sweeps as its last part
+    python -m explorer sweep spec/collector.spec --grid spec/study/deep.toml --jobs 2 --out traces/deep
+
+Each sweep writes its verdict matrix and one trace set per refuted point in traces/<name>/; nothing
+here decides a verdict, it only summarises what the sweeps found."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from explorer.sweep import engine_version
+
+SPEC = "spec/collector.spec"
+SWEEPS = {
+    "deep": "spec/study/deep.toml",
+    "ablation": "spec/study/ablation.toml",
+    "proof": "spec/study/proof.toml",
+}
+# ABLATE's values, in the code's terms: what get_checkpoint_state would have to read for that term
+TERMS = {
+    "outstanding": "the lowest outstanding ordinal (dispatched, not yet buffered): post's term",
+    "doomed": "the ordinals of a dispatch that failed fatally in this run (post sweeps them out of outstanding)",
+    "discarded": "the ordinals of groups discarded because they finished after the end of the stream "
+                 "(TC 1318/1391), in this run",
+    "buffered": "the lowest ordinal in the replay buffer (buffered, not yet trained)",
+    "pending": "the lowest ordinal of the pending batch (pulled, not yet dispatched)",
+    "loader": "the loader's next ordinal (after a resume it re-yields rows below the trained frontier)",
+    "ring": "the restored base, put in the new run's ring at resume (so a first checkpoint never falls back "
+            "to the live cursor)",
+    "frontier": "the trained frontier F itself (min with F)",
+}
+
+
+class SweepFailed(RuntimeError):
+    """A sweep that could not run (bad grid, spec error, internal error): the study stops."""
+
+
+def run_sweeps(out: Path, jobs: int, reuse: bool = False) -> dict[str, dict[str, Any]]:
+    """Run each sweep into out/<name> (its cache there makes a rerun of an unchanged point free);
+    with `reuse`, take a finished out/<name>/sweep.json as it is (it names the engine that wrote it)."""
+    results = {}
+    for name in SWEEPS:
+        done = out / name / "sweep.json"
+        if reuse and done.exists() and json.loads(done.read_text()).get("finished"):
+            print(f"  sweep {name}: reusing {done}", flush=True)
+            results[name] = json.loads(done.read_text())
+            continue
+        cmd = [sys.executable, "-m", "explorer", "sweep", SPEC, "--grid", SWEEPS[name], "--jobs", str(jobs),
+               "--out", str(out / name)]
+        print("  sweep:", " ".join(cmd[1:]), flush=True)
+        code = subprocess.run(cmd, stdout=subprocess.DEVNULL).returncode
+        if code not in (0, 1, 3):
+            raise SweepFailed(f"`{' '.join(cmd[1:])}` exited {code}")
+        results[name] = json.loads((out / name / "sweep.json").read_text())
+    return results
+
+
+def _varying(data: dict[str, Any], row: dict[str, Any], skip: tuple[str, ...] = ()) -> str:
+    return ", ".join(f"{k}={v}" for k, v in row["shown"].items() if k in data["axes"] and k not in skip)
+
+
+def _link(name: str, row: dict[str, Any], suffix: str) -> str | None:
+    return next((f"{name}/{f}" for f in row["files"] if f.endswith(suffix)), None)
+
+
+def _refuted_cell(name: str, data: dict[str, Any], row: dict[str, Any], skip: tuple[str, ...]) -> str:
+    trace, view = _link(name, row, "no_prompt_lost.txt"), _link(name, row, ".view.txt")
+    text = f"{row['witness'] or row['property']}, {row['trace_length']} states at {_varying(data, row, skip)}"
+    text = f"[{text}]({trace})" if trace else text
+    return text + (f" ([prompts]({view}))" if view else "")
+
+
+def _counts(data: dict[str, Any]) -> str:
+    c = data["counts"]
+    return (f"{data['points']} points, {c['proved']} proved, {c['refuted']} refuted, {c['incomplete']} incomplete"
+            + (f", {c['error']} error" if c.get("error") else "")
+            + f" ({data['seconds']:.0f} s with {data['jobs']} jobs, engine {data.get('engine', '?')[:12]}"
+            + ("" if data.get("engine") == engine_version() else
+               f", not this checkout's engine {engine_version()[:12]}: rerun the sweep to refresh") + ")")
+
+
+def _group_rows(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for r in data["runs"]:
+        groups.setdefault(r["group"] or "", []).append(r)
+    return groups
+
+
+def _smallest(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {s["group"] or "": data["runs"][s["index"]] for s in data["smallest_refuting"]}
+
+
+def _unrefuted(rows: list[dict[str, Any]]) -> str:
+    proved = sum(r["verdict"] == "proved" for r in rows)
+    cut = [r for r in rows if r["verdict"] == "incomplete"]
+    text = f"not refuted: {proved} of {len(rows)} points proved"
+    if cut:
+        text += f", {len(cut)} incomplete ({', '.join(sorted({r['reason'] or r['stopped_by'] or '?' for r in cut}))})"
+    return text
+
+
+def deep_summary(results: dict[str, dict[str, Any]]) -> str:
+    """The plain-words verdict of the deeper sweeps, for the top of the README."""
+    parts = []
+    if "deep" in results:
+        data = results["deep"]
+        smallest, groups = _smallest(data), _group_rows(data)
+        for rule in dict.fromkeys(r["shown"]["CUT"] for r in data["runs"]):
+            mine = [g for g, rows in groups.items() if rows[0]["shown"]["CUT"] == rule]
+            by_schedule = []
+            for sch in dict.fromkeys(r["shown"]["SCHEDULE"] for r in data["runs"]):
+                here = [g for g in mine if groups[g][0]["shown"]["SCHEDULE"] == sch]
+                lost = [g for g in here if g in smallest]
+                by_schedule.append(f"{len(lost)} of {len(here)} failure budgets under SCHEDULE = {sch}")
+            budgets = sorted({(int(groups[g][0]["shown"]["FAILURES"]), int(groups[g][0]["shown"]["TOLERATED_FAILURES"]))
+                              for g in mine if g in smallest})
+            words = ", ".join("no failure" if f == 0 else f"{f} failure{'s' if f > 1 else ''} of which {t} tolerated"
+                              for f, t in budgets)
+            parts.append(f"`{rule}` loses a prompt at {' and '.join(by_schedule)}" + (f" ({words})" if words else ""))
+        no_fatal = sorted({groups[g][0]["shown"]["CUT"] for g in smallest
+                           if groups[g][0]["shown"]["FAILURES"] == groups[g][0]["shown"]["TOLERATED_FAILURES"]})
+        parts = ["**At deeper bounds** (spec/study/deep.toml): " + "; ".join(parts) + ". "
+                 + (("Without any fatal failure (every failure tolerated, or none) " + ", ".join(f"`{r}`" for r in no_fatal)
+                     + " lose prompts too.") if no_fatal else "")
+                 + " (Section *At deeper bounds* below.)"]
+    if "proof" in results:
+        c = results["proof"]["counts"]
+        verdict = ("**`unfinished` is refuted**" if c["refuted"] else "**`unfinished` lost no prompt**")
+        parts.append(f"{verdict} on the proof grid (spec/study/proof.toml): {c['proved']} points proved, "
+                     f"{c['refuted']} refuted, {c['incomplete']} incomplete" + (
+                         " (nothing is claimed there; they are listed below)" if c["incomplete"] else "") + ".")
+    if "ablation" in results:
+        smallest, groups = _smallest(results["ablation"]), _group_rows(results["ablation"])
+        needed = [rows[0]["shown"]["ABLATE"] for g, rows in groups.items() if g in smallest]
+        unshown = [rows[0]["shown"]["ABLATE"] for g, rows in groups.items() if g not in smallest]
+        parts.append("Taking away any of its terms " + ", ".join(f"`{t}`" for t in needed)
+                     + " loses a prompt (the ablation)" + (
+                         "; without " + ", ".join(f"`{t}`" for t in unshown) + " no loss was found on the ablation "
+                         "grid, so those terms are not shown to be needed" if unshown else "") + ".")
+    return " ".join(parts)
+
+
+def deep_lines(results: dict[str, dict[str, Any]]) -> list[str]:
+    lines: list[str] = []
+    if "deep" in results:
+        data = results["deep"]
+        smallest, groups = _smallest(data), _group_rows(data)
+        group_by = data["checks"]["group_by"]
+        lines += ["## At deeper bounds: the smallest loss of each rule, by kind of failure", "",
+                  f"`{SWEEPS['deep']}`: {data['description']}. {_counts(data)}. Each cell is the first refuting "
+                  "point in size order of its row, rule and schedule (the sweep stops that group there), with its "
+                  "shortest trace and the prompt-by-prompt picture; the full matrix is "
+                  "[deep/sweep.md](deep/sweep.md).", ""]
+        rules = list(dict.fromkeys(r["shown"]["CUT"] for r in data["runs"]))
+        schedules = list(dict.fromkeys(r["shown"]["SCHEDULE"] for r in data["runs"]))
+        rest = [a for a in group_by if a not in ("CUT", "SCHEDULE")]
+        lines += ["| " + " | ".join(rest) + " | schedule | " + " | ".join(f"`{r}`" for r in rules) + " |",
+                  "|---" * (len(rest) + 1 + len(rules)) + "|"]
+        keys = list(dict.fromkeys(tuple(r["shown"][a] for a in rest) for r in data["runs"]))
+        for key in keys:
+            for sch in schedules:
+                cells = []
+                for rule in rules:
+                    g = next((g for g, rows in groups.items() if rows[0]["shown"]["CUT"] == rule
+                              and rows[0]["shown"]["SCHEDULE"] == sch
+                              and tuple(rows[0]["shown"][a] for a in rest) == key), None)
+                    if g is None:
+                        cells.append("")
+                    elif g in smallest:
+                        cells.append(_refuted_cell("deep", data, smallest[g], tuple(group_by)))
+                    else:
+                        cells.append(_unrefuted(groups[g]))
+                lines.append("| " + " | ".join(key) + f" | {sch} | " + " | ".join(cells) + " |")
+        lines += [""]
+    if "proof" in results:
+        data = results["proof"]
+        cut = [r for r in data["runs"] if r["verdict"] == "incomplete"]
+        refuted = [r for r in data["runs"] if r["verdict"] == "refuted"]
+        lines += ["## The rule that holds: `unfinished`", "",
+                  f"`{SWEEPS['proof']}`: {data['description']}. {_counts(data)}; the matrix is "
+                  "[proof/sweep.md](proof/sweep.md)."]
+        if refuted:
+            lines += ["", "**It is refuted** at " + "; ".join(_refuted_cell("proof", data, r, ()) for r in refuted) + "."]
+        if cut:
+            lines += ["", f"Nothing is claimed at the {len(cut)} incomplete points: "
+                      + ", ".join(f"{r['name']} ({r['reason'] or r['stopped_by']}, {r['distinct']:,} states)"
+                                  for r in cut) + "."]
+        biggest = max((r for r in data["runs"] if r["verdict"] == "proved"), key=lambda r: r["distinct"], default=None)
+        if biggest:
+            lines += ["", f"The largest proved point: {biggest['name']}, {biggest['distinct']:,} distinct states, "
+                      f"depth {biggest['depth']}."]
+        lines += [""]
+    if "ablation" in results:
+        data = results["ablation"]
+        smallest, groups = _smallest(data), _group_rows(data)
+        lines += ["## Each term of `unfinished` is needed: the ablation", "",
+                  f"`{SWEEPS['ablation']}`: {data['description']}. {_counts(data)}. For each term taken away "
+                  "(ABLATE), the first refuting point in size order: the smallest counterexample on that grid. "
+                  "The matrix is [ablation/sweep.md](ablation/sweep.md).", "",
+                  "| term taken away | what the collector reads for it | smallest counterexample without it |",
+                  "|---|---|---|"]
+        for term, what in TERMS.items():
+            g = next((g for g, rows in groups.items() if rows[0]["shown"]["ABLATE"] == term), None)
+            if g is None:
+                continue
+            cell = (_refuted_cell("ablation", data, smallest[g], ("ABLATE",)) if g in smallest
+                    else _unrefuted(groups[g]) + " (not shown to be needed)")
+            lines.append(f"| `{term}` | {what} | {cell} |")
+        lines += [""] + patch_sketch(smallest, groups)
+    return lines
+
+
+SKETCH = {  # how get_checkpoint_state would read each term (prose, not NeMo RL's code)
+    "frontier": "cut = F  (the trained frontier, as today)",
+    "outstanding": "cut = min(cut, min(outstanding ordinals))  (post's term: dispatched, not yet buffered)",
+    "doomed": "cut = min(cut, min(ordinals of dispatches that failed fatally in this run))  (post sweeps a "
+              "failed dispatch out of outstanding; keep a fatal one's ordinals until the run ends)",
+    "discarded": "cut = min(cut, min(ordinals discarded because they finished after the end of the stream))  "
+                 "(TC 1318/1391 drop them; remember them for the cut)",
+    "buffered": "cut = min(cut, min(ordinals in the replay buffer))",
+    "pending": "cut = min(cut, min(ordinals of the pending batch))",
+    "loader": "cut = min(cut, the ordinal the loader yields next)  (after a frontier resume it re-yields rows "
+              "below F: a restored group trained out of order moves F past them)",
+    "ring": "at resume, put the restored base into the new run's snapshot ring, so the first checkpoint of "
+            "a run always finds a ring place <= cut and never falls back to the live cursor",
+}
+
+
+def patch_sketch(smallest: dict[str, dict[str, Any]], groups: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """The rule in the code's terms, each line marked with what the ablation showed about it."""
+    needed = {rows[0]["shown"]["ABLATE"]: g in smallest for g, rows in groups.items()}
+    lines = ["### The rule as a patch sketch for `get_checkpoint_state`", "",
+             "In prose and pseudo-code (not NeMo RL's code); each line says whether the ablation above "
+             "shows it is needed.", "", "```"]
+    for term, text in SKETCH.items():
+        mark = {True: "needed", False: "not shown needed on the ablation grid", None: "not in the ablation"}[
+            needed.get(term)]
+        lines.append(f"{text}    # {mark}")
+    lines += ["base = the largest ring place <= cut  (as today); save cut as frontier_ordinal and base as "
+              "resume_base_ordinal", "```", ""]
+    return lines
