@@ -1433,6 +1433,8 @@ def cli_input(rng) -> dict[str, Any]:
             args.append("--no-deadlock")
         if chance(rng, 0.3):
             args += ["--terminal", rng.choice(["refuse", "stutter", "invariant"])]
+    # no process can receive a NUL byte in its arguments (exec refuses it): not an input a user can give
+    args = [a.replace("\x00", "") for a in args]
     return {"kind": "cli", "origin": origin, "command": command, "files": files, "args": args}
 
 
