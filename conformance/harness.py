@@ -287,7 +287,7 @@ class Driver:
         return self.loader_cls(Prompts(self.c["PROMPTS"]), batch_size=self.P, shuffle=False,
                                collate_fn=collate, drop_last=True, num_workers=0)
 
-    # ---- an incarnation: setup and resume (G 560-613, 4227-4230, 4289-4413) ----
+    # ---- an incarnation: setup and resume (G 560-613, 4227-4230, 4286-4419) ----
     def start(self, path: str | None) -> None:
         torch, K = self.torch, self.K
         info = self.ckpt or {}
@@ -296,27 +296,27 @@ class Driver:
         loader = self._loader()
         if path:                                                    # G 612, data/utils.py load_dataloader_state
             loader.load_state_dict(torch.load(os.path.join(path, "train_dataloader.pt")))
-        self.buffer = self.nemo.rb.ReplayBufferImpl(max_size=self.P * self.A * 2)  # G 4286-4295
+        self.buffer = self.nemo.rb.ReplayBufferImpl(max_size=self.P * self.A * 2)  # G 4286-4296
         meta = None
         rollouts: dict[str, Any] | None = None
         if path:
-            if self.c["LOAD_REPLAY_BUFFER"] is not False:          # G 157-205
+            if self.c["LOAD_REPLAY_BUFFER"] is not False:          # G 4300-4309, 157-205
                 meta = self.buffer.load_from_path(os.path.join(path, "replay_buffer.pt"), num_prompts_per_step=self.P,
                                                   current_training_step=self.step, max_age_steps=self.A)
             rollouts = torch.load(os.path.join(path, "rollouts.pt"), weights_only=False)
         nxt = max(int((rollouts or {}).get(K.NEXT_NEMO_GYM_TASK_INDEX_KEY, 0)),
-                  int((meta or {}).get(K.NEXT_NEMO_GYM_TASK_INDEX_KEY, 0)))   # G 4313-4318
+                  int((meta or {}).get(K.NEXT_NEMO_GYM_TASK_INDEX_KEY, 0)))   # G 4316-4321
         frontier = (rollouts or {}).get(K.FRONTIER_ORDINAL_KEY)
         base = (rollouts or {}).get(K.RESUME_BASE_ORDINAL_KEY)
-        if frontier is not None and base is not None:               # G 4325-4341
+        if frontier is not None and base is not None:               # G 4327-4347
             kwargs: dict[str, Any] = {
                 "next_nemo_gym_task_index": int(base), "resume_frontier_ordinal": int(frontier),
                 "resume_covered_task_indices": list((meta or {}).get(K.RETAINED_TASK_INDICES_KEY, [])),
                 "pending_batch": None, "ordinals_frontier_aligned": True}
-        else:                                                       # G 4342-4356
+        else:                                                       # G 4348-4363
             kwargs = {"next_nemo_gym_task_index": nxt, "pending_batch": (rollouts or {}).get(K.PENDING_PROMPTS_KEY),
                       "ordinals_frontier_aligned": path is None}
-        self.F = int(frontier) if frontier is not None else self.consumed  # G 4366-4368
+        self.F = int(frontier) if frontier is not None else self.consumed  # G 4372-4374
         self.first_done = False
         self.phase = "sample"
         self.check_due = True   # the health check of this iteration has not run yet
@@ -329,11 +329,11 @@ class Driver:
         self.nemo.tc.run_async_multi_turn_rollout_groups = self.script.generator()
         c = self.nemo.collector_class(
             policy_generation=None, tokenizer=None, task_to_env={}, master_config=self.cfg,
-            replay_buffer=Direct(self.buffer), start_step=self.step, **kwargs)   # G 4398-4412
+            replay_buffer=Direct(self.buffer), start_step=self.step, **kwargs)   # G 4399-4413
         self._instrument(c)
         self.collector = c
-        c.start_collection(loader)                                  # G 4415
-        c.set_weight_version(self.step)                             # G 4418
+        c.start_collection(loader)                                  # G 4416
+        c.set_weight_version(self.step)                             # G 4419
         self.settle()
 
     def _instrument(self, c: Any) -> None:
@@ -451,6 +451,8 @@ class Driver:
         self._go()
         if expect == "decide_pause" and g.where == "run" and g.parked and self._went_from == "woken":
             self._go()
+        if expect == "decide_pause" and self.c.get("ATOMIC_PAUSE") and g.where == "checked":
+            self._go()  # ATOMIC_PAUSE: the model's one step is the code's check, then at once its wait
         return ""
 
     def start_dispatch(self) -> str:
@@ -524,10 +526,10 @@ class Driver:
         if res is None or len(res["trajectories"]) != self.P:                   # G 4651-4722
             return f"the trainer's sample for step {self.step} returned nothing (G 4642-4722)"
         ords = [int(t[self.K.NEMO_GYM_TASK_INDEX_KEY]) for t in res["trajectories"]]
-        self.F = max(self.F, max(ords) + 1)                                       # G 4725-4745
+        self.F = max(self.F, max(ords) + 1)                                       # G 4733-4745
         self.trained |= {_prompt(t) for t in res["trajectories"]}
         self.first_done = True
-        self.consumed += self.P                                                   # G 5215
+        self.consumed += self.P                                                   # G 5206
         self.trained_step = self.step
         if self.c["IN_FLIGHT_UPDATES"]:
             return self.refit()
@@ -535,14 +537,14 @@ class Driver:
         return ""
 
     def refit(self) -> str:
-        """prepare_for_refit, the refit, set_weight_version, resume_after_refit (G 5012-5042)."""
+        """prepare_for_refit, the refit, set_weight_version, resume_after_refit (G 5020-5042)."""
         c = self.collector
         c.prepare_for_refit()
         self.step += 1
         c.set_weight_version(self.step)
         c.resume_after_refit()
         s = self.trained_step
-        due = (s + 1) % self.c["SAVE_EVERY"] == 0 or s + 1 == self.c["STEPS"]   # G 5219-5226
+        due = (s + 1) % self.c["SAVE_EVERY"] == 0 or s + 1 == self.c["STEPS"]   # G 5210-5216
         self.phase = "save" if due else "sample"
         if not due:
             self.check_due = True
@@ -550,7 +552,7 @@ class Driver:
         return ""
 
     def checkpoint(self) -> str:
-        """G 5228-5333: the collector's consistent pair, the dataloader state, the buffer, rollouts.pt."""
+        """G 5218-5320: the collector's consistent pair, the dataloader state, the buffer, rollouts.pt."""
         torch, K, c = self.torch, self.K, self.collector
         path = os.path.join(self.workdir, f"step_{self.step}-{time.monotonic_ns()}")
         os.makedirs(path)

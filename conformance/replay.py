@@ -34,6 +34,7 @@ class Outcome:
     timing: list[str] = field(default_factory=list)   # timings the replay had to provoke
     stopped: str = ""             # after a divergence: why the replay could not go on to the end
     completed: bool = False       # the replay reached the last state (so the lost sets are known)
+    current: Step | None = None   # the step being replayed
     log: str = ""
 
     @property
@@ -130,7 +131,11 @@ def replay(trace: Trace, nemo_path: str | None, label: str | None = None) -> Out
                 driver = harness.Driver(rt, trace.constants, work, rt.label)
                 _follow(driver, trace, out)
         except harness.NotSettled as err:
-            out.reason = f"the code did not come to rest: {err}"
+            why = f"the code did not come to rest: {err}"
+            if out.step is None:
+                out.step, out.reason = out.current, why
+            else:
+                out.stopped = f"the replay stopped at state {out.current.n} ({out.current.label}): {why}"
         finally:
             if driver is not None:
                 with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
@@ -147,6 +152,7 @@ def _follow(driver: Any, trace: Trace, out: Outcome) -> None:
     out.timing = held_loop(trace)
     prev = trace.steps[0]
     for step in trace.steps:
+        out.current = step
         if step.action is not None:
             why = _timing(prev, step)
             if why:
@@ -198,6 +204,8 @@ def held_loop(trace: Trace) -> list[str]:
     """The stretches where the trace keeps the loop between its pause check and its wait while
     workers or the trainer act: a thread descheduled there, the window of TC 366-391."""
     notes, steps = [], trace.steps
+    if trace.constants.get("ATOMIC_PAUSE"):
+        return notes  # the model's pause check is its wait: nothing happens in between
     for i, s in enumerate(steps):
         if s.action != "decide_pause":
             continue

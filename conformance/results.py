@@ -79,6 +79,29 @@ def scenario_traces(root: Path, tmp: str) -> list[tuple[Path, dict[str, Any]]]:
     return out
 
 
+def atomic_traces(found: list[tuple[Path, dict[str, Any]]], root: Path, tmp: str) -> list[tuple[Path, dict[str, Any]]]:
+    """Each eager loss route searched again with ATOMIC_PAUSE = true (the loop's pause check and
+    its wait are one step, so no replay has to hold the loop between them), shortest trace each."""
+    out = []
+    for path, data in found:
+        c = data["constants"]
+        if c.get("SCHEDULE") != "eager" or not path.name.startswith("route-"):
+            continue
+        consts = {**c, "ATOMIC_PAUSE": True}
+        dest = Path(tmp) / path.name.replace("-eager.json", "-eager-atomic-pause.json")
+        args = [sys.executable, "-m", "explorer", "check", "spec/collector.spec", "--no-deadlock",
+                "--invariant", "no_prompt_lost", "--json", str(dest)]
+        for k, v in consts.items():
+            args += ["--const", f"{k}={json.dumps(v) if isinstance(v, str) else str(v).lower()}"]
+        res = subprocess.run(args, capture_output=True, text=True, cwd=root, env=dict(os.environ, PYTHONPATH=str(root)))
+        if res.returncode not in (0, 1):
+            raise SystemExit(f"explorer check for {dest.name} failed (exit {res.returncode}): {res.stdout}{res.stderr}")
+        found_data = json.loads(dest.read_text(encoding="utf-8"))
+        found_data["atomic_of"] = path.name
+        out.append((dest, found_data))
+    return out
+
+
 def outcome_cell(r: dict[str, Any]) -> str:
     if "error" in r:
         return f"error (exit {r['exit']})"
@@ -103,7 +126,7 @@ def write(results: list[dict[str, Any]], trees: dict[str, str], md: Path, second
              "where it can, and says what the code loses at the end under the trace's schedule. "
              "Replay = the replay itself; wall = the whole command (most of it is importing torch and NeMo RL).", ""]
     for schedule in ("eager", "any"):
-        rows = [r for r in results if r.get("schedule") == schedule and not r.get("scenario")]
+        rows = [r for r in results if r.get("schedule") == schedule and not r.get("scenario") and not r.get("atomic_of")]
         if not rows:
             continue
         lines += [f"## SCHEDULE = {schedule}", "", "| trace | rule | commit | states | outcome | replay (s) | wall (s) |",
@@ -111,6 +134,23 @@ def write(results: list[dict[str, Any]], trees: dict[str, str], md: Path, second
         for r in rows:
             lines.append(f"| [{r['trace']}](../traces/{r['trace']}) | {r.get('rule', '')} | {r.get('commit', '')[:9]} "
                          f"| {r.get('states', '')} | {outcome_cell(r)} | {r.get('seconds', '')} | {r['wall_seconds']} |")
+        lines.append("")
+    atomic = [r for r in results if r.get("atomic_of")]
+    if atomic:
+        lines += ["## The eager loss routes without holding the loop (ATOMIC_PAUSE = true)", "",
+                  "Every eager loss route above keeps the loop between its pause check and its wait while "
+                  "groups finish and the trainer trains and saves (see the timings below). Here each route's "
+                  "constants are searched again with ATOMIC_PAUSE = true, where check and wait are one step, "
+                  "so that no replay holds the loop there; the shortest new trace (written by `explorer check "
+                  "--json`, not kept) is replayed.", "",
+                  "| route trace | rule | commit | model | outcome | replay (s) | wall (s) |", "|---|---|---|---|---|---|---|"]
+        for r in atomic:
+            if r.get("proved"):
+                lines.append(f"| {r['atomic_of']} | {r['rule']} | | no loss: {r['proved']} | | | |")
+                continue
+            lines.append(f"| {r['atomic_of']} | {r.get('rule', '')} | {r.get('commit', '')[:9]} | loses "
+                         f"{{{', '.join(map(str, r.get('model_lost', [])))}}} ({r.get('states', '')} states) "
+                         f"| {outcome_cell(r)} | {r.get('seconds', '')} | {r['wall_seconds']} |")
         lines.append("")
     scen = [r for r in results if r.get("scenario")]
     if scen:
@@ -126,7 +166,7 @@ def write(results: list[dict[str, Any]], trees: dict[str, str], md: Path, second
                          f"| {r.get('rule', '')} | {r.get('commit', '')[:9]} | {outcome_cell(r)} | {r.get('seconds', '')} "
                          f"| {r['wall_seconds']} |")
         lines.append("")
-    timing = [(r["trace"], t) for r in results for t in r.get("timing", [])]
+    timing = [(r["trace"], t) for r in results if not r.get("atomic_of") for t in r.get("timing", [])]
     if timing:
         lines += ["## Timings the replays had to provoke", "",
                   "The driver holds the real threads where the trace needs them; these are the holds that "
@@ -142,6 +182,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--post", required=True, metavar="TREE", help=f"NeMo RL tree at {COMMITS['post']}")
     ap.add_argument("--traces", default=str(HERE.parent / "traces"), metavar="DIR")
     ap.add_argument("--schedule", choices=["eager", "any", "all"], default="all")
+    ap.add_argument("--no-atomic", dest="atomic", action="store_false",
+                    help="skip searching the eager routes again with ATOMIC_PAUSE = true")
     ap.add_argument("--no-scenarios", dest="scenarios", action="store_false",
                     help="skip the review note's scenarios of spec/scenarios")
     ap.add_argument("-o", "--output", default=str(HERE / "RESULTS.md"), metavar="FILE")
@@ -150,13 +192,22 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.monotonic()
     results = []
     with tempfile.TemporaryDirectory(prefix="conformance-scenarios-") as tmp:
-        todo = traces(Path(args.traces)) + (scenario_traces(HERE.parent, tmp) if args.scenarios else [])
+        found = traces(Path(args.traces))
+        todo = (found + (atomic_traces(found, HERE.parent, tmp) if args.atomic else [])
+                + (scenario_traces(HERE.parent, tmp) if args.scenarios else []))
         for path, data in todo:
             c = data["constants"]
-            if not data.get("scenario") and args.schedule != "all" and c.get("SCHEDULE") != args.schedule:
+            extra = data.get("scenario") or data.get("atomic_of")
+            if not extra and args.schedule != "all" and c.get("SCHEDULE") != args.schedule:
+                continue
+            if data.get("atomic_of") and data.get("verdict") != "violated":
+                verdict = data.get("verdict") if data.get("complete") else "incomplete (cut by a limit)"
+                results.append({"trace": path.name, "atomic_of": data["atomic_of"], "rule": c["CUT"],
+                                "proved": f"{verdict}, {data.get('distinct_states')} states", "wall_seconds": 0})
+                print(f"{path.name}: {verdict}", flush=True)
                 continue
             r = run_one(path, trees[RULE_COMMIT[c["CUT"]]], HERE.parent)
-            r.update(schedule=c.get("SCHEDULE"), scenario=data.get("scenario"))
+            r.update(schedule=c.get("SCHEDULE"), scenario=data.get("scenario"), atomic_of=data.get("atomic_of"))
             r.setdefault("rule", c["CUT"])
             results.append(r)
             print(f"{path.name}: {outcome_cell(r)}", flush=True)

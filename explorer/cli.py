@@ -1,7 +1,9 @@
 """`python -m explorer ...`: a thin layer over the API. Exit codes: 0 the invariants hold and the
 search was complete; 1 a violation (invariant or deadlock); 2 bad usage, a bad spec or a runtime
 error in the spec; 3 incomplete (a limit, Ctrl-C or SIGTERM stopped it, nothing violated); 4 (replay)
-not a behaviour of the spec; 70 an internal error of the explorer (a bug: never a verdict)."""
+not a behaviour of the spec; 70 an internal error of the explorer (a bug: never a verdict).
+`conformance` (conformance/README.md): 0 the code follows the trace, 1 it diverges, 2 bad input or
+a missing dependency."""
 from __future__ import annotations
 
 import argparse
