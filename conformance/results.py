@@ -37,22 +37,42 @@ def traces(folder: Path) -> list[tuple[Path, dict[str, Any]]]:
     return sorted(out, key=lambda pd: (pd[1]["constants"].get("SCHEDULE") != "eager", pd[0].name))
 
 
-def run_one(path: Path, tree: str, root: Path) -> dict[str, Any]:
-    """One replay in its own process; its JSON outcome, with the wall time."""
+def run_batch(paths: list[Path], tree: str, root: Path) -> tuple[list[dict[str, Any]], float]:
+    """The replays of one tree in one process (`--worker`): NeMo RL and torch are imported once.
+    Returns each outcome (with `wall_seconds`, the replay's own time) and the import time."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "out.json")
         env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-        t0 = time.monotonic()
-        res = subprocess.run([sys.executable, "-m", "explorer", "conformance", str(path), "--nemo-rl", tree,
-                              "--json", out], capture_output=True, text=True, env=env, cwd=root)
-        wall = time.monotonic() - t0
-        if res.returncode not in (0, 1) or not os.path.exists(out):
-            return {"trace": path.name, "exit": res.returncode, "error": (res.stdout + res.stderr).strip()[-2000:],
-                    "wall_seconds": round(wall, 1)}
+        res = subprocess.run([sys.executable, "-m", "conformance.results", "--worker", tree, out, *map(str, paths)],
+                             capture_output=True, text=True, env=env, cwd=root)
+        if res.returncode != 0 or not os.path.exists(out):
+            raise SystemExit(f"the replays on {tree} failed (exit {res.returncode}):\n{res.stdout[-3000:]}{res.stderr[-3000:]}")
         data = json.loads(Path(out).read_text(encoding="utf-8"))
-    data.pop("log", None)
-    data.update(trace=path.name, exit=res.returncode, wall_seconds=round(wall, 1), report=res.stdout.strip())
-    return data
+    return data["results"], data["import_seconds"]
+
+
+def worker(tree: str, out: str, paths: list[str]) -> int:
+    """Replay each trace on `tree` in this process; write the outcomes as JSON to `out`."""
+    from explorer.errors import SpecError
+
+    from . import mapping, nemo, replay
+
+    t0 = time.monotonic()
+    nemo.load(tree)
+    import_seconds = time.monotonic() - t0
+    results = []
+    for p in paths:
+        t1 = time.monotonic()
+        try:
+            r = replay.replay(mapping.load(p), tree).to_json()
+            r.pop("log", None)
+            r["exit"] = 1 if r["diverged"] else 0
+        except (SpecError, nemo.MissingDependency) as err:
+            r = {"error": str(err), "exit": 2}
+        r.update(trace=Path(p).name, wall_seconds=round(time.monotonic() - t1, 1))
+        results.append(r)
+    Path(out).write_text(json.dumps({"results": results, "import_seconds": round(import_seconds, 1)}), encoding="utf-8")
+    return 0
 
 
 # spec/scenarios: each with the BARRIER value under which the model accepts it (the code has the barrier)
@@ -106,17 +126,24 @@ def outcome_cell(r: dict[str, Any]) -> str:
     if "error" in r:
         return f"error (exit {r['exit']})"
     if r["step"] is None and not r["end"]:
-        return "reproduced" + (f": the code loses {{{', '.join(map(str, r['code_lost']))}}}" if r["code_lost"] else
-                               " (the code gets stuck as the model does)")
+        if r["code_lost"]:
+            return f"reproduced: the code loses {{{', '.join(map(str, r['code_lost']))}}}"
+        if r.get("model_verdict") == "deadlock":
+            return "reproduced: the code gets stuck as the model does"
+        return "reproduced: no prompt lost, as in the model"
     return r["summary"].replace("|", "\\|")
 
 
-def write(results: list[dict[str, Any]], trees: dict[str, str], md: Path, seconds: float) -> None:
+def write(results: list[dict[str, Any]], md: Path, seconds: float, imports: dict[str, float],
+          load: float) -> None:
     lines = ["# Conformance: the model's counterexamples replayed on NeMo RL's real collector", "",
              f"Written by `python -m conformance.results` ({seconds:.0f} s on this machine); nothing here is "
              "edited by hand. Each trace of `traces/` whose rule the code has is replayed with `python -m explorer "
              "conformance` on the tree of its rule's commit: `frontier` on "
-             f"{COMMITS['pre']} (pre), `in_flight` on {COMMITS['post']} (post). Python {platform.python_version()}.",
+             f"{COMMITS['pre']} (pre), `in_flight` on {COMMITS['post']} (post). Python {platform.python_version()}; "
+             f"load average {load:.1f} on {os.cpu_count()} cores when it finished (other jobs ran "
+             "alongside). The replays of one tree run in one process; importing torch and NeMo RL took "
+             + ", ".join(f"{v:.0f} s ({k})" for k, v in imports.items()) + ".",
              "", "Trees replayed (`git rev-parse HEAD` of each): " + ", ".join(
                  f"{side} = `{c}`" for side in ("pre", "post")
                  for c in sorted({r.get("commit", "") for r in results if r.get("label") == side})) + ".", "",
@@ -124,7 +151,7 @@ def write(results: list[dict[str, Any]], trees: dict[str, str], md: Path, second
              "(or is stuck where the model deadlocks). *diverged at state k*: the first state where a real "
              "object differs from the model (or a step the code cannot take); after it the replay goes on "
              "where it can, and says what the code loses at the end under the trace's schedule. "
-             "Replay = the replay itself; wall = the whole command (most of it is importing torch and NeMo RL).", ""]
+             "Replay = the replay itself, from a fresh collector to the last state; wall = that plus loading the trace.", ""]
     for schedule in ("eager", "any"):
         rows = [r for r in results if r.get("schedule") == schedule and not r.get("scenario") and not r.get("atomic_of")]
         if not rows:
@@ -148,8 +175,10 @@ def write(results: list[dict[str, Any]], trees: dict[str, str], md: Path, second
             if r.get("proved"):
                 lines.append(f"| {r['atomic_of']} | {r['rule']} | | no loss: {r['proved']} | | | |")
                 continue
-            lines.append(f"| {r['atomic_of']} | {r.get('rule', '')} | {r.get('commit', '')[:9]} | loses "
-                         f"{{{', '.join(map(str, r.get('model_lost', [])))}}} ({r.get('states', '')} states) "
+            model = (f"loses {{{', '.join(map(str, r['model_lost']))}}}" if r.get("completed")
+                     else "refuted")  # the lost set is read at the trace's end, which a stopped replay lacks
+            lines.append(f"| {r['atomic_of']} | {r.get('rule', '')} | {r.get('commit', '')[:9]} | {model} "
+                         f"({r.get('states', '')} states) "
                          f"| {outcome_cell(r)} | {r.get('seconds', '')} | {r['wall_seconds']} |")
         lines.append("")
     scen = [r for r in results if r.get("scenario")]
@@ -178,8 +207,8 @@ def write(results: list[dict[str, Any]], trees: dict[str, str], md: Path, second
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m conformance.results", description=__doc__.split("\n")[0])
-    ap.add_argument("--pre", required=True, metavar="TREE", help=f"NeMo RL tree at {COMMITS['pre']}")
-    ap.add_argument("--post", required=True, metavar="TREE", help=f"NeMo RL tree at {COMMITS['post']}")
+    ap.add_argument("--pre", required="--render-only" not in (argv or sys.argv), metavar="TREE", help=f"NeMo RL tree at {COMMITS['pre']}")
+    ap.add_argument("--post", required="--render-only" not in (argv or sys.argv), metavar="TREE", help=f"NeMo RL tree at {COMMITS['post']}")
     ap.add_argument("--traces", default=str(HERE.parent / "traces"), metavar="DIR")
     ap.add_argument("--schedule", choices=["eager", "any", "all"], default="all")
     ap.add_argument("--no-atomic", dest="atomic", action="store_false",
@@ -187,7 +216,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-scenarios", dest="scenarios", action="store_false",
                     help="skip the review note's scenarios of spec/scenarios")
     ap.add_argument("-o", "--output", default=str(HERE / "RESULTS.md"), metavar="FILE")
+    if argv is None and len(sys.argv) > 1 and sys.argv[1] == "--worker":
+        return worker(sys.argv[2], sys.argv[3], sys.argv[4:])
+    ap.add_argument("--render-only", action="store_true",
+                    help="write RESULTS.md again from the results.json beside it, replaying nothing")
     args = ap.parse_args(argv)
+    if args.render_only:
+        out = Path(args.output)
+        run = json.loads((out.parent / "results.json").read_text(encoding="utf-8"))
+        write(run["results"], out, run["seconds"], run["imports"], run["load"])
+        print(f"wrote {out}")
+        return 0
     trees = {"pre": args.pre, "post": args.post}
     t0 = time.monotonic()
     results = []
@@ -195,6 +234,7 @@ def main(argv: list[str] | None = None) -> int:
         found = traces(Path(args.traces))
         todo = (found + (atomic_traces(found, HERE.parent, tmp) if args.atomic else [])
                 + (scenario_traces(HERE.parent, tmp) if args.scenarios else []))
+        jobs: dict[str, list[tuple[Path, dict[str, Any]]]] = {"pre": [], "post": []}
         for path, data in todo:
             c = data["constants"]
             extra = data.get("scenario") or data.get("atomic_of")
@@ -204,16 +244,26 @@ def main(argv: list[str] | None = None) -> int:
                 verdict = data.get("verdict") if data.get("complete") else "incomplete (cut by a limit)"
                 results.append({"trace": path.name, "atomic_of": data["atomic_of"], "rule": c["CUT"],
                                 "proved": f"{verdict}, {data.get('distinct_states')} states", "wall_seconds": 0})
-                print(f"{path.name}: {verdict}", flush=True)
                 continue
-            r = run_one(path, trees[RULE_COMMIT[c["CUT"]]], HERE.parent)
-            r.update(schedule=c.get("SCHEDULE"), scenario=data.get("scenario"), atomic_of=data.get("atomic_of"))
-            r.setdefault("rule", c["CUT"])
-            results.append(r)
-            print(f"{path.name}: {outcome_cell(r)}", flush=True)
+            jobs[RULE_COMMIT[c["CUT"]]].append((path, data))
+        imports = {}
+        for side, items in jobs.items():
+            if not items:
+                continue
+            outs, imports[side] = run_batch([p for p, _ in items], trees[side], HERE.parent)
+            for (path, data), r in zip(items, outs):
+                c = data["constants"]
+                r.update(schedule=c.get("SCHEDULE"), scenario=data.get("scenario"), atomic_of=data.get("atomic_of"),
+                         model_verdict=data.get("verdict"))
+                r.setdefault("rule", c["CUT"])
+                results.append(r)
+                print(f"{path.name}: {outcome_cell(r)}", flush=True)
+        names = [p.name for p, _ in todo]
+        results.sort(key=lambda r: names.index(r["trace"]))
     out = Path(args.output)
-    write(results, trees, out, time.monotonic() - t0)
-    (out.parent / "results.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    run = {"seconds": round(time.monotonic() - t0), "imports": imports, "load": os.getloadavg()[0], "results": results}
+    (out.parent / "results.json").write_text(json.dumps(run, indent=1) + "\n", encoding="utf-8")
+    write(results, out, run["seconds"], imports, run["load"])
     print(f"wrote {out}")
     return 0 if all("error" not in r for r in results) else 2
 
