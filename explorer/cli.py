@@ -1,7 +1,9 @@
 """`python -m explorer ...`: a thin layer over the API. Exit codes: 0 the invariants hold and the
 search was complete; 1 a violation (invariant or deadlock); 2 bad usage, a bad spec or a runtime
 error in the spec; 3 incomplete (a limit, Ctrl-C or SIGTERM stopped it, nothing violated); 4 (replay)
-not a behaviour of the spec; 70 an internal error of the explorer (a bug: never a verdict)."""
+not a behaviour of the spec; 70 an internal error of the explorer (a bug: never a verdict).
+`conformance` (conformance/README.md): 0 the code follows the trace, 1 it diverges, 2 bad input or
+a missing dependency."""
 from __future__ import annotations
 
 import argparse
@@ -256,6 +258,17 @@ def cmd_replay(args) -> int:
     return outcome.exit_code
 
 
+def cmd_conformance(args) -> int:
+    """Replay a trace on NeMo RL's real collector (conformance/, imported only here: it needs the
+    `conformance` extra, which the explorer's core never imports)."""
+    try:
+        from conformance.replay import main as conformance_main
+    except ImportError as err:
+        raise SpecError(f"the conformance driver is not importable ({err}): run from the repository "
+                        "or install the project with pip install -e '.[conformance]'") from None
+    return conformance_main(args.trace, args.nemo_rl, args.commit_label, args.json)
+
+
 def cmd_export(args) -> int:
     from .tla import export_tla
 
@@ -353,6 +366,15 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--trace", required=True, metavar="FILE", help="the steps: one `action(p=v, ...)` a line, or JSON")
     r.add_argument("--json", metavar="FILE", help="write the outcome as JSON")
     r.set_defaults(func=cmd_replay)
+
+    k = sub.add_parser("conformance", help="replay a trace of spec/collector.spec on NeMo RL's real collector "
+                       "(see conformance/README.md)")
+    k.add_argument("trace", help="a trace written by `check --json` or `--itf`")
+    k.add_argument("--nemo-rl", metavar="PATH", help="a NeMo RL source tree (default: $NEMO_RL_SRC)")
+    k.add_argument("--commit-label", choices=["pre", "post"],
+                   help="insist that the tree is pre (8c1e170d8, frontier cut) or post (ee5741a13, in-flight cut)")
+    k.add_argument("--json", metavar="FILE", help="write the outcome as JSON")
+    k.set_defaults(func=cmd_conformance)
 
     e = sub.add_parser("export-tla", help="write the spec as a TLA+ module and a TLC config")
     _add_model_args(e)

@@ -1,0 +1,272 @@
+"""Replay every counterexample in traces/ on the real collector at the commit of its rule and write
+conformance/RESULTS.md (and results.json): `python -m conformance.results --pre TREE --post TREE`.
+
+Each replay runs `python -m explorer conformance` in its own process (a process imports one NeMo
+RL tree). Traces of the rules the code does not have (in_flight_fatal, untrained, safe) are skipped:
+there is no commit to replay them on."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from .mapping import RULE_COMMIT
+
+HERE = Path(__file__).resolve().parent
+COMMITS = {"pre": "8c1e170d8", "post": "ee5741a13"}
+
+
+def traces(folder: Path) -> list[tuple[Path, dict[str, Any]]]:
+    """The `check --json` traces of the rules the code has, eager ones first, by name."""
+    out = []
+    for path in sorted(folder.glob("*.json")):
+        if path.name.endswith(".itf.json") or path.name == "results.json":
+            continue
+        data = json.loads(path.read_text(encoding="utf-8"))
+        c = data.get("constants") if isinstance(data, dict) else None
+        if not isinstance(c, dict) or c.get("CUT") not in RULE_COMMIT or not data.get("trace"):
+            continue
+        out.append((path, data))
+    return sorted(out, key=lambda pd: (pd[1]["constants"].get("SCHEDULE") != "eager", pd[0].name))
+
+
+def run_batch(paths: list[Path], tree: str, root: Path) -> tuple[list[dict[str, Any]], float]:
+    """The replays of one tree in one process (`--worker`): NeMo RL and torch are imported once.
+    Returns each outcome (with `wall_seconds`, the replay's own time) and the import time."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out.json")
+        env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        res = subprocess.run([sys.executable, "-m", "conformance.results", "--worker", tree, out, *map(str, paths)],
+                             capture_output=True, text=True, env=env, cwd=root)
+        if res.returncode != 0 or not os.path.exists(out):
+            raise SystemExit(f"the replays on {tree} failed (exit {res.returncode}):\n{res.stdout[-3000:]}{res.stderr[-3000:]}")
+        data = json.loads(Path(out).read_text(encoding="utf-8"))
+    return data["results"], data["import_seconds"]
+
+
+def worker(tree: str, out: str, paths: list[str]) -> int:
+    """Replay each trace on `tree` in this process; write the outcomes as JSON to `out`."""
+    from explorer.errors import SpecError
+
+    from . import mapping, nemo, replay
+
+    t0 = time.monotonic()
+    nemo.load(tree)
+    import_seconds = time.monotonic() - t0
+    results = []
+    for p in paths:
+        t1 = time.monotonic()
+        try:
+            r = replay.replay(mapping.load(p), tree).to_json()
+            r.pop("log", None)
+            r["exit"] = 1 if r["diverged"] else 0
+        except (SpecError, nemo.MissingDependency) as err:
+            r = {"error": str(err), "exit": 2}
+        r.update(trace=Path(p).name, wall_seconds=round(time.monotonic() - t1, 1))
+        results.append(r)
+    Path(out).write_text(json.dumps({"results": results, "import_seconds": round(import_seconds, 1)}), encoding="utf-8")
+    return 0
+
+
+# spec/scenarios: each with the BARRIER value under which the model accepts it (the code has the barrier)
+SCENARIOS = (("review-note-barrier.trace", "true"), ("review-note.trace", "false"))
+
+
+def scenario_traces(root: Path, tmp: str) -> list[tuple[Path, dict[str, Any]]]:
+    """The review note's scenarios as `explorer replay --json` traces, per rule and buffer restore."""
+    out = []
+    for name, barrier in SCENARIOS:
+        for cut in RULE_COMMIT:
+            for load in ("true", "false"):
+                dest = Path(tmp) / f"{Path(name).stem}-load-{load}-{cut}.json"
+                res = subprocess.run([sys.executable, "-m", "explorer", "replay", "spec/collector.spec", "--config",
+                                      "review-note", "--const", f'CUT="{cut}"', "--const", f"LOAD_REPLAY_BUFFER={load}",
+                                      "--const", f"BARRIER={barrier}", "--trace", f"spec/scenarios/{name}",
+                                      "--json", str(dest)], capture_output=True, text=True, cwd=root,
+                                     env=dict(os.environ, PYTHONPATH=str(root)))
+                if res.returncode not in (0, 1):
+                    raise SystemExit(f"explorer replay of {name} failed (exit {res.returncode}): {res.stdout}{res.stderr}")
+                data = json.loads(dest.read_text(encoding="utf-8"))
+                data["scenario"] = {"file": name, "BARRIER": barrier, "LOAD_REPLAY_BUFFER": load}
+                out.append((dest, data))
+    return out
+
+
+def atomic_traces(found: list[tuple[Path, dict[str, Any]]], root: Path, tmp: str) -> list[tuple[Path, dict[str, Any]]]:
+    """Each eager loss route searched again with ATOMIC_PAUSE = true (the loop's pause check and
+    its wait are one step, so no replay has to hold the loop between them), shortest trace each."""
+    out = []
+    for path, data in found:
+        c = data["constants"]
+        if c.get("SCHEDULE") != "eager" or not path.name.startswith("route-"):
+            continue
+        consts = {**c, "ATOMIC_PAUSE": True}
+        dest = Path(tmp) / path.name.replace("-eager.json", "-eager-atomic-pause.json")
+        args = [sys.executable, "-m", "explorer", "check", "spec/collector.spec", "--no-deadlock",
+                "--invariant", "no_prompt_lost", "--json", str(dest)]
+        for k, v in consts.items():
+            args += ["--const", f"{k}={json.dumps(v) if isinstance(v, str) else str(v).lower()}"]
+        res = subprocess.run(args, capture_output=True, text=True, cwd=root, env=dict(os.environ, PYTHONPATH=str(root)))
+        if res.returncode not in (0, 1):
+            raise SystemExit(f"explorer check for {dest.name} failed (exit {res.returncode}): {res.stdout}{res.stderr}")
+        found_data = json.loads(dest.read_text(encoding="utf-8"))
+        found_data["atomic_of"] = path.name
+        out.append((dest, found_data))
+    return out
+
+
+def outcome_cell(r: dict[str, Any]) -> str:
+    if "error" in r:
+        return f"error (exit {r['exit']})"
+    if r["step"] is None and not r["end"]:
+        if r["code_lost"]:
+            return f"reproduced: the code loses {{{', '.join(map(str, r['code_lost']))}}}"
+        if r.get("model_verdict") == "deadlock":
+            return "reproduced: the code gets stuck as the model does"
+        return "reproduced: no prompt lost, as in the model"
+    return r["summary"].replace("|", "\\|")
+
+
+def write(results: list[dict[str, Any]], md: Path, seconds: float, imports: dict[str, float],
+          load: float) -> None:
+    lines = ["# Conformance: the model's counterexamples replayed on NeMo RL's real collector", "",
+             f"Written by `python -m conformance.results` ({seconds:.0f} s on this machine); nothing here is "
+             "edited by hand. Each trace of `traces/` whose rule the code has is replayed with `python -m explorer "
+             "conformance` on the tree of its rule's commit: `frontier` on "
+             f"{COMMITS['pre']} (pre), `in_flight` on {COMMITS['post']} (post). Python {platform.python_version()}; "
+             f"load average {load:.1f} on {os.cpu_count()} cores when it finished (other jobs ran "
+             "alongside). The replays of one tree run in one process; importing torch and NeMo RL took "
+             + ", ".join(f"{v:.0f} s ({k})" for k, v in imports.items()) + ".",
+             "", "Trees replayed (`git rev-parse HEAD` of each): " + ", ".join(
+                 f"{side} = `{c}`" for side in ("pre", "post")
+                 for c in sorted({r.get("commit", "") for r in results if r.get("label") == side})) + ".", "",
+             "*reproduced*: the code followed every state of the trace and loses the same prompts at the end "
+             "(or is stuck where the model deadlocks). *diverged at state k*: the first state where a real "
+             "object differs from the model (or a step the code cannot take); after it the replay goes on "
+             "where it can, and says what the code loses at the end under the trace's schedule. "
+             "Replay = the replay itself, from a fresh collector to the last state; wall = that plus loading the trace.", ""]
+    for schedule in ("eager", "any"):
+        rows = [r for r in results if r.get("schedule") == schedule and not r.get("scenario") and not r.get("atomic_of")]
+        if not rows:
+            continue
+        lines += [f"## SCHEDULE = {schedule}", "", "| trace | rule | commit | states | outcome | replay (s) | wall (s) |",
+                  "|---|---|---|---|---|---|---|"]
+        for r in rows:
+            lines.append(f"| [{r['trace']}](../traces/{r['trace']}) | {r.get('rule', '')} | {r.get('commit', '')[:9]} "
+                         f"| {r.get('states', '')} | {outcome_cell(r)} | {r.get('seconds', '')} | {r['wall_seconds']} |")
+        lines.append("")
+    atomic = [r for r in results if r.get("atomic_of")]
+    if atomic:
+        lines += ["## The eager loss routes without holding the loop (ATOMIC_PAUSE = true)", "",
+                  "Every eager loss route above keeps the loop between its pause check and its wait while "
+                  "groups finish and the trainer trains and saves (see the timings below). Here each route's "
+                  "constants are searched again with ATOMIC_PAUSE = true, where check and wait are one step, "
+                  "so that no replay holds the loop there; the shortest new trace (written by `explorer check "
+                  "--json`, not kept) is replayed.", "",
+                  "| route trace | rule | commit | model | outcome | replay (s) | wall (s) |", "|---|---|---|---|---|---|---|"]
+        for r in atomic:
+            if r.get("proved"):
+                lines.append(f"| {r['atomic_of']} | {r['rule']} | | no loss: {r['proved']} | | | |")
+                continue
+            model = (f"loses {{{', '.join(map(str, r['model_lost']))}}}" if r.get("completed")
+                     else "refuted")  # the lost set is read at the trace's end, which a stopped replay lacks
+            lines.append(f"| {r['atomic_of']} | {r.get('rule', '')} | {r.get('commit', '')[:9]} | {model} "
+                         f"({r.get('states', '')} states) "
+                         f"| {outcome_cell(r)} | {r.get('seconds', '')} | {r['wall_seconds']} |")
+        lines.append("")
+    scen = [r for r in results if r.get("scenario")]
+    if scen:
+        lines += ["## The review note's scenarios (spec/scenarios), replayed on the code", "",
+                  "The model's trace is written by `explorer replay` with the `review-note` configuration "
+                  "(P=8 PROMPTS=24 AGE=1 TOL=1 FAILURES=1 CRASHES=1 STEPS=3 SAVE_EVERY=1); BARRIER is the value "
+                  "under which the model accepts the scenario (the code always has the barrier).", "",
+                  "| scenario | BARRIER | LOAD_REPLAY_BUFFER | rule | commit | outcome | replay (s) | wall (s) |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for r in scen:
+            sc = r["scenario"]
+            lines.append(f"| [{sc['file']}](../spec/scenarios/{sc['file']}) | {sc['BARRIER']} | {sc['LOAD_REPLAY_BUFFER']} "
+                         f"| {r.get('rule', '')} | {r.get('commit', '')[:9]} | {outcome_cell(r)} | {r.get('seconds', '')} "
+                         f"| {r['wall_seconds']} |")
+        lines.append("")
+    timing = [(r["trace"], t) for r in results if not r.get("atomic_of") for t in r.get("timing", [])]
+    if timing:
+        lines += ["## Timings the replays had to provoke", "",
+                  "The driver holds the real threads where the trace needs them; these are the holds that "
+                  "go beyond an eager collector and a prompt trainer.", ""]
+        lines += [f"- `{name}`: {t}" for name, t in timing]
+        lines.append("")
+    md.write_text("\n".join(lines), encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m conformance.results", description=__doc__.split("\n")[0])
+    ap.add_argument("--pre", required="--render-only" not in (argv or sys.argv), metavar="TREE", help=f"NeMo RL tree at {COMMITS['pre']}")
+    ap.add_argument("--post", required="--render-only" not in (argv or sys.argv), metavar="TREE", help=f"NeMo RL tree at {COMMITS['post']}")
+    ap.add_argument("--traces", default=str(HERE.parent / "traces"), metavar="DIR")
+    ap.add_argument("--schedule", choices=["eager", "any", "all"], default="all")
+    ap.add_argument("--no-atomic", dest="atomic", action="store_false",
+                    help="skip searching the eager routes again with ATOMIC_PAUSE = true")
+    ap.add_argument("--no-scenarios", dest="scenarios", action="store_false",
+                    help="skip the review note's scenarios of spec/scenarios")
+    ap.add_argument("-o", "--output", default=str(HERE / "RESULTS.md"), metavar="FILE")
+    if argv is None and len(sys.argv) > 1 and sys.argv[1] == "--worker":
+        return worker(sys.argv[2], sys.argv[3], sys.argv[4:])
+    ap.add_argument("--render-only", action="store_true",
+                    help="write RESULTS.md again from the results.json beside it, replaying nothing")
+    args = ap.parse_args(argv)
+    if args.render_only:
+        out = Path(args.output)
+        run = json.loads((out.parent / "results.json").read_text(encoding="utf-8"))
+        write(run["results"], out, run["seconds"], run["imports"], run["load"])
+        print(f"wrote {out}")
+        return 0
+    trees = {"pre": args.pre, "post": args.post}
+    t0 = time.monotonic()
+    results = []
+    with tempfile.TemporaryDirectory(prefix="conformance-scenarios-") as tmp:
+        found = traces(Path(args.traces))
+        todo = (found + (atomic_traces(found, HERE.parent, tmp) if args.atomic else [])
+                + (scenario_traces(HERE.parent, tmp) if args.scenarios else []))
+        jobs: dict[str, list[tuple[Path, dict[str, Any]]]] = {"pre": [], "post": []}
+        for path, data in todo:
+            c = data["constants"]
+            extra = data.get("scenario") or data.get("atomic_of")
+            if not extra and args.schedule != "all" and c.get("SCHEDULE") != args.schedule:
+                continue
+            if data.get("atomic_of") and data.get("verdict") != "violated":
+                verdict = data.get("verdict") if data.get("complete") else "incomplete (cut by a limit)"
+                results.append({"trace": path.name, "atomic_of": data["atomic_of"], "rule": c["CUT"],
+                                "proved": f"{verdict}, {data.get('distinct_states')} states", "wall_seconds": 0})
+                continue
+            jobs[RULE_COMMIT[c["CUT"]]].append((path, data))
+        imports = {}
+        for side, items in jobs.items():
+            if not items:
+                continue
+            outs, imports[side] = run_batch([p for p, _ in items], trees[side], HERE.parent)
+            for (path, data), r in zip(items, outs):
+                c = data["constants"]
+                r.update(schedule=c.get("SCHEDULE"), scenario=data.get("scenario"), atomic_of=data.get("atomic_of"),
+                         model_verdict=data.get("verdict"))
+                r.setdefault("rule", c["CUT"])
+                results.append(r)
+                print(f"{path.name}: {outcome_cell(r)}", flush=True)
+        names = [p.name for p, _ in todo]
+        results.sort(key=lambda r: names.index(r["trace"]))
+    out = Path(args.output)
+    run = {"seconds": round(time.monotonic() - t0), "imports": imports, "load": os.getloadavg()[0], "results": results}
+    (out.parent / "results.json").write_text(json.dumps(run, indent=1) + "\n", encoding="utf-8")
+    write(results, out, run["seconds"], imports, run["load"])
+    print(f"wrote {out}")
+    return 0 if all("error" not in r for r in results) else 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,216 @@
+"""Conformance (conformance/): the trace -> driver mapping, which needs no NeMo RL and runs in CI,
+and replays on the real collector, which run only with a NeMo RL tree in NEMO_RL_SRC and the
+`conformance` extra installed (otherwise they are skipped, and say why)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conformance import mapping
+from conformance.replay import _stale_dispatch_follows, held_loop
+from explorer.errors import SpecError
+from explorer.model import load_model
+from explorer.replay import load_trace_file
+
+ROOT = Path(__file__).resolve().parent.parent
+TRACES = ROOT / "traces"
+ROUTES = sorted(p for p in TRACES.glob("route-*.json") if not p.name.endswith(".itf.json"))
+EAGER = [p for p in ROUTES if p.name.endswith("-eager.json")]
+
+
+def _cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "explorer", "conformance", *args], capture_output=True, text=True,
+                          cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+
+
+# ---- the mapping (no NeMo RL) ----
+
+def test_every_committed_trace_maps_to_driver_commands():
+    assert EAGER, "traces/ has no eager route traces"
+    for path in ROUTES:
+        tr = mapping.load(str(path))
+        assert tr.steps[0].action is None and tr.steps[0].n == 1
+        assert all(s.action in mapping.COMMANDS for s in tr.steps[1:]), path.name
+        assert tr.verdict == "violated" and "p" in tr.witness
+        assert len(tr.steps) == len(json.loads(path.read_text())["trace"])
+
+
+def test_itf_and_json_give_the_same_steps():
+    path = TRACES / "route-interleaving-frontier-eager.json"
+    a, b = mapping.load(str(path)), mapping.load(str(path).replace(".json", ".itf.json"))
+    assert a.constants == b.constants
+    assert [(s.action, s.params, s.state) for s in a.steps] == [(s.action, s.params, s.state) for s in b.steps]
+
+
+@pytest.mark.parametrize("path", ROUTES, ids=lambda p: p.stem)
+def test_lost_agrees_with_the_specs_invariant(path):
+    """mapping.lost re-states the spec's `accounted`: on every state of the trace it must be empty
+    exactly where no_prompt_lost holds, and hold the witness at the violating state."""
+    tr = mapping.load(str(path))
+    model = load_model(str(ROOT / "spec/collector.spec"), tr.constants)
+    inv = next(p for p in model.invariants if p.name == "no_prompt_lost")
+    raw = load_trace_file(str(path))
+    for step, r in zip(tr.steps, raw):
+        state = tuple(r.state[n] for n in model.var_names)
+        assert (mapping.lost(step.state, tr.constants) == set()) == inv.holds(state), (path.name, step.n)
+    assert tr.witness["p"] in mapping.lost(tr.steps[-1].state, tr.constants)
+
+
+def test_expected_keeps_what_the_code_holds():
+    tr = mapping.load(str(TRACES / "route-interleaving-in_flight-eager.json"))
+    first = mapping.expected(tr.steps[0].state, tr.constants, outstanding=True)
+    assert "ckpt" not in first and first["outstanding"] == frozenset() and first["loop"] == "run"
+    assert "threshold" not in first  # the filter is off
+    assert "outstanding" not in mapping.expected(tr.steps[0].state, tr.constants, outstanding=False)
+    saved = next(s for s in tr.steps if s.action == "checkpoint")
+    e = mapping.expected(saved.state, tr.constants, outstanding=True)
+    assert e["ckpt"]["S"] == saved.state["ckpt"]["S"] and ("cut" in e["ckpt"]) == saved.state["ckpt"]["frontier"]
+    busy = next(s for s in tr.steps if s.state["inflight"])
+    assert mapping.expected(busy.state, tr.constants, True)["outstanding"] == \
+        frozenset().union(*busy.state["inflight"].values())
+
+
+def test_diff_names_the_field_and_both_values():
+    want = {"F": 2, "ckpt": {"cut": 4, "base": 3}}
+    assert mapping.diff(want, {"F": 2, "ckpt": {"cut": 2, "base": 3}}) == [("ckpt.cut", 4, 2)]
+    assert mapping.diff(want, {"F": 1}) == [("F", 2, 1), ("ckpt", want["ckpt"], "<absent>")]
+    assert mapping.show(frozenset({(1, 0), (0, 2)})) == "{<<0, 2>>, <<1, 0>>}"
+
+
+def test_the_held_pause_and_the_stale_dispatch_are_found():
+    tr = mapping.load(str(TRACES / "stuck-frontier-code-eager.json"))
+    notes = held_loop(tr)
+    assert len(notes) == 1 and "group_finishes(t=0, o=0), worker_fails(t=1)" in notes[0]
+    legacy = mapping.load(str(TRACES / "route-legacy-lineage-frontier.json"))
+    trains = [s for s in legacy.steps if s.action == "train"]
+    stale = [s.n for s in trains if _stale_dispatch_follows(legacy, s)]
+    assert stale == [20]  # its dispatch at state 21 reads version 3 while the trainer is at 4
+    assert not any(_stale_dispatch_follows(tr, s) for s in tr.steps if s.action == "train")
+
+
+def test_bad_input_is_rejected_with_a_located_message(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"trace": [')
+    with pytest.raises(SpecError, match="bad JSON"):
+        mapping.load(str(bad))
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"constants": {"N": 1}, "trace": [{"action": None, "label": "Initial predicate",
+                                                                    "state": {"x": 0}}]}))
+    with pytest.raises(SpecError, match="not a trace of spec/collector.spec"):
+        mapping.load(str(other))
+    data = json.loads((TRACES / "route-interleaving-frontier-eager.json").read_text())
+    data["trace"][1]["label"] = "teleport"
+    odd = tmp_path / "odd.json"
+    odd.write_text(json.dumps(data))
+    with pytest.raises(SpecError, match="'teleport' is not one of"):
+        mapping.load(str(odd))
+    itf = json.loads((TRACES / "route-interleaving-frontier-eager.itf.json").read_text())
+    del itf["#meta"]
+    bare = tmp_path / "bare.itf.json"
+    bare.write_text(json.dumps(itf))
+    with pytest.raises(SpecError, match="does not record its constants"):
+        mapping.load(str(bare))
+
+
+def test_cli_exits_2_on_bad_input_and_on_a_missing_tree(tmp_path):
+    (tmp_path / "x.json").write_text("{}")
+    r = _cli(str(tmp_path / "x.json"), "--nemo-rl", str(tmp_path))
+    assert r.returncode == 2 and "not a trace" in r.stdout
+    trace = str(TRACES / "route-interleaving-frontier-eager.json")
+    r = _cli(trace, env={"NEMO_RL_SRC": ""})
+    assert r.returncode == 2 and "no NeMo RL tree" in r.stdout
+    r = _cli(trace, "--nemo-rl", str(tmp_path))
+    assert r.returncode == 2 and "is not a NeMo RL source tree" in r.stdout
+
+
+def test_the_core_does_not_import_the_driver():
+    r = subprocess.run([sys.executable, "-c", "import explorer.cli, sys; print(sorted(m for m in sys.modules "
+                        "if m.split('.')[0] in ('conformance', 'torch', 'nemo_rl', 'torchdata')))"],
+                       capture_output=True, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert r.returncode == 0 and r.stdout.strip() == "[]"
+
+
+# ---- replays on the real collector (NEMO_RL_SRC and the `conformance` extra) ----
+
+def _tree_or_skip() -> tuple[str, str]:
+    from conformance import nemo
+    src = os.environ.get("NEMO_RL_SRC")
+    if not src:
+        pytest.skip("set NEMO_RL_SRC to a NeMo RL tree at 8c1e170d8 or ee5741a13 (conformance/README.md)")
+    missing = nemo.missing_packages()
+    if missing:
+        pytest.skip("the conformance extra is not installed (missing: " + ", ".join(missing) + ")")
+    root = nemo.find_tree(src)
+    label = "post" if "_outstanding_task_indices" in (root / nemo.TC).read_text() else "pre"
+    return str(root), label
+
+
+def _replay(trace: Path, tree: str, tmp: Path) -> dict:
+    out = tmp / "outcome.json"
+    r = _cli(str(trace), "--nemo-rl", tree, "--json", str(out))
+    data = json.loads(out.read_text())
+    assert r.returncode == (1 if data["diverged"] else 0), r.stdout
+    return data
+
+
+def test_a_loss_route_is_reproduced_on_its_commit(tmp_path):
+    tree, label = _tree_or_skip()
+    rule = "frontier" if label == "pre" else "in_flight"
+    data = _replay(TRACES / f"route-interleaving-{rule}-eager.json", tree, tmp_path)
+    assert not data["diverged"], data["summary"]
+    assert data["followed"] == data["states"] and data["code_lost"] == data["model_lost"] == [2]
+
+
+def test_the_frontier_rule_diverges_from_the_post_code_at_its_checkpoint(tmp_path):
+    """A negative control: on ee5741a13 the checkpoint cuts below the in-flight ordinal, so the
+    frontier rule's trace must part from the code there (no committed in_flight trace differs
+    from 8c1e170d8 at a checkpoint, so the pre tree has no such control)."""
+    tree, label = _tree_or_skip()
+    if label != "post":
+        pytest.skip("needs the post tree (ee5741a13)")
+    data = _replay(TRACES / "route-interleaving-frontier-eager.json", tree, tmp_path)
+    assert data["diverged"] and data["step"]["action"] == "checkpoint", data["summary"]
+    assert any(f.startswith("ckpt.") for f, _, _ in data["fields"])
+
+
+def test_a_tampered_trace_diverges_at_the_tampered_state(tmp_path):
+    """The comparison is not vacuous: one field changed in one state is reported there."""
+    tree, label = _tree_or_skip()
+    rule = "frontier" if label == "pre" else "in_flight"
+    data = json.loads((TRACES / f"route-interleaving-{rule}-eager.json").read_text())
+    n = next(i for i, s in enumerate(data["trace"]) if s["label"] == "train")
+    data["trace"][n]["state"]["wm"] += 5
+    bad = tmp_path / "tampered.json"
+    bad.write_text(json.dumps(data))
+    got = _replay(bad, tree, tmp_path)
+    assert got["diverged"] and got["step"]["state"] == n + 1 and [f[0] for f in got["fields"]] == ["wm"]
+
+
+def test_the_lost_wakeup_deadlock_is_reproduced(tmp_path):
+    tree, label = _tree_or_skip()
+    rule = "frontier" if label == "pre" else "in_flight"
+    data = _replay(TRACES / f"stuck-{rule}-code-eager.json", tree, tmp_path)
+    assert not data["diverged"] and data["timing"], data["summary"]
+
+
+def test_the_startup_barrier_refuses_the_no_barrier_route(tmp_path):
+    tree, label = _tree_or_skip()
+    rule = "frontier" if label == "pre" else "in_flight"
+    data = _replay(TRACES / f"route-no-barrier-{rule}-eager.json", tree, tmp_path)
+    assert data["diverged"] and data["step"]["action"] == "train" and "startup barrier" in data["reason"]
+
+
+def test_the_collector_is_the_trees_own_class(tmp_path):
+    tree, label = _tree_or_skip()
+    code = ("from conformance import nemo; import inspect; rt = nemo.load(%r); "
+            "print(rt.label, inspect.getsourcefile(rt.collector_class), rt.rb.ReplayBufferImpl.__module__)" % tree)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    got_label, source, buffer_module = r.stdout.split()
+    assert got_label == label and Path(source).resolve() == (Path(tree) / "nemo_rl/algorithms/async_utils/trajectory_collector.py").resolve()
+    assert buffer_module == "nemo_rl.algorithms.async_utils.replay_buffer"
