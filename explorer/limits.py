@@ -62,6 +62,11 @@ def memory_budget(limits: Limits) -> int:
 _active: list[dict] = []  # the guards in force (they nest: the CLI's, then check()'s); the outer one acts
 
 
+def active() -> bool:
+    """Whether a guard is in force (a nested one would leave it in charge)."""
+    return bool(_active)
+
+
 def disarm() -> None:
     """From now on the guard in force raises nothing: a result is being reported, and a second
     signal must not cut the report (or the --json file) in half."""

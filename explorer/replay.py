@@ -14,6 +14,8 @@ from typing import Any
 
 from .ast import Loc, unparse
 from .errors import EvalError, SpecError, format_located
+from .limits import LimitReached, Limits, guard
+from .limits import active as limits_active
 from .model import Model, parse_const_value
 from .runtime import UNSET, Unevaluable
 from .search import Step, _witness
@@ -138,6 +140,9 @@ def _json_trace(path: str, text: str) -> list[TraceStep]:
             step.state = state
         out.append(step)
     return out
+
+
+END_NOTE_SECONDS = 5.0  # what could happen after the trace is a remark: a few seconds, never the run
 
 
 @dataclass
@@ -288,11 +293,19 @@ def replay(model: Model, steps: list[TraceStep], path: str = "trace") -> Outcome
         if isinstance(loc, Loc):
             out.error += "\n" + "\n".join(format_located("", "", model.spec.text, loc).splitlines()[1:])
         return out
+    own = not limits_active()  # under an outer guard (the caller's limits) that one acts
     try:  # what could happen next: a remark, so a failure here does not fail the replay
-        enabled = [a.name for a in model.actions if a.successors(state)]
-        terminal = [p.name for p in model.terminals if p.holds(state)]
+        with guard(Limits(max_seconds=END_NOTE_SECONDS)):
+            enabled = [a.name for a in model.actions if a.successors(state)]
+            terminal = [p.name for p in model.terminals if p.holds(state)]
     except EvalError as err:
         out.end_note = f"not known to enable anything: evaluating the actions here fails ({err.message})"
+        return out
+    except LimitReached as stop:
+        if not own or stop.reason != "max-seconds":
+            raise
+        out.end_note = (f"not known to enable anything: evaluating the actions here took more than "
+                        f"{END_NOTE_SECONDS:.0f} s (an action with a huge parameter domain?)")
         return out
     out.end_note = ("terminal (" + ", ".join(terminal) + ")" if terminal else
                     "enabled next: " + (", ".join(enabled) if enabled else "none (a deadlock)"))

@@ -482,3 +482,20 @@ def test_a_huge_constant_is_summarised_not_sorted_in_the_report(tmp_path):
     assert "NEST = <a set of 1 element (nested, larger), too large to print here>" in text
     assert "SMALL = {1, 2, 3}" in text
     assert brief(frozenset(range(BRIEF_ELEMENTS))) == "{" + ", ".join(map(str, range(BRIEF_ELEMENTS))) + "}"
+
+
+def test_replay_remark_on_what_comes_next_is_bounded(tmp_path):
+    """Found by the fuzz campaign: after replaying a trace, `replay` lists the actions enabled in the
+    last state; with a parameter domain of 2^63 values that enumeration never ended. The remark now
+    gets END_NOTE_SECONDS and says it is unknown; the verdict on the trace is unchanged."""
+    spec = spec_file(tmp_path, "const N = 9223372036854775808\nvar y = 0\naction act0(i1 in 1..N):\n"
+                     "    y' = 1\ninvariant typed0:\n    false\n")
+    trace = tmp_path / "t.json"
+    proc = cli("check", spec, "--json", str(trace), "--max-seconds", "20")
+    assert proc.returncode == 1
+    started = time.monotonic()
+    proc = cli("replay", spec, "--trace", str(trace), timeout=60)
+    no_traceback(proc)
+    assert time.monotonic() - started < 40
+    assert "not known to enable anything: evaluating the actions here took more than" in proc.stdout
+    assert "violates typed0" in proc.stdout
