@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import multiprocessing
 import os
 import shutil
@@ -40,7 +41,7 @@ from explorer.replay import format_replay, load_trace_file, replay  # noqa: E402
 from explorer.traces import format_result, itf_trace, result_json, trace_dot, write_json  # noqa: E402
 from explorer.values import TRUE, short  # noqa: E402
 from explorer.views import find_view, view_grid  # noqa: E402
-from study_deep import deep_lines, deep_summary, run_sweeps  # noqa: E402
+from study_deep import conformance_lines, deep_lines, deep_summary, run_sweeps  # noqa: E402
 
 SPEC = Path("spec/collector.spec")  # relative: what the traces record does not depend on the checkout
 SCENARIOS = Path("spec/scenarios")
@@ -325,6 +326,9 @@ def main() -> int:
     parser.add_argument("--out", default=str(ROOT / "traces"))
     parser.add_argument("--quick", action="store_true", help="only the smallest frontier counterexample")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--readme-only", action="store_true",
+                        help="write README.md again from OUT/results.json, the finished sweeps and "
+                             "conformance/results.json, running nothing")
     parser.add_argument("--reuse-sweeps", action="store_true",
                         help="take the finished sweeps in OUT/<name>/sweep.json as they are instead of running them")
     args = parser.parse_args()
@@ -332,6 +336,8 @@ def main() -> int:
     os.chdir(ROOT)
     out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
+    if args.readme_only:
+        return write_all_readme(out, json.loads((out / "results.json").read_text()), args.workers)
     pool = multiprocessing.Pool(args.workers)
 
     # 2. the smallest frontier loss: the grid in size order, stopping at the first refutation
@@ -433,20 +439,29 @@ def main() -> int:
                                     f"{what} | [{stem}.txt]({stem}.txt) |")
 
     results = {"grid": grid_rows, "routes": route_rows, "needs": needs_rows, "recipes": recipe_rows,
-               "retrain": retrain_rows, "stuck": stuck_rows, "live": live_rows}
+               "retrain": retrain_rows, "stuck": stuck_rows, "live": live_rows, "smallest": [smallest]}
     for group in results.values():
         for row in group:
             for key in ("text", "json", "itf", "dot", "prompts", "livelock_text"):
                 row.pop(key, None)
-    write_json(str(out / "results.json"), results)
     # 7. deeper bounds, with `explorer sweep`: the earlier rules, the rule that holds, its ablation
     deep = run_sweeps(out, args.workers, reuse=args.reuse_sweeps)
-    write_readme(out, smallest, grid_rows, route_rows, needs_rows, recipe_rows, retrain_rows, stuck_rows,
-                 live_rows, replay_lines, time.monotonic() - started)
+    results["replay_lines"], results["seconds"] = replay_lines, round(time.monotonic() - started)
+    write_json(str(out / "results.json"), results)
+    write_all_readme(out, results, args.workers)
+    print(f"traces regenerated in {out} ({results['seconds']} s)")
+    return 0
+
+
+def write_all_readme(out: Path, results: dict[str, Any], jobs: int) -> int:
+    """README.md from the study's results, the finished sweeps and the conformance replays."""
+    deep = run_sweeps(out, jobs, reuse=True)
+    write_readme(out, results["smallest"][0], results["grid"], results["routes"], results["needs"],
+                 results["recipes"], results["retrain"], results["stuck"], results["live"],
+                 results["replay_lines"], results["seconds"])
     readme = (out / "README.md").read_text()
     readme = readme.replace("## In plain words\n\n", "## In plain words\n\n" + deep_summary(deep) + "\n\n", 1)
-    (out / "README.md").write_text(readme + "\n".join(deep_lines(deep)) + "\n")
-    print(f"traces regenerated in {out} ({time.monotonic() - started:.0f} s)")
+    (out / "README.md").write_text(readme + "\n".join(deep_lines(deep) + conformance_lines(out)) + "\n")
     return 0
 
 

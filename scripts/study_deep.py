@@ -245,3 +245,29 @@ def patch_sketch(smallest: dict[str, dict[str, Any]], groups: dict[str, list[dic
     lines += ["base = the largest ring place <= cut  (as today); save cut as frontier_ordinal and base as "
               "resume_base_ordinal", "```", ""]
     return lines
+
+
+CONFORMANCE = Path("conformance/results.json")
+
+
+def conformance_lines(out: Path) -> list[str]:
+    """The outcome of each trace of this folder replayed on NeMo RL's real collector (written by
+    `python -m conformance.results`); a replay of an older version of a trace is marked stale."""
+    if not CONFORMANCE.exists():
+        return []
+    data = json.loads(CONFORMANCE.read_text())
+    lines = ["## On the real code: the traces replayed on NeMo RL's collector", "",
+             f"From `{CONFORMANCE}` (`python -m conformance.results --pre TREE --post TREE`, conformance/README.md): "
+             "each counterexample of this folder replayed on the real `AsyncTrajectoryCollector` and "
+             "`ReplayBufferImpl` at its rule's commit (pre = 8c1e170d8, post = ee5741a13). *stale* = the trace "
+             "has changed since it was replayed (a different number of states): run the command again.", "",
+             "| trace | schedule | commit | on the code | timing the replay needed |", "|---|---|---|---|---|"]
+    for r in data["results"]:
+        path = out / r["trace"]
+        if r.get("scenario") or r.get("atomic_of") or not path.exists():
+            continue
+        states = len(json.loads(path.read_text()).get("trace", []))
+        outcome = r["summary"] if states == r["states"] else f"stale ({r['states']} states replayed, {states} now)"
+        lines.append(f"| [{r['trace']}]({r['trace']}) | {r.get('schedule') or ''} | {r['label']} | {outcome} | "
+                     + "; ".join(r.get("timing") or []) + " |")
+    return lines + [""]
