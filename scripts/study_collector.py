@@ -329,6 +329,8 @@ def main() -> int:
     parser.add_argument("--readme-only", action="store_true",
                         help="write README.md again from OUT/results.json, the finished sweeps and "
                              "conformance/results.json, running nothing")
+    parser.add_argument("--no-sweeps", action="store_true",
+                        help="run no sweep (the README shows the finished ones in OUT/<name>/)")
     parser.add_argument("--reuse-sweeps", action="store_true",
                         help="take the finished sweeps in OUT/<name>/sweep.json as they are instead of running them")
     args = parser.parse_args()
@@ -445,7 +447,8 @@ def main() -> int:
             for key in ("text", "json", "itf", "dot", "prompts", "livelock_text"):
                 row.pop(key, None)
     # 7. deeper bounds, with `explorer sweep`: the earlier rules, the rule that holds, its ablation
-    deep = run_sweeps(out, args.workers, reuse=args.reuse_sweeps)
+    if not args.no_sweeps:
+        run_sweeps(out, args.workers, reuse=args.reuse_sweeps)
     results["replay_lines"], results["seconds"] = replay_lines, round(time.monotonic() - started)
     write_json(str(out / "results.json"), results)
     write_all_readme(out, results, args.workers)
@@ -455,7 +458,7 @@ def main() -> int:
 
 def write_all_readme(out: Path, results: dict[str, Any], jobs: int) -> int:
     """README.md from the study's results, the finished sweeps and the conformance replays."""
-    deep = run_sweeps(out, jobs, reuse=True)
+    deep = run_sweeps(out, jobs, run=False)
     write_readme(out, results["smallest"][0], results["grid"], results["routes"], results["needs"],
                  results["recipes"], results["retrain"], results["stuck"], results["live"],
                  results["replay_lines"], results["seconds"])

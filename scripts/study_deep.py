@@ -41,15 +41,18 @@ class SweepFailed(RuntimeError):
     """A sweep that could not run (bad grid, spec error, internal error): the study stops."""
 
 
-def run_sweeps(out: Path, jobs: int, reuse: bool = False) -> dict[str, dict[str, Any]]:
+def run_sweeps(out: Path, jobs: int, reuse: bool = False, run: bool = True) -> dict[str, dict[str, Any]]:
     """Run each sweep into out/<name> (its cache there makes a rerun of an unchanged point free);
-    with `reuse`, take a finished out/<name>/sweep.json as it is (it names the engine that wrote it)."""
+    with `reuse`, take a finished out/<name>/sweep.json as it is (it names the engine that wrote it);
+    without `run`, only those."""
     results = {}
     for name in SWEEPS:
         done = out / name / "sweep.json"
-        if reuse and done.exists() and json.loads(done.read_text()).get("finished"):
+        if (reuse or not run) and done.exists() and json.loads(done.read_text()).get("finished"):
             print(f"  sweep {name}: reusing {done}", flush=True)
             results[name] = json.loads(done.read_text())
+            continue
+        if not run:
             continue
         cmd = [sys.executable, "-m", "explorer", "sweep", SPEC, "--grid", SWEEPS[name], "--jobs", str(jobs),
                "--out", str(out / name)]
