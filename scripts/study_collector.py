@@ -340,6 +340,10 @@ def main() -> int:
     started = time.monotonic()
     if args.readme_only:
         return write_all_readme(out, json.loads((out / "results.json").read_text()), args.workers)
+    if not args.quick:  # from scratch: no trace of an earlier run may stay (the sweeps' folders are theirs)
+        for old in out.iterdir():
+            if old.is_file():
+                old.unlink()
     pool = multiprocessing.Pool(args.workers)
 
     # 2. the smallest frontier loss: the grid in size order, stopping at the first refutation
