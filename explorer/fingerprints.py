@@ -108,8 +108,12 @@ class FingerprintSet:
     """A set of nonzero 64-bit keys (see `as_keys`) in one uint64 array, kept at most half full."""
 
     def __init__(self, capacity: int = 1 << 16):
-        self.table = np.zeros(capacity, dtype=np.uint64)
+        self.table = self._zeros(capacity)
         self.count = 0
+
+    def _zeros(self, size: int) -> np.ndarray:
+        """A new empty table (a subclass may put it elsewhere, e.g. in shared memory)."""
+        return np.zeros(size, dtype=np.uint64)
 
     def __len__(self) -> int:
         return self.count
@@ -168,7 +172,7 @@ class FingerprintSet:
         while need > size // 2:
             size *= 2
         old = self.table
-        self.table = np.zeros(size, dtype=np.uint64)
+        self.table = self._zeros(size)
         for lo in range(0, len(old), PLACE_CHUNK):  # the old table's keys, a slice at a time
             part = old[lo:lo + PLACE_CHUNK]
             self._place_some(self.table, part[part != 0])

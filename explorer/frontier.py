@@ -9,6 +9,8 @@ from __future__ import annotations
 from array import array
 from typing import Iterable, Iterator
 
+import numpy as np
+
 
 class Frontier:
     def __init__(self, nvars: int, states: Iterable[tuple] = ()):
@@ -45,6 +47,42 @@ class Frontier:
     def __iter__(self) -> Iterator[tuple]:
         for lo in range(0, self.count, 4096):
             yield from self.chunk(lo, lo + 4096)
+
+    def _matrix(self) -> np.ndarray:
+        return np.frombuffer(self.rows, dtype=np.int32).reshape(self.count, self.nvars)
+
+    def select(self, positions: np.ndarray) -> None:
+        """Keep only the states at `positions`, in that order (the distinct values stay)."""
+        kept = self._matrix()[positions]  # a copy: the buffer export ends here
+        self.rows = array("i", kept.tobytes())
+        self.count = len(kept)
+
+    def pack(self, positions: np.ndarray) -> tuple[list[list], bytes, int]:
+        """The states at `positions` in a form that pickles small and fast, for another process:
+        per variable the distinct values they use, then 4 bytes a variable per state."""
+        sub = self._matrix()[positions]
+        values = []
+        for i in range(self.nvars):
+            used, sub[:, i] = np.unique(sub[:, i], return_inverse=True)
+            values.append([self.values[i][u] for u in used.tolist()])
+        return values, sub.astype(np.int32).tobytes(), len(sub)
+
+    def extend_packed(self, packed: tuple[list[list], bytes, int]) -> None:
+        """Append the states of a `pack`, renumbering their values into this frontier's."""
+        values, data, count = packed
+        sub = np.frombuffer(data, dtype=np.int32).reshape(count, self.nvars).copy()
+        for i, vs in enumerate(values):
+            ids, mine = self.ids[i], self.values[i]
+            local = []
+            for v in vs:
+                k = ids.get(v)
+                if k is None:
+                    ids[v] = k = len(mine)
+                    mine.append(v)
+                local.append(k)
+            sub[:, i] = np.array(local, dtype=np.int32)[sub[:, i]]
+        self.rows.frombytes(sub.tobytes())
+        self.count += count
 
     @property
     def nbytes(self) -> int:

@@ -1,21 +1,34 @@
 """The fingerprint search on N local processes, with the same results as on one.
 
-Each worker owns the states it discovered: it keeps them and, at the next BFS level, expands
-them, fingerprints their successors and judges the ones the shared fingerprint set does not know
-yet (constraints, invariants). States never cross a process boundary; only fingerprints and
-verdict codes do. The coordinator walks every parent of the level in BFS order, parent by parent
-and binding by binding, exactly as the one-process search does, so it decides the same new
-states, in the same order, with the same counts and the same first violation; it then tells each
-worker which of its candidates are new, and adds their fingerprints to the set, which the workers
-read through shared memory.
+Each BFS level takes two rounds:
+
+1. **expand**: each worker expands its share of the level (its states, in BFS order),
+   fingerprints the successors, drops those the fingerprint set holds (the levels before; shared
+   memory here, a copy per actor on Ray) and those it already produced this level, judges the
+   rest (constraints, invariants) and replies with numpy arrays: per parent, its successor count
+   per action; per candidate, its fingerprint, its place (parent index, position among the
+   parent's successors), action and verdict code. The states stay in the worker.
+2. **keep**: the coordinator merges the candidates. The new states are the first occurrence of
+   each fingerprint in (parent, position) order, numbered in that order: exactly the states,
+   order and parents of the one-process search. Each worker keeps its own new states, except
+   that one holding more than its share of the next level sends the surplus (packed by
+   `Frontier.pack`: each distinct component value once, 4 bytes a variable per state) to one
+   holding fewer, so the work stays even whatever the shape of the state graph (a single initial
+   state would otherwise leave every state to one worker).
+
+A level with an event that stops the search (a violation, an evaluation error, a deadlock, the
+state limit reached) is walked parent by parent and binding by binding, as the one-process search
+walks it, so that it stops at the same place with the same counts and the same trace.
 
 Workers are forked, so they share the compiled model; where `fork` is not available the search
 runs in one process."""
 from __future__ import annotations
 
 import multiprocessing as mp
+import pickle
 import time
 from array import array
+from dataclasses import dataclass, field
 from multiprocessing import resource_tracker, shared_memory
 from typing import Any
 
@@ -23,144 +36,255 @@ import numpy as np
 
 from .errors import EvalError
 from .fingerprints import FingerprintSet, Fingerprinter, as_keys
-from .fpsearch import check_fingerprints, initial_states, rebuild_trace
+from .fpsearch import BATCH, check_fingerprints, initial_states, rebuild_trace
 from .frontier import Frontier
 from .limits import LimitReached, Limits, disarm, guard, no_cycle_collector
 from .model import Model
 from .progress import publish
 from .search import Result, _Stop, report_limit, report_stop
 
-KNOWN = -2  # the candidate's fingerprint was in the set when the level began
+NEW = 1  # a candidate's code: it passes the constraints and every invariant (the usual case)
+PRUNED = 0  # it fails a constraint and passes every invariant
 FAILED_CONSTRAINT = -3  # evaluating a constraint on it raised an error
 FAILED_ALLOWED = -4  # it passes the constraints, and evaluating an invariant on it raised
 FAILED_PRUNED = -5  # it fails a constraint, and evaluating an invariant on it raised
+# other codes: 2 * (first failing invariant + 1) + (passes the constraints)
 
 
-class _SharedSet:
-    """A `FingerprintSet` table in shared memory, written by the coordinator between levels."""
+@dataclass
+class Reply:
+    """What a worker found in one level (see `Owner.expand`); rows are its frontier's states."""
+    idx: np.ndarray  # the global index of each row
+    counts: np.ndarray  # rows expanded x actions: successors per action
+    failed: tuple[int, Any] | None  # (row, error) of the first row whose actions raised; later rows are not expanded
+    stuck: dict[int, Any]  # rows without successors not excused by a terminal predicate: False, or the error it raised
+    fp: np.ndarray  # per candidate (int64), in (parent, position) order
+    parent: np.ndarray  # its parent's global index
+    position: np.ndarray  # its place among the parent's successors (all actions, in order)
+    action: np.ndarray
+    code: np.ndarray
+    errors: dict[int, Any] = field(default_factory=dict)  # by fingerprint, for the FAILED_* codes
+
+
+class SharedFingerprintSet(FingerprintSet):
+    """A `FingerprintSet` whose table lives in shared memory, so forked workers read it in place.
+    Only the coordinator writes it, between levels."""
 
     def __init__(self):
         self.mem: shared_memory.SharedMemory | None = None
+        super().__init__()
 
-    def publish(self, table: np.ndarray) -> tuple[str, int]:
-        if self.mem is None or self.mem.size < table.nbytes:
-            self.close()
-            self.mem = shared_memory.SharedMemory(create=True, size=table.nbytes)
-        view = np.ndarray(table.shape, dtype=np.uint64, buffer=self.mem.buf)
-        view[:] = table
-        return self.mem.name, len(table)
+    def _zeros(self, size: int) -> np.ndarray:
+        mem = shared_memory.SharedMemory(create=True, size=size * 8)  # zero-filled
+        table = np.ndarray((size,), dtype=np.uint64, buffer=mem.buf)
+        table[:] = 0
+        if self.mem is not None:
+            self._old = self.mem  # released by `_grow` once the old table is no longer read
+        self.mem = mem
+        return table
+
+    def _grow(self, need: int) -> None:
+        super()._grow(need)
+        old = self.__dict__.pop("_old", None)
+        if old is not None:
+            old.close()
+            old.unlink()
+
+    @property
+    def where(self) -> tuple[str, int]:
+        return self.mem.name, len(self.table)
 
     def close(self) -> None:
         if self.mem is not None:
+            del self.table
             self.mem.close()
             self.mem.unlink()
             self.mem = None
 
 
 class Owner:
-    """A worker's side: the states it discovered, expanded level by level."""
+    """A worker's side: its share of the current level, and the candidates it found from it."""
 
     def __init__(self, model: Model):
-        self.model = model
+        self.model, self.deadlock = model, True
         self.fingerprint = Fingerprinter()
         self.frontier = Frontier(len(model.var_names))
-        self.pending: dict[int, tuple] = {}  # candidates of this level, by fingerprint
+        self.idx = np.zeros(0, dtype=np.int64)  # the global index of each frontier state, ascending
+        self.pending = Frontier(len(model.var_names))  # this level's NEW candidates, in order
+        self.new_codes = np.zeros(0, dtype=np.int32)  # the candidates' codes
         self.constraints = [p.holds for p in model.constraints]
         self.terminals = [p.holds for p in model.terminals]
 
-    def init(self, states: list[tuple]) -> None:
+    def init(self, states: list[tuple], idx: list[int], deadlock: bool) -> None:
+        """The first level's share, and whether states without successors are to be reported."""
+        self.deadlock = deadlock
         self.frontier = Frontier(len(self.model.var_names), states)
+        self.idx = np.array(idx, dtype=np.int64)
 
-    def keep(self, chosen: list[tuple[int, int]]) -> None:
-        """The coordinator's decision: these candidates (fingerprint, index) are the next level."""
-        self.frontier = Frontier(len(self.model.var_names), (self.pending[f] for f, _ in chosen))
-        self.pending = {}
-
-    def expand(self, seen: FingerprintSet) -> tuple:
-        """Per parent: its successor counts per action (or the error it raised); per candidate: its
-        fingerprint and a code (KNOWN, a FAILED_*, or 2 * (first failing invariant + 1) + allowed);
-        the errors by fingerprint; for parents without successors, whether they are terminal."""
-        model, pending = self.model, self.pending
-        counts: list[Any] = []
-        states: list[tuple] = []
-        fps: list[int] = []
-        ended: dict[int, Any] = {}
-        cache, components, succ_fp = self.fingerprint.fresh(), self.fingerprint.components, model.fingerprinted
-        for j, s in enumerate(self.frontier):
-            try:
-                succ, q = succ_fp(s, components(s), cache)
-            except Exception as err:
-                counts.append(_portable(err))
-                break
-            counts.append(tuple(len(ts) for ts in succ))
-            states.extend(t for ts in succ for t in ts)
-            fps += q
-            if not any(succ) and self.terminals:
-                try:
-                    ended[j] = any(term(s) for term in self.terminals)
-                except Exception as err:
-                    ended[j] = _portable(err)
-        known = seen.contains(as_keys(fps)).tolist() if fps else []
-        codes: list[int] = []
-        errors: dict[int, Any] = {}
+    def expand(self, seen: FingerprintSet) -> Reply:
+        """Expand every frontier state, in order, up to the first whose actions raise. A candidate
+        is a successor that `seen` does not hold and that this worker has not produced before in
+        this level as a NEW state (states failing a constraint or an invariant are reported at
+        every occurrence, as the one-process search counts them)."""
+        model, deadlock, constraints, terminals = self.model, self.deadlock, self.constraints, self.terminals
+        succ_fp, components, first_failing = model.fingerprinted, self.fingerprint.components, model.first_failing_invariant
+        cache = self.fingerprint.fresh()
+        idx = self.idx.tolist()
+        counts = array("i")
+        stuck: dict[int, Any] = {}
+        failed = None
+        r_fp, r_parent, r_pos, r_act, r_code = array("q"), array("q"), array("i"), array("i"), array("i")
+        pending = Frontier(len(model.var_names))
+        expanded = 0
         judged: dict[int, int] = {}
-        for t, f, k in zip(states, fps, known):
-            if k:
-                codes.append(KNOWN)
-                continue
-            code = judged.get(f)
-            if code is None:
+        errors: dict[int, Any] = {}
+        for lo in range(0, len(self.frontier), BATCH):
+            chunk = self.frontier.chunk(lo, lo + BATCH)
+            produced: list[tuple] = []
+            flat: list[int] = []
+            for s in chunk:
                 try:
-                    ok = all(c(t) for c in self.constraints)
+                    succ, q = succ_fp(s, components(s), cache)
+                except (LimitReached, KeyboardInterrupt, MemoryError):
+                    raise
                 except Exception as err:
-                    code, errors[f] = FAILED_CONSTRAINT, _portable(err)
-                else:
-                    try:
-                        code = 2 * (model.first_failing_invariant(t) + 1) + ok
-                    except Exception as err:
-                        code, errors[f] = (FAILED_ALLOWED if ok else FAILED_PRUNED), _portable(err)
-                judged[f] = code
-                pending[f] = t
-            codes.append(code)
-        return counts, fps, codes, errors, ended
+                    failed = (lo + len(produced), _portable(err))
+                    break
+                produced.append(succ)
+                flat += q
+            expanded += len(produced)
+            known = seen.contains(as_keys(flat)).tolist() if flat else []
+            at = 0
+            for j, succ in enumerate(produced):
+                sizes = tuple(map(len, succ))
+                counts.extend(sizes)
+                if not any(sizes):
+                    if deadlock:
+                        try:
+                            ended = any(term(chunk[j]) for term in terminals)
+                        except Exception as err:
+                            ended = _portable(err)
+                        if ended is not True:
+                            stuck[lo + j] = ended
+                    continue
+                g = idx[lo + j]
+                pos = 0
+                for ai, ts in enumerate(succ):
+                    for t in ts:
+                        f = flat[at]
+                        if known[at]:
+                            at += 1
+                            pos += 1
+                            continue
+                        code = judged.get(f)
+                        if code is None:
+                            try:
+                                ok = all(c(t) for c in constraints)
+                            except Exception as err:
+                                code, errors[f] = FAILED_CONSTRAINT, _portable(err)
+                            else:
+                                try:
+                                    code = 2 * (first_failing(t) + 1) + ok
+                                except Exception as err:
+                                    code, errors[f] = (FAILED_ALLOWED if ok else FAILED_PRUNED), _portable(err)
+                            judged[f] = code
+                        elif code == NEW:  # produced before in this level: not the first occurrence
+                            at += 1
+                            pos += 1
+                            continue
+                        r_fp.append(f)
+                        r_parent.append(g)
+                        r_pos.append(pos)
+                        r_act.append(ai)
+                        r_code.append(code)
+                        if code == NEW:
+                            pending.append(t)
+                        at += 1
+                        pos += 1
+            if failed is not None:
+                break
+        self.pending = pending
+        n_act = len(model.actions)
+        codes = np.frombuffer(r_code, dtype=np.int32).copy()
+        self.new_codes = codes
+        return Reply(self.idx, np.frombuffer(counts, dtype=np.int32).reshape(expanded, n_act), failed,
+                     stuck, np.frombuffer(r_fp, dtype=np.int64), np.frombuffer(r_parent, dtype=np.int64),
+                     np.frombuffer(r_pos, dtype=np.int32), np.frombuffer(r_act, dtype=np.int32), codes, errors)
+
+    def keep(self, records: np.ndarray, idx: np.ndarray, sends: list[tuple[int, int, int]]) -> dict[int, tuple]:
+        """The coordinator's decision: candidates `records` are the new states numbered `idx`
+        (ascending); those from `lo` to `hi` go to worker `dst` for each (dst, lo, hi) in `sends`,
+        packed (returned by destination). The rest are this worker's next level (see `receive`)."""
+        rows = (np.cumsum(self.new_codes == NEW) - 1)[records]  # the candidates' places in `pending`
+        out: dict[int, tuple] = {}
+        stay = np.ones(len(rows), dtype=bool)
+        for dst, lo, hi in sends:
+            out[dst] = (idx[lo:hi], self.pending.pack(rows[lo:hi]))
+            stay[lo:hi] = False
+        self.frontier, self.pending = self.pending, Frontier(len(self.model.var_names))
+        self.frontier.select(rows[stay])
+        self.idx = idx[stay]
+        return out
+
+    def receive(self, packages: list[tuple]) -> None:
+        """Add the states sent here; the level is then in global order again."""
+        if not packages:
+            return
+        for idx, packed in packages:
+            self.frontier.extend_packed(packed)
+            self.idx = np.concatenate([self.idx, idx])
+        order = np.argsort(self.idx, kind="stable")
+        self.frontier.select(order)
+        self.idx = self.idx[order]
 
 
 def _fork_worker(model: Model, conn) -> None:
-    """A forked worker's loop: ("init", states) | ("expand", segment, size) | ("keep", chosen) | ("stop",)."""
+    """A forked worker's loop: ("init", states, idx, deadlock) | ("expand", segment, size) |
+    ("keep", records, idx, sends, n), answered by n packages (bytes, empty for none), one per
+    worker | ("receive", k) followed by k packages | ("stop",)."""
     owner = Owner(model)
-    attached: tuple[str, shared_memory.SharedMemory] | None = None
+    attached: shared_memory.SharedMemory | None = None
     try:
-        while True:
-            msg = conn.recv()
-            if msg[0] == "stop":
-                break
-            if msg[0] == "init":
-                owner.init(msg[1])
-            elif msg[0] == "keep":
-                owner.keep(msg[1])
-            else:
-                _, name, size = msg
-                if attached is None or attached[0] != name:
-                    if attached is not None:
-                        attached[1].close()
-                    attached = (name, shared_memory.SharedMemory(name=name))
-                seen = FingerprintSet.__new__(FingerprintSet)
-                seen.table = np.ndarray((size,), dtype=np.uint64, buffer=attached[1].buf)
-                conn.send(owner.expand(seen))
+        with no_cycle_collector():  # forked before the coordinator turned it off
+            while True:
+                msg = conn.recv()
+                kind = msg[0]
+                if kind == "stop":
+                    break
+                if kind == "init":
+                    owner.init(msg[1], msg[2], msg[3])
+                elif kind == "expand":
+                    _, name, size = msg
+                    if attached is None or attached.name != name:
+                        if attached is not None:
+                            attached.close()
+                        attached = shared_memory.SharedMemory(name=name)
+                    seen = FingerprintSet.__new__(FingerprintSet)
+                    seen.table = np.ndarray((size,), dtype=np.uint64, buffer=attached.buf)
+                    reply = owner.expand(seen)
+                    del seen
+                    conn.send(reply)
+                elif kind == "keep":
+                    out = owner.keep(msg[1], msg[2], msg[3])
+                    for dst in range(msg[4]):
+                        conn.send_bytes(pickle.dumps(out[dst], protocol=pickle.HIGHEST_PROTOCOL) if dst in out else b"")
+                else:  # receive
+                    owner.receive([pickle.loads(conn.recv_bytes()) for _ in range(msg[1])])
     except (EOFError, KeyboardInterrupt, LimitReached, BrokenPipeError):
         pass
     finally:
         if attached is not None:
-            attached[1].close()
+            attached.close()
 
 
 class ForkTransport:
-    """Workers forked from this process; the fingerprint set is shared through shared memory."""
+    """Workers forked from this process; the fingerprint set is read through shared memory and
+    packages of states are relayed as bytes, never unpickled here."""
 
     def __init__(self, model: Model, workers: int):
         ctx = mp.get_context("fork")
-        resource_tracker.ensure_running()  # one tracker, shared by the forked workers, owns the segment
-        self.pipes, self.procs, self.shared = [], [], _SharedSet()
+        resource_tracker.ensure_running()  # one tracker, shared by the forked workers, owns the segments
+        self.pipes, self.procs = [], []
         for _ in range(workers):
             here, there = ctx.Pipe()
             proc = ctx.Process(target=_fork_worker, args=(model, there), daemon=True)
@@ -171,19 +295,33 @@ class ForkTransport:
     def __len__(self) -> int:
         return len(self.pipes)
 
-    def init(self, parts: list[list[tuple]]) -> None:
-        for conn, part in zip(self.pipes, parts):
-            conn.send(("init", part))
+    def new_set(self) -> FingerprintSet:
+        return SharedFingerprintSet()
 
-    def expand(self, seen: FingerprintSet, added: list[int]) -> list[tuple]:
-        name, size = self.shared.publish(seen.table)
+    def init(self, parts: list[tuple[list[tuple], list[int]]], deadlock: bool) -> None:
+        for conn, (states, idx) in zip(self.pipes, parts):
+            conn.send(("init", states, idx, deadlock))
+
+    def expand(self, seen: SharedFingerprintSet, added: np.ndarray) -> list[Reply]:
+        name, size = seen.where
         for conn in self.pipes:
             conn.send(("expand", name, size))
         return [conn.recv() for conn in self.pipes]
 
-    def keep(self, chosen: list[list[tuple[int, int]]]) -> None:
-        for conn, part in zip(self.pipes, chosen):
-            conn.send(("keep", part))
+    def keep(self, decisions: list[tuple[np.ndarray, np.ndarray, list[tuple[int, int, int]]]]) -> None:
+        n = len(self.pipes)
+        for conn, (records, idx, sends) in zip(self.pipes, decisions):
+            conn.send(("keep", records, idx, sends, n))
+        inbox: list[list[bytes]] = [[] for _ in range(n)]
+        for conn in self.pipes:
+            for dst in range(n):
+                data = conn.recv_bytes()
+                if data:
+                    inbox[dst].append(data)
+        for conn, packages in zip(self.pipes, inbox):
+            conn.send(("receive", len(packages)))
+            for data in packages:
+                conn.send_bytes(data)
 
     def close(self) -> None:
         for conn in self.pipes:
@@ -195,7 +333,6 @@ class ForkTransport:
             proc.join(timeout=2)
             if proc.is_alive():
                 proc.kill()
-        self.shared.close()
 
 
 def _portable(err: Exception) -> Any:
@@ -242,13 +379,41 @@ def check_parallel(model: Model, workers: int, deadlock: bool = True, limits: Li
         transport.close()
 
 
+def _balance(sizes: list[int]) -> list[list[tuple[int, int, int]]]:
+    """Per worker, the (destination, lo, hi) slices of its new states to send so that every
+    worker holds its share of the next level (the first `total % n` one more); only the surplus
+    moves, taken from the end of each worker's list."""
+    n, total = len(sizes), sum(sizes)
+    target = [total // n + (w < total % n) for w in range(n)]
+    need = [max(t - s, 0) for s, t in zip(sizes, target)]
+    sends: list[list[tuple[int, int, int]]] = [[] for _ in range(n)]
+    dst = 0
+    for w in range(n):
+        lo = target[w]
+        while lo < sizes[w]:
+            while need[dst] == 0:
+                dst += 1
+            k = min(need[dst], sizes[w] - lo)
+            sends[w].append((dst, lo, lo + k))
+            need[dst] -= k
+            lo += k
+    return sends
+
+
 def _coordinate(model: Model, transport, deadlock: bool, limits: Limits, started: float) -> Result:
+    seen = getattr(transport, "new_set", FingerprintSet)()
+    try:
+        return _search(model, transport, seen, deadlock, limits, started)
+    finally:
+        if isinstance(seen, SharedFingerprintSet):
+            seen.close()
+
+
+def _search(model: Model, transport, seen: FingerprintSet, deadlock: bool, limits: Limits, started: float) -> Result:
     fingerprint = Fingerprinter()
-    seen = FingerprintSet()
-    fps, parents, owner = array("q"), array("i"), array("b")
+    fps, parents = array("q"), array("i")
     n_act = len(model.actions)
     gen_by, new_by = [0] * n_act, [0] * n_act
-    inv_names = [p.name for p in model.invariants]
     max_states = limits.max_states or 0
     result = Result("holds")
     st: dict[str, Any] = {"generated": 0, "pruned": 0, "head": 0, "deepest": 0, "queue": None}
@@ -261,94 +426,27 @@ def _coordinate(model: Model, transport, deadlock: bool, limits: Limits, started
                                       lambda t, n, head: _allowed(model, t, n, found_state),
                                       lambda t, n, head: _invariant(model, t, n, found_state))
             workers = len(transport)
-            for i in range(len(frontier)):
-                owner.append(i % workers)
-            transport.init([frontier[w::workers] for w in range(workers)])
-            added = list(fps)
-            seen.add(as_keys(added))
+            transport.init([(frontier[w::workers], list(range(w, len(frontier), workers))) for w in range(workers)], deadlock)
+            added = as_keys(list(fps))
+            seen.add(added)
             level, level_start, level_size = 1, 0, len(frontier)
             while level_size:
+                st["head"] = level_start
                 if limits.max_depth and level > limits.max_depth:
-                    st["head"] = level_start
                     raise _Stop("incomplete", stopped_by="max-depth")
                 publish(level, len(fps), level_size, st["generated"] + sum(gen_by))
                 replies = transport.expand(seen, added)
-                cursor = [[0, 0] for _ in range(workers)]  # per worker: next parent, next candidate
-                fresh = set()
-                added = []
-                keep: list[list[tuple[int, int]]] = [[] for _ in range(workers)]
-                for head in range(level_start, level_start + level_size):
-                    st["head"] = head
-                    if max_states and len(fps) >= max_states:
-                        raise _Stop("incomplete", stopped_by="max-states")
-                    w = owner[head]
-                    counts_w, fps_w, codes_w, errors_w, ended_w = replies[w]
-                    j, pos = cursor[w]
-                    cursor[w][0] += 1
-                    counts = counts_w[j]
-                    if not isinstance(counts, tuple) or (counts and isinstance(counts[0], str)):
-                        raise _Stop("error", error=_revive(counts), index=head, where="action",
-                                    queue=len(fps) - head - 1)
-                    any_succ = False
-                    for ai, c in enumerate(counts):
-                        if not c:
-                            continue
-                        any_succ = True
-                        gen_by[ai] += c
-                        for bi in range(c):
-                            f, code = fps_w[pos], codes_w[pos]
-                            pos += 1
-                            if code == KNOWN or f in fresh:
-                                continue
-                            n = len(fps)
-                            if code == FAILED_CONSTRAINT or code == FAILED_PRUNED:
-                                target_fp[n] = f
-                                st["pruned"] += code == FAILED_PRUNED
-                                raise _Stop("error", error=_revive(errors_w[f]), index=n, extra=head,
-                                            where="a constraint" if code == FAILED_CONSTRAINT else "an invariant",
-                                            queue=0 if code == FAILED_CONSTRAINT else n - head - 1)
-                            if code == FAILED_ALLOWED:
-                                fps.append(f)
-                                parents.append(head)
-                                new_by[ai] += 1
-                                st["deepest"] = level + 1
-                                raise _Stop("error", error=_revive(errors_w[f]), index=n, where="an invariant",
-                                            queue=n - head - 1)
-                            allowed, bad = code & 1, code // 2 - 1
-                            if model.constraints and not allowed:
-                                st["pruned"] += 1
-                                if bad < 0:
-                                    continue
-                                target_fp[n] = f
-                                uncounted = True
-                            else:
-                                uncounted = False
-                                fresh.add(f)
-                                added.append(f)
-                                fps.append(f)
-                                parents.append(head)
-                                owner.append(w)
-                                keep[w].append((f, n))
-                                new_by[ai] += 1
-                                st["deepest"] = level + 1
-                            if bad >= 0:
-                                gen_by[ai] -= c - bi - 1
-                                raise _Stop("violated", property=inv_names[bad], index=n, queue=n - head - 1,
-                                            extra=head if uncounted else None)
-                    cursor[w][1] = pos
-                    if not any_succ and deadlock:
-                        ended = ended_w.get(j, False)
-                        if isinstance(ended, tuple):
-                            raise _Stop("error", error=_revive(ended), index=head, where="a terminal predicate",
-                                        queue=len(fps) - head - 1)
-                        if not ended:
-                            raise _Stop("deadlock", index=head, queue=len(fps) - head - 1)
-                transport.keep(keep)
-                seen.add(as_keys(added))
+                winners = _level(model, replies, level, level_start, level_size, deadlock, max_states,
+                                 fps, parents, gen_by, new_by, st, target_fp)
+                sizes = [len(r) for r, _ in winners]
+                sends = _balance(sizes)
+                transport.keep([(r, i, s) for (r, i), s in zip(winners, sends)])
                 level_start += level_size
-                level_size = len(added)
-                st["head"] = level_start
+                level_size = sum(sizes)
+                added = as_keys(np.frombuffer(fps, dtype=np.int64)[level_start:])
+                seen.add(added)
                 level += 1
+            st["head"] = level_start
             result.complete = True
             disarm()
     except _Stop as stop:
@@ -367,6 +465,130 @@ def _coordinate(model: Model, transport, deadlock: bool, limits: Limits, started
     result.depth = st["deepest"]
     result.seconds = time.monotonic() - started
     result.fingerprints = True
-    result.memory = {"fingerprint_set": seen.nbytes,
-                     "index": fps.itemsize * len(fps) + parents.itemsize * len(parents) + owner.itemsize * len(owner)}
+    result.memory = {"fingerprint_set": seen.nbytes, "index": fps.itemsize * len(fps) + parents.itemsize * len(parents)}
     return result
+
+
+def _level(model: Model, replies: list[Reply], level: int, level_start: int, level_size: int, deadlock: bool,
+           max_states: int, fps: array, parents: array, gen_by: list[int], new_by: list[int], st: dict,
+           target_fp: dict) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Decide one level from the workers' replies: number its new states (appended to `fps` and
+    `parents`, counted), and return per worker which of its candidates are new, with their
+    indices. Raises `_Stop` where the one-process search would stop."""
+    allowed = [np.flatnonzero(r.code == NEW) for r in replies]
+    n_new = sum(len(a) for a in allowed)  # an upper bound: duplicates across workers count twice
+    if (any(r.failed is not None or r.stuck for r in replies)
+            or any(((r.code != NEW) & (r.code != PRUNED)).any() for r in replies)
+            or (max_states and len(fps) + n_new >= max_states)):
+        return _walk(model, replies, level, level_start, level_size, deadlock, max_states,
+                     fps, parents, gen_by, new_by, st, target_fp)
+    src = np.concatenate([np.full(len(a), w, dtype=np.int32) for w, a in enumerate(allowed)])
+    rec = np.concatenate(allowed)
+    fp = np.concatenate([r.fp[a] for r, a in zip(replies, allowed)])
+    key = np.concatenate([(r.parent[a] << 32) | r.position[a] for r, a in zip(replies, allowed)])
+    order = np.lexsort((key, fp))  # by fingerprint, then by place: each group's first is its first occurrence
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = fp[order[1:]] != fp[order[:-1]]
+    win = order[first]
+    win = win[np.argsort(key[win], kind="stable")]  # in BFS order: the new states' numbering
+    base = len(fps)
+    fps.frombytes(fp[win].tobytes())
+    parents.frombytes((key[win] >> 32).astype(np.int32).tobytes())
+    for r in replies:
+        gen = r.counts.sum(axis=0)
+        for ai in range(len(gen_by)):
+            gen_by[ai] += int(gen[ai])
+        st["pruned"] += int((r.code == PRUNED).sum())
+    acts = np.concatenate([r.action[a] for r, a in zip(replies, allowed)])[win]
+    for ai, c in enumerate(np.bincount(acts, minlength=len(new_by)).tolist()):
+        new_by[ai] += c
+    if len(win):
+        st["deepest"] = level + 1
+    number = np.arange(base, base + len(win), dtype=np.int64)
+    out = []
+    for w in range(len(replies)):
+        mine = src[win] == w
+        out.append((rec[win][mine], number[mine]))
+    return out
+
+
+def _walk(model: Model, replies: list[Reply], level: int, level_start: int, level_size: int, deadlock: bool,
+          max_states: int, fps: array, parents: array, gen_by: list[int], new_by: list[int], st: dict,
+          target_fp: dict) -> list[tuple[np.ndarray, np.ndarray]]:
+    """`_level` one parent and one binding at a time, in the one-process search's order."""
+    inv_names = [p.name for p in model.invariants]
+    where: dict[int, tuple[int, int]] = {}  # parent index -> (worker, row)
+    for w, r in enumerate(replies):
+        for row, g in enumerate(r.idx.tolist()):
+            where[g] = (w, row)
+    cols = [(r.fp.tolist(), r.position.tolist(), r.code.tolist(), r.counts.tolist(),
+             np.searchsorted(r.parent, r.idx, side="left").tolist() + [len(r.fp)]) for r in replies]
+    kept: list[list[int]] = [[] for _ in replies]
+    numbers: list[list[int]] = [[] for _ in replies]
+    fresh: set[int] = set()
+    for head in range(level_start, level_start + level_size):
+        st["head"] = head
+        if max_states and len(fps) >= max_states:
+            raise _Stop("incomplete", stopped_by="max-states")
+        w, row = where[head]
+        reply = replies[w]
+        fp_w, pos_w, code_w, counts_w, start_w = cols[w]
+        if reply.failed is not None and reply.failed[0] == row:
+            raise _Stop("error", error=_revive(reply.failed[1]), index=head, where="action",
+                        queue=len(fps) - head - 1)
+        counts = counts_w[row]
+        k, end = start_w[row], start_w[row + 1]
+        offset = 0
+        for ai, c in enumerate(counts):
+            if not c:
+                continue
+            gen_by[ai] += c
+            while k < end and pos_w[k] < offset + c:
+                bi = pos_w[k] - offset
+                f, code = fp_w[k], code_w[k]
+                k += 1
+                if f in fresh:
+                    continue
+                n = len(fps)
+                if code == FAILED_CONSTRAINT or code == FAILED_PRUNED:
+                    target_fp[n] = f
+                    st["pruned"] += code == FAILED_PRUNED
+                    raise _Stop("error", error=_revive(reply.errors[f]), index=n, extra=head,
+                                where="a constraint" if code == FAILED_CONSTRAINT else "an invariant",
+                                queue=0 if code == FAILED_CONSTRAINT else n - head - 1)
+                if code == FAILED_ALLOWED:
+                    fps.append(f)
+                    parents.append(head)
+                    new_by[ai] += 1
+                    st["deepest"] = level + 1
+                    raise _Stop("error", error=_revive(reply.errors[f]), index=n, where="an invariant",
+                                queue=n - head - 1)
+                ok, bad = code & 1, code // 2 - 1
+                if model.constraints and not ok:
+                    st["pruned"] += 1
+                    if bad < 0:
+                        continue
+                    target_fp[n] = f
+                    uncounted = True
+                else:
+                    uncounted = False
+                    fresh.add(f)
+                    fps.append(f)
+                    parents.append(head)
+                    kept[w].append(k - 1)
+                    numbers[w].append(n)
+                    new_by[ai] += 1
+                    st["deepest"] = level + 1
+                if bad >= 0:
+                    gen_by[ai] -= c - bi - 1
+                    raise _Stop("violated", property=inv_names[bad], index=n, queue=n - head - 1,
+                                extra=head if uncounted else None)
+            offset += c
+        if not any(counts) and deadlock:
+            ended = reply.stuck.get(row, True)
+            if isinstance(ended, tuple):
+                raise _Stop("error", error=_revive(ended), index=head, where="a terminal predicate",
+                            queue=len(fps) - head - 1)
+            if not ended:
+                raise _Stop("deadlock", index=head, queue=len(fps) - head - 1)
+    return [(np.array(r, dtype=np.int64), np.array(n, dtype=np.int64)) for r, n in zip(kept, numbers)]

@@ -25,3 +25,25 @@ def test_values_of_different_kinds_stay_apart():
     states = [(1,), (TRUE,), (Map({"f": 1}),), (Record({"f": 1}),)]
     back = list(Frontier(1, states))
     assert back == states and type(back[0][0]) is int and back[1][0] is TRUE
+
+
+def test_packed_states_come_back_equal_in_another_frontier():
+    import pickle
+
+    import numpy as np
+
+    states = [(i % 3, Map({"k": i % 2}), Record({"f": frozenset({i % 4})}), TRUE if i % 2 else FALSE)
+              for i in range(12)]
+    src = Frontier(4, states)
+    dst = Frontier(4, [(7, Map({"k": 1}), Record({"f": frozenset()}), FALSE)])
+    picked = np.array([11, 0, 5, 6])
+    packed = pickle.loads(pickle.dumps(src.pack(picked)))
+    assert sum(map(len, packed[0])) < 4 * len(picked)  # each distinct value once
+    dst.extend_packed(packed)
+    assert list(dst)[1:] == [states[i] for i in picked]
+    assert all(type(x) is type(y) for a, b in zip(list(dst)[1:], [states[i] for i in picked]) for x, y in zip(a, b))
+    dst.select(np.array([4, 0, 2]))
+    assert list(dst) == [states[6], (7, Map({"k": 1}), Record({"f": frozenset()}), FALSE), states[0]]
+    assert len(dst) == 3 and dst.nbytes == 4 * 4 * 3
+    dst.append(states[3])  # a selected frontier still numbers new values right
+    assert list(dst)[-1] == states[3]
