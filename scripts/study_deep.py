@@ -202,7 +202,7 @@ def deep_lines(results: dict[str, dict[str, Any]]) -> list[str]:
     if "ablation" in results:
         data = results["ablation"]
         smallest, groups = _smallest(data), _group_rows(data)
-        lines += ["## Each term of `unfinished` is needed: the ablation", "",
+        lines += ["## Which terms of `unfinished` are needed: the ablation", "",
                   f"`{SWEEPS['ablation']}`: {data['description']}. {_counts(data)}. For each term taken away "
                   "(ABLATE), the first refuting point in size order: the smallest counterexample on that grid. "
                   "The matrix is [ablation/sweep.md](ablation/sweep.md).", "",
