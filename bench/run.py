@@ -8,7 +8,9 @@ child process. Every run is timed (wall clock, process start to exit: interprete
 parsing and compiling included) and its peak resident set size is the child's own, read with
 `os.wait4` (for a run with worker processes, the largest sampled sum over its process tree). The table gives, per run: distinct and generated states, depth, seconds, states per
 second, peak MiB, peak bytes per distinct state, and the ratio of TLC's seconds to the
-explorer's (same model, same number of workers; above 1 the explorer is faster).
+explorer's (same model, same number of workers; above 1 the explorer is faster). Safety only: no
+temporal property is checked on either side (`--no-properties` on `check` and on `export-tla`, so
+the TLC config has no PROPERTY), as the collector declares one.
 
 Options of `explorer check` are detected from its `--help`: with `--workers` the explorer and TLC
 run with 1 and 2 workers, and a fingerprint mode (`--fp`, `--fingerprint...`) adds explorer rows
@@ -201,7 +203,7 @@ def const_args(consts: dict[str, str]) -> list[str]:
 def run_explorer(model: Model, consts: dict[str, str], workers: int, extra: list[str], work: Path,
                  timeout: float, tool: str) -> Run:
     js = work / f"{model.name}-{tool.replace(' ', '')}-w{workers}.json"
-    cmd = explorer_cmd("check", model.spec, *const_args(consts), "--json", str(js), *extra)
+    cmd = explorer_cmd("check", model.spec, *const_args(consts), "--json", str(js), "--no-properties", *extra)
     if not model.deadlock:
         cmd.append("--no-deadlock")
     run = Run(model.name, tool, workers)
@@ -249,7 +251,7 @@ def find_tlc() -> tuple[str | None, str | None, str | None]:
 def export(model: Model, consts: dict[str, str], work: Path) -> tuple[Path, Path, bool]:
     """Export the model to TLA+; (module, cfg, whether TLC needs -deadlock)."""
     out = work / f"{model.name}-tla"
-    cmd = explorer_cmd("export-tla", model.spec, *const_args(consts), "-o", str(out))
+    cmd = explorer_cmd("export-tla", model.spec, *const_args(consts), "-o", str(out), "--no-properties")
     if not model.deadlock:
         cmd.append("--no-deadlock")
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)

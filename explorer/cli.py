@@ -45,6 +45,14 @@ def _model(args) -> Model:
                       properties=properties)
 
 
+def _add_temporal_args(p: argparse.ArgumentParser) -> None:
+    temporal = p.add_mutually_exclusive_group()
+    temporal.add_argument("--property", action="append", metavar="NAME",
+                          help="only these temporal properties (default: all the spec declares)")
+    temporal.add_argument("--no-properties", action="store_true",
+                          help="no temporal property (safety and deadlock only)")
+
+
 def _add_model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("spec", help="the spec file")
     p.add_argument("--config", metavar="NAME", help="a named configuration from the spec's .toml file")
@@ -297,11 +305,7 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", help="explore every reachable state breadth-first")
     _add_model_args(c)
     c.add_argument("--invariant", action="append", metavar="NAME", help="check only these invariants")
-    temporal = c.add_mutually_exclusive_group()
-    temporal.add_argument("--property", action="append", metavar="NAME",
-                          help="check only these temporal properties (default: all the spec declares)")
-    temporal.add_argument("--no-properties", action="store_true",
-                          help="check no temporal property (safety and deadlock only)")
+    _add_temporal_args(c)
     c.add_argument("--no-deadlock", action="store_true", help="do not report states with no enabled action")
     c.add_argument("--max-states", type=int, metavar="N", help="stop after N distinct states (incomplete)")
     c.add_argument("--max-depth", type=int, metavar="N", help="do not explore beyond depth N (incomplete)")
@@ -379,6 +383,7 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("export-tla", help="write the spec as a TLA+ module and a TLC config")
     _add_model_args(e)
     e.add_argument("-o", "--output", required=True, metavar="DIR")
+    _add_temporal_args(e)
     e.add_argument("--no-deadlock", action="store_true")
     e.add_argument("--terminal", choices=["refuse", "stutter", "invariant"], default="refuse",
                    help="terminal predicates with deadlock checking on: refuse (default), let terminal "

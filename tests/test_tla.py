@@ -636,3 +636,15 @@ def test_format_table(tlc):
     cc = cross_check(load_model(ROOT / "spec" / "examples" / "diehard.spec"))
     table = format_table([cc])
     assert "| diehard " in table and "73 / 73" in table and "violated not_solved" in table
+
+
+def test_export_tla_no_properties_drops_the_property(tmp_path):
+    """`export-tla --no-properties` exports what `check --no-properties` checks (the bench's
+    safety-only runs of the collector): no PROPERTY line; by default the property is exported."""
+    from explorer.cli import main
+
+    spec = str(ROOT / "spec" / "collector.spec")
+    assert main(["export-tla", spec, "-o", str(tmp_path / "all"), "--no-deadlock"]) == 0
+    assert main(["export-tla", spec, "-o", str(tmp_path / "none"), "--no-deadlock", "--no-properties"]) == 0
+    assert "PROPERTY" in (tmp_path / "all" / "collector.cfg").read_text()
+    assert "PROPERTY" not in (tmp_path / "none" / "collector.cfg").read_text()
