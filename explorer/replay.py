@@ -14,8 +14,7 @@ from typing import Any
 
 from .ast import Loc, unparse
 from .errors import EvalError, SpecError, format_located
-from .limits import LimitReached, Limits, guard
-from .limits import active as limits_active
+from .limits import LimitReached, Limits, guard, active as limits_active
 from .model import Model, parse_const_value
 from .runtime import UNSET, Unevaluable
 from .search import Step, _witness

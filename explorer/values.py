@@ -198,12 +198,11 @@ def _elements(v: Any, cap: int) -> int:
     """How many elements v holds, nested ones included, counted only up to just past `cap`."""
     t = type(v)
     if t is frozenset or t is tuple:
-        items = v
-    elif t is Record or t is Map:
-        items = [x for kv in v.items() for x in kv]
+        n, items = len(v), v
+    elif t is Record or t is Map:  # keys and values, without building the pairs when already too many
+        n, items = 2 * len(v), (x for kv in v.items() for x in kv)
     else:
         return 0
-    n = len(items)
     for x in items:
         if n > cap:
             break

@@ -48,9 +48,10 @@ def run_sweeps(out: Path, jobs: int, reuse: bool = False, run: bool = True) -> d
     results = {}
     for name in SWEEPS:
         done = out / name / "sweep.json"
-        if (reuse or not run) and done.exists() and json.loads(done.read_text()).get("finished"):
+        data = json.loads(done.read_text()) if (reuse or not run) and done.exists() else {}
+        if data.get("finished"):
             print(f"  sweep {name}: reusing {done}", flush=True)
-            results[name] = json.loads(done.read_text())
+            results[name] = data
             continue
         if not run:
             continue
