@@ -408,12 +408,15 @@ def main(argv: list[str] | None = None) -> int:
         _error_json(args, str(err))
         print(err, file=sys.stderr)
         return 2
-    except (KeyboardInterrupt, LimitReached):
-        print("interrupted: nothing was checked (INCOMPLETE)", file=sys.stderr)
+    except (KeyboardInterrupt, LimitReached) as stop:  # outside a search (which reports its own stop)
+        why = stop_reason(stop.reason if isinstance(stop, LimitReached) else "interrupted")
+        print(f"stopped because {why}, with no result to report: INCOMPLETE, nothing is claimed",
+              file=sys.stderr)
         return 3
     except Exception as err:  # a bug of the explorer's: say so, and never exit with a verdict's code
-        print(f"internal error: {type(err).__name__}: {err}\n"
-              "This is a bug in the explorer, not a verdict about the spec"
+        where = traceback.extract_tb(err.__traceback__)[-1]  # for a bug report when it cannot be rerun
+        print(f"internal error: {type(err).__name__}: {err} (at {Path(where.filename).name}:{where.lineno} "
+              f"in {where.name})\nThis is a bug in the explorer, not a verdict about the spec"
               + (":" if args.debug else " (run with --debug for the Python traceback)."), file=sys.stderr)
         if args.debug:
             traceback.print_exc()

@@ -10,6 +10,9 @@ time and bound to a name (`h7`); one that fails to evaluate is left in place, so
 if and when the search evaluates it, as the spec's semantics say."""
 from __future__ import annotations
 
+import itertools
+import math
+import re
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
@@ -40,6 +43,9 @@ _VARIADIC = {"min", "max"}
 _NATIVE = {"+": "+", "-": "-", "*": "*", "|": "|", "&": "&", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 _CHECKED = {"+": "R_add", "-": "R_sub", "*": "R_mul", "|": "R_union2", "&": "R_inter2"}
 _FAILS = (EvalError, TypeError, ValueError, ArithmeticError, KeyError, IndexError, RecursionError)
+# code that names a value and cannot fail: what the optimistic code substitutes for a parameter
+_TRIVIAL = re.compile(r"[A-Za-z_]\w*|-?\d+|'[^'\\]*'|\"[^\"\\]*\"")
+MAX_UNROLL = 8  # a quantifier over a constant set of at most this many elements is written out
 
 
 @dataclass
@@ -96,6 +102,17 @@ def optimistic(fast: Callable, careful: Callable) -> Callable:
         except Exception:
             return careful(*args)
     return run
+
+
+def _leading_requires(body: list[A.Node]) -> list[A.Require] | None:
+    """The requires that open `body`, when no other require follows them (at any depth): then
+    they can be one `if` instead of a loop to leave. None otherwise."""
+    n = 0
+    while n < len(body) and isinstance(body[n], A.Require):
+        n += 1
+    if any(isinstance(x, A.Require) for s in body[n:] for x in A.nodes(s)):
+        return None
+    return body[:n]
 
 
 def _conjuncts(e: A.Expr) -> list[A.Expr]:
@@ -177,6 +194,7 @@ class Compiler:
         self.rec_depth = ""  # inside a recursive function's body: the name of its depth argument
         self.act: tuple | None = None  # while compiling an action: (action, choices, conditional, labelled)
         self.temporal = 0  # state functions of temporal properties compiled so far
+        self.subst: dict[str, str] = {}  # optimistic code: parameters and bound names replaced by code
 
     # ---- plumbing ----
     def loc(self, loc: A.Loc) -> int:
@@ -201,6 +219,10 @@ class Compiler:
             return repr(e.value)
         if is_bool_op(e) and not (e.static and not self.in_hoist):
             return self._bool(e)
+        if self.fast and isinstance(e, A.Call) and e.ref.kind == "def" and not e.ref.target.recursive \
+                and not (e.static and not self.in_hoist) and self.kinds.of(e) == "bool":
+            # the body as a truth value, not a spec boolean compared with `is R_TRUE`
+            return self._inline(e, [self.ex(a) for a in e.args], lambda body: self.cond(body, what))
         code = self.ex(e)
         if self.kinds.of(e) == "bool":
             return f"({code} is R_TRUE)"
@@ -226,6 +248,9 @@ class Compiler:
             what = f"the body of {e.kind}"
             fn = "all" if e.kind == "forall" else "any"
             if self.fast:  # any order gives the canonical answer unless an element fails
+                unrolled = self._unrolled(e, what)
+                if unrolled is not None:
+                    return unrolled
                 return f"{fn}({self.cond(e.body, what)} {self.fors(e.binders, False)})"
             if _nests(e.body):  # share one body: copying it into both paths would double it per level
                 call = self._shared(e.binders)
@@ -237,6 +262,11 @@ class Compiler:
             slow = f"((lambda: {self.cond(e.body, what)}) {self.fors(e.binders, True)})"
             return f"R_{e.kind}(lambda: {fast}, lambda: {slow})"
         op = e.op
+        known = self._known(e.left) if op in ("and", "or", "implies") else None
+        if known is not None:  # a constant left operand (a configuration flag) decides or steps aside
+            if (op == "or") == known:
+                return "True" if op != "and" else "False"
+            return self.cond(e.right, f"an operand of {op}")
         if op in ("and", "or"):
             return f"({self.cond(e.left, f'an operand of {op}')} {op} {self.cond(e.right, f'an operand of {op}')})"
         if op == "implies":
@@ -279,7 +309,7 @@ class Compiler:
             if kind == "var":
                 return f"v{target}"
             if kind == "local":
-                return target
+                return self.subst.get(target, target)
             if kind == "value":
                 return _VALUE_NAMES[target]
             if not e.static:  # state-dependent: computed at most once per state and function
@@ -292,14 +322,7 @@ class Compiler:
                 d: A.Def = e.ref.target
                 if d.recursive:
                     return self._rec_call(d, args)
-                params = ", ".join(p.local for p in d.params)
-                outer = self.kinds  # the body, inlined, knows the kinds of this call's arguments
-                self.kinds = outer.specialize(d, [outer.of(a) for a in e.args])
-                try:
-                    body = ex(d.body)
-                finally:
-                    self.kinds = outer
-                return f"(lambda {params}: {body})({', '.join(args)})"
+                return self._inline(e, args, ex)
             native = self._native_builtin(e, args)
             if native is not None:
                 return native
@@ -325,6 +348,9 @@ class Compiler:
         if isinstance(e, A.Index):
             if self.fast and base(self.kinds.of(e.base)) in ("map", "record"):
                 return f"({ex(e.base)})[{ex(e.key)}]"  # a key outside the domain raises
+            if self.fast and base(self.kinds.of(e.base)) == "seq" and isinstance(e.key, A.Lit) \
+                    and type(e.key.value) is int and e.key.value >= 0:  # past the end raises
+                return f"({ex(e.base)})[{e.key.value}]"
             return f"R_get({ex(e.base)}, {ex(e.key)}, {self.loc(e.loc)})"
         if isinstance(e, A.Slice):
             lo = "None" if e.lo is None else ex(e.lo)
@@ -335,6 +361,9 @@ class Compiler:
                 return f"({ex(e.base)})[{e.name!r}]"
             return f"R_field({ex(e.base)}, {e.name!r}, {self.loc(e.loc)})"
         if isinstance(e, A.If):
+            known = self._known(e.cond)
+            if known is not None:
+                return ex(e.then) if known else ex(e.orelse)
             return f"({ex(e.then)} if {self.cond(e.cond, 'an if condition')} else {ex(e.orelse)})"
         if isinstance(e, A.Let):
             code = ex(e.body)
@@ -360,6 +389,84 @@ class Compiler:
         if isinstance(e, A.FnSet):
             return f"R_fn_set({ex(e.domain)}, {ex(e.codomain)}, {self.loc(e.loc)})"
         raise AssertionError(f"unhandled node {type(e).__name__}")
+
+    def _unrolled(self, e: A.Quant, what: str) -> str | None:
+        """`forall x in S: P(x)` over a constant set of at most MAX_UNROLL elements as
+        `P(a) and P(b) ...` (`or` for exists): no generator per evaluation. Optimistic code only."""
+        if not all(b.domain.static for b in e.binders):
+            return None
+        try:  # a lazy domain (a range, a function set) is sized before anything is listed
+            domains = [eval(self.domain(b.domain, True), self.ns) for b in e.binders]
+            if math.prod(len(d) for d in domains) > MAX_UNROLL:
+                return None
+            domains = [list(d) for d in domains]
+        except (*_FAILS, NameError):
+            return None
+        op = " and " if e.kind == "forall" else " or "
+        parts = []
+        saved = self.subst
+        try:
+            for xs in itertools.product(*domains):
+                self.subst = {**saved, **{b.local: self._literal(x) for b, x in zip(e.binders, xs)}}
+                parts.append(self.cond(e.body, what))
+        finally:
+            self.subst = saved
+        if not parts:
+            return "True" if e.kind == "forall" else "False"
+        return "(" + op.join(parts) + ")"
+
+    def _known(self, e: A.Expr) -> bool | None:
+        """In optimistic code, the value of a constant condition (a configuration flag): the
+        branch it rules out is not compiled. None when it is not constant or its evaluation fails
+        (then it fails where the spec evaluates it)."""
+        if not (self.fast and e.static and not self.in_hoist):
+            return None
+        try:
+            value = eval(self._static(e), self.ns)
+        except (*_FAILS, NameError):
+            return None
+        return True if value is TRUE else False if value is FALSE else None
+
+    def _cheap(self, e: A.Expr, depth: int = 0) -> bool:
+        """Whether `e` cannot fail and costs next to nothing to evaluate again: integer arithmetic
+        (`n + 1`) on names and literals."""
+        if isinstance(e, A.Lit):
+            return True
+        if isinstance(e, A.Name):
+            return e.ref.kind in ("local", "var", "const")
+        if depth > 2 or self.kinds.of(e) != "int":
+            return False
+        if isinstance(e, A.Binary) and e.op in ("+", "-", "*"):
+            return self.kinds.of(e.left) == self.kinds.of(e.right) == "int" \
+                and self._cheap(e.left, depth + 1) and self._cheap(e.right, depth + 1)
+        return isinstance(e, A.Unary) and self.kinds.of(e.arg) == "int" and self._cheap(e.arg, depth + 1)
+
+    def _literal(self, x: Any) -> str:
+        """Code for a constant value: its literal, or a name bound to it."""
+        if type(x) in (int, str):
+            return repr(x)
+        name = f"h{self.hoisted}"
+        self.hoisted += 1
+        self.ns[name] = x
+        return name
+
+    def _inline(self, e: A.Call, args: list[str], body_code: Callable[[A.Expr], str]) -> str:
+        """A call of a (non-recursive) definition, its body inlined and knowing the kinds of the
+        call's arguments. The optimistic code writes an argument that is a name or a literal in
+        place of its parameter; otherwise (and in careful code) a lambda binds the parameters."""
+        d: A.Def = e.ref.target
+        outer, saved = self.kinds, self.subst
+        self.kinds = outer.specialize(d, [outer.of(a) for a in e.args])
+        inline = self.fast and all(_TRIVIAL.fullmatch(code) or self._cheap(a) for a, code in zip(e.args, args))
+        if inline:
+            self.subst = {**saved, **{p.local: a for p, a in zip(d.params, args)}}
+        try:
+            body = body_code(d.body)
+        finally:
+            self.kinds, self.subst = outer, saved
+        if inline:
+            return f"({body})"
+        return f"(lambda {', '.join(p.local for p in d.params)}: {body})({', '.join(args)})"
 
     def _native_builtin(self, e: A.Call, args: list[str]) -> str | None:
         """In the optimistic code, Python's own function where the argument's kind makes it the
@@ -538,14 +645,19 @@ class Compiler:
         """The loops, guards and updates of one action, appending each successor to `out`."""
         lines = []
         depth = 1
-        if not a.params:
+        choices = A.choices(a.body)
+        guards = _leading_requires(a.body) if self.fast and not a.params and not choices else None
+        if guards is not None:  # no loop to `continue`: one `if` of the guards (optimistic code)
+            if guards:
+                lines.append("    if " + " and ".join(self.cond(g.cond, "a require") for g in guards) + ":")
+                depth += 1
+        elif not a.params:
             lines.append("    for _ in (None,):")
             depth += 1
         for p in a.params:
             lines.append("    " * depth + f"for {p.local} in {self.domain(p.domain, True)}:")
             depth += 1
         pad = "    " * depth
-        choices = A.choices(a.body)
         if labelled:
             lines.append(pad + f"cur[0] = {self._label(a, choices, frozenset())}")
         for i in sorted(conditional):
@@ -562,8 +674,9 @@ class Compiler:
             return lines + [q + f"q.append(R_hash(({parts})))"] if fingerprint else lines
 
         self.act = (a, choices, conditional, labelled)
+        body = a.body[len(guards):] if guards is not None else a.body
         try:
-            lines.extend(self.stmts(a.body, depth, inner=a.params[-1].local if a.params else None, tail=tail))
+            lines.extend(self.stmts(body, depth, inner=a.params[-1].local if a.params else None, tail=tail))
         finally:
             self.act = None
         return lines
@@ -701,12 +814,22 @@ class Compiler:
             elif isinstance(s, A.Skip):
                 out.append(pad + "pass")
             elif isinstance(s, A.IfStmt):
-                for n, (cond, branch) in enumerate(s.branches):
+                branches, orelse = [], s.orelse
+                for cond, branch in s.branches:
+                    known = None if explain else self._known(cond)
+                    if known is True:  # runs whenever the branches before it do not
+                        orelse = branch
+                        break
+                    if known is None:
+                        branches.append((cond, branch))
+                for n, (cond, branch) in enumerate(branches):
                     out.append(pad + f"{'if' if n == 0 else 'elif'} {self.cond(cond, 'an if condition')}:")
                     out.extend(self.stmts(branch, depth + 1, explain) or [pad + "    pass"])
-                if s.orelse:
+                if orelse and branches:
                     out.append(pad + "else:")
-                    out.extend(self.stmts(s.orelse, depth + 1, explain))
+                    out.extend(self.stmts(orelse, depth + 1, explain))
+                elif orelse:  # every condition was constant: the branch that runs, unconditionally
+                    out.extend(self.stmts(orelse, depth, explain))
             if inner is not None and _uses(s, inner):
                 inner = None  # what follows may depend on it
         if tail is not None:

@@ -92,17 +92,22 @@ def guard(limits: Limits, started: float | None = None) -> Iterator[None]:
     budget = memory_budget(limits)
     state = {"armed": True}
 
+    # Each guard raises once: the next tick could otherwise land in the very handler that is
+    # reporting the first stop (before it disarms) and cut the report short with a second one.
     def tick(signum, frame):
         if not state["armed"]:
             return
         if deadline is not None and time.monotonic() > deadline:
+            state["armed"] = False
             raise LimitReached("max-seconds")
         if budget and resident_memory() > budget:
+            state["armed"] = False
             raise LimitReached("max-memory")
 
     def stop(reason: str):
         def handler(signum, frame):
             if state["armed"]:
+                state["armed"] = False
                 raise LimitReached(reason)
         return handler
 

@@ -157,6 +157,12 @@ def ordered(s) -> list:
         t = type(items[0])
         if (t is int or t is str) and all(type(x) is t for x in items):
             return sorted(items)
+        # sets or sequences of integers (a set of subsets): `sort_key`'s order, by length and then
+        # by the sorted elements, without a key tuple per integer
+        if t is frozenset and all(type(x) is frozenset and all(type(y) is int for y in x) for x in items):
+            return sorted(items, key=lambda x: (len(x), sorted(x)))
+        if t is tuple and all(type(x) is tuple and all(type(y) is int for y in x) for x in items):
+            return sorted(items, key=lambda x: (len(x), x))
     return sorted(items, key=sort_key)
 
 

@@ -93,3 +93,63 @@ def test_a_require_independent_of_the_parameter_leaves_its_loop(monkeypatch):
     load_model("t.spec", text=text)
     succ = next(s for s in source if s.startswith("def succ_all"))
     assert "== 1): break" in succ  # the require on pc[i] leaves the loop over k
+
+
+def _fast_source(monkeypatch, text: str, prefix: str) -> str:
+    source = []
+    real_define = compiler.Compiler.define
+    monkeypatch.setattr(compiler.Compiler, "define",
+                        lambda self, src, name: source.append(src) or real_define(self, src, name))
+    load_model("t.spec", text=text)
+    return next(s for s in source if s.startswith(prefix))
+
+
+@pytest.mark.parametrize("text", [
+    # a forall over a constant set, written out: one element false, a later one fails
+    "const S = {1, 2, 3}\nvar m = {1: 0, 2: 0}\nvar x = 0\naction a:\n    require x < 2\n    x' = x + 1\n"
+    "invariant i: forall k in S: (if k == 1 then x < 1 else m[k] == 0)\n",
+    # ... an earlier element fails, a later one is false: the error, in canonical order
+    "const S = {1, 2}\nvar m = {2: 0}\nvar x = 0\naction a:\n    require x < 2\n    x' = x + 1\n"
+    "invariant i: forall k in S: m[k] == 0 and x < 1\n",
+    # exists over pairs of a constant set
+    "const S = {1, 2}\nvar x = 0\naction a:\n    require exists i in S, j in S: i != j and i + j + x < 6\n    x' = x + 1\n",
+    # a definition inlined with its argument written in place; a boolean one as a condition
+    "def pos(n) = n > 0\ndef up(n) = n + 1\nvar x = 0\naction a:\n    require not pos(x - 3)\n    x' = up(x)\n",
+    # a definition whose argument fails though the body does not use it: careful says error
+    "def first(a, b) = a\nvar m = {0: 1}\nvar x = 0\naction a:\n    require first(x < 2, m[x])\n    x' = x + 1\n",
+    # a sequence indexed by a literal past its end
+    "var t = (1, 2)\naction a:\n    t' = (t[1], t[0] + t[2])\n",
+])
+def test_unrolled_and_inlined_code_gives_the_careful_answer(monkeypatch, text):
+    fast, slow = both(monkeypatch, text)
+    assert summary(fast) == summary(slow)
+    assert not fast.internal
+
+
+def test_small_constant_quantifiers_are_written_out_and_definitions_inlined(monkeypatch):
+    text = ("const S = {1, 2}\ndef busy(i) = pc[i] == 1\nvar pc = {i: 0 for i in S}\n"
+            "action a(i in S):\n    require not busy(i)\n    pc' = pc | {i: 1}\n"
+            "invariant one: forall i in S, j in S: i != j implies not (busy(i) and busy(j))\n")
+    inv = _fast_source(monkeypatch, text, "def f0_fast")
+    assert "all(" not in inv and "lambda" not in inv and "(v0)[2] == 1" in inv
+    succ = _fast_source(monkeypatch, text, "def succ_fast")
+    assert "lambda" not in succ and "R_TRUE" not in succ
+
+
+def test_a_huge_constant_domain_is_not_written_out():
+    # sized before it is listed: writing out 0..10^9 would exhaust the machine while compiling
+    text = "var x = 0\naction a:\n    require x < 2\n    x' = x + 1\n" \
+           "invariant i: exists k in 0..1000000000: k == x\n"
+    r = check(load_model("t.spec", text=text), deadlock=False)
+    assert r.verdict == "holds" and r.distinct == 3
+
+
+@pytest.mark.parametrize("flag", ["true", "false"])
+def test_a_constant_condition_compiles_only_the_branch_it_takes(monkeypatch, flag):
+    text = (f"const FAST = {flag}\nvar x = 0\nvar y = 0\n"
+            "action a(k in 0..2):\n    if FAST:\n        require k > 0\n    else:\n        require x < 1\n"
+            "    require x < 3\n    x' = x + 1\n    y' = (if FAST then k else 0)\n")
+    fast, slow = both(monkeypatch, text)
+    assert summary(fast) == summary(slow)
+    succ = _fast_source(monkeypatch, text, "def succ_fast")
+    assert "is R_TRUE" not in succ  # FAST is not tested while searching

@@ -56,3 +56,16 @@ def test_the_committed_liveness_lasso_is_a_stall_that_needs_no_crash():
     assert "only restart, which need not fire" in text and "<restart" not in text
     data = json.loads((TRACES / "liveness-default.json").read_text())
     assert data["loop_action"] is None and data["lasso_length"] == len(data["trace"]) + 1
+
+
+def test_sets_of_integer_sets_and_sequences_are_ordered_as_sort_key_orders_them():
+    # the fast path for a set of subsets (printing and --json of a large state) keeps the canonical order
+    import random
+
+    from explorer.values import ordered, sort_key
+    rng = random.Random(7)
+    for _ in range(200):
+        sets = frozenset(frozenset(rng.sample(range(-3, 6), rng.randint(0, 4))) for _ in range(rng.randint(1, 12)))
+        seqs = frozenset(tuple(rng.choice(range(-3, 6)) for _ in range(rng.randint(0, 3))) for _ in range(12))
+        for s in (sets, seqs):
+            assert ordered(s) == sorted(s, key=sort_key)

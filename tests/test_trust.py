@@ -251,6 +251,24 @@ def test_sigterm_reports_what_was_found_and_writes_the_json(tmp_path):
     assert data["verdict"] == "incomplete" and data["stopped_by"] == "terminated" and data["distinct_states"] > 0
 
 
+def test_a_guard_stops_once_so_a_later_tick_cannot_cut_the_report():
+    # the fuzz campaign's "interrupted: nothing was checked" after a verdict: a second timer tick
+    # landed in the handler reporting the first stop, before it had disarmed the guard
+    from explorer.limits import LimitReached, TICK, guard
+
+    stops = []
+    with guard(Limits(max_seconds=0.01)):
+        try:
+            while True:
+                time.sleep(0.01)
+        except LimitReached as stop:
+            stops.append(stop.reason)
+            end = time.monotonic() + 4 * TICK
+            while time.monotonic() < end:  # the reporting: several ticks pass before any disarm()
+                time.sleep(0.01)
+    assert stops == ["max-seconds"]
+
+
 def test_a_closed_stdout_keeps_the_violation_exit_code():
     read, write = os.pipe()
     os.close(read)  # like `check ... | head -0`: every write fails with EPIPE
@@ -355,6 +373,7 @@ def test_an_internal_error_has_its_own_exit_code(monkeypatch, capsys):
     assert cli_module.main(["check", "spec/examples/diehard.spec"]) == 70
     err = capsys.readouterr().err
     assert "internal error: RuntimeError: a bug" in err and "not a verdict" in err and "Traceback" not in err
+    assert "(at test_trust.py:" in err and "in broken)" in err  # where it was raised, for a bug report
     assert cli_module.main(["--debug", "check", "spec/examples/diehard.spec"]) == 70
     assert "Traceback" in capsys.readouterr().err
 
