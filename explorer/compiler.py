@@ -247,6 +247,11 @@ class Compiler:
         if isinstance(e, A.Quant):
             what = f"the body of {e.kind}"
             fn = "all" if e.kind == "forall" else "any"
+            if not self.fast and len(e.binders) > 1:
+                # `forall a in A, b in B(a): P` as `forall a in A: forall b in B(a): P`: a domain
+                # B(a) that fails is then one failing element of the outer quantifier, and an
+                # element that decides it (false for forall) still decides it, in any order
+                return self._bool(A.Quant(e.loc, e.kind, e.binders[:1], A.Quant(e.loc, e.kind, e.binders[1:], e.body)))
             if self.fast:  # any order gives the canonical answer unless an element fails
                 unrolled = self._unrolled(e, what)
                 if unrolled is not None:

@@ -251,14 +251,30 @@ def _candidates(model: Model, state: tuple, step: TraceStep) -> list[tuple[str, 
     return out
 
 
+def _runtime_error(model: Model, err: EvalError, when: str) -> str:
+    """A runtime error of the spec while replaying, located (file:line:col, the line, a caret)."""
+    loc = model.located(err)
+    where = f"{model.spec.path}:{loc.line}:{loc.col}: " if isinstance(loc, Loc) else ""
+    text = f"{where}runtime error {when}: {err.message}"
+    if isinstance(loc, Loc):
+        text += "\n" + "\n".join(format_located("", "", model.spec.text, loc).splitlines()[1:])
+    return text
+
+
 def replay(model: Model, steps: list[TraceStep], path: str = "trace") -> Outcome:
     out = Outcome()
     for step in steps:
         _check_params(model, step, f"{path}:{step.line}")
-    inits = list(islice(model.initial(), 2))  # never more: a spec may have billions
-    if steps and steps[0].action is None and steps[0].state is not None:  # a JSON/ITF trace's first state
-        first, steps = steps[0], steps[1:]
-        match = next((s for s in model.initial() if _state_matches(model, s, first.state)), None)
+    try:
+        inits = list(islice(model.initial(), 2))  # never more: a spec may have billions
+        first = match = None
+        if steps and steps[0].action is None and steps[0].state is not None:  # a JSON/ITF trace's first state
+            first, steps = steps[0], steps[1:]
+            match = next((s for s in model.initial() if _state_matches(model, s, first.state)), None)
+    except EvalError as err:
+        out.error = _runtime_error(model, err, "computing the initial states")
+        return out
+    if first is not None:
         if match is None:
             out.failed = first
             out.reason = "no initial state of the spec is the trace's first state"
@@ -286,11 +302,7 @@ def replay(model: Model, steps: list[TraceStep], path: str = "trace") -> Outcome
             out.steps.append(Step(name, model.action(name).label_of(binding), state))
             _invariants(model, state, len(out.steps), out)
     except EvalError as err:
-        loc = model.located(err)
-        where = f"{model.spec.path}:{loc.line}:{loc.col}: " if isinstance(loc, Loc) else ""
-        out.error = f"{where}runtime error after state {len(out.steps)}: {err.message}"
-        if isinstance(loc, Loc):
-            out.error += "\n" + "\n".join(format_located("", "", model.spec.text, loc).splitlines()[1:])
+        out.error = _runtime_error(model, err, f"after state {len(out.steps)}")
         return out
     own = not limits_active()  # under an outer guard (the caller's limits) that one acts
     try:  # what could happen next: a remark, so a failure here does not fail the replay

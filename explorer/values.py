@@ -260,6 +260,8 @@ def to_itf(v: Any) -> Any:
     if t is tuple:
         return {"#tup": [to_itf(x) for x in v]}
     if t is frozenset:
+        if all(type(x) is int and -(2 ** 53) < x < 2 ** 53 for x in v):  # a set of plain integers, directly
+            return {"#set": sorted(v)}
         return {"#set": [to_itf(x) for x in ordered(v)]}
     if t is Record:
         return {k: to_itf(v[k]) for k in ordered(v)}
@@ -285,5 +287,7 @@ def from_itf(j: Any) -> Any:
             return frozenset(from_itf(x) for x in j["#set"])
         if "#map" in j:
             return Map({from_itf(k): from_itf(x) for k, x in j["#map"]})
+        if j.get("#unserializable") in ("Nat", "Int") and len(j) == 1:  # what to_itf writes for them
+            return NAT if j["#unserializable"] == "Nat" else INT
         return Record({k: from_itf(x) for k, x in j.items()})
     raise TypeError(f"not an ITF value: {j!r}")

@@ -140,6 +140,10 @@ SEED_DEPENDENT = {
     "min_sets.spec": "var x = min({{\"a\"}, {\"b\"}, {\"c\"}})\naction a: skip\n",
     "set_error.spec": "const S = {\"a\", \"bb\", \"\", \"ccc\", \"dddd\"}\nvar x = 0\n"
                       "action a: x' = len({[1, 2][len(y)] for y in S})\n",
+    # fuzz api-88078: the second binder's domain fails for one value of the first, the body is
+    # false for the other: false, in every order (the domain's failure is one failing element)
+    "domain_error.spec": "var x = 0\naction a: skip\ninvariant i: forall q in BOOLEAN, p in "
+                         "{(choose r in {0}: q)}: false\n",
 }
 
 
@@ -163,6 +167,8 @@ def test_a_false_element_decides_forall_whatever_else_fails():
     r = check(model("var x = 0\naction a: skip\ninvariant i: forall y in {\"a\", \"\"}: 6 // len(y) > 2\n"),
               deadlock=False)
     assert r.verdict == "error" and "division by zero" in r.error
+    r = check(model(SEED_DEPENDENT["domain_error.spec"]), deadlock=False)
+    assert r.verdict == "violated"
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=lambda p: str(p.relative_to(ROOT)))
@@ -379,6 +385,31 @@ def test_an_internal_error_has_its_own_exit_code(monkeypatch, capsys):
 
 
 # ---- replay understands what it accepts, and nothing else ----
+
+def test_replay_reads_back_nat_in_a_json_trace(tmp_path):
+    # fuzz api-52392: Nat as a map key was written to --json as {"#unserializable": "Nat"} and read
+    # back as a record, so replay rejected check's own counterexample
+    spec = spec_file(tmp_path, "var m = {0: false}\naction a:\n    require 0 in m\n    m' = {Nat: true}\n"
+                               "invariant i: domain(m) == {0}\n")
+    out = tmp_path / "r.json"
+    assert cli("check", spec, "--no-deadlock", "--json", str(out)).returncode == 1
+    proc = cli("replay", spec, "--trace", str(out))
+    assert proc.returncode == 1 and "violates i" in proc.stdout, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("init", ['var y = ({0: "x y"})[3]\n', "var y = 0\ninit start: choose b in BOOLEAN: false\n",
+                                  "var y = {true: 2, true: 1}\n"])
+def test_replay_reports_a_runtime_error_in_the_initial_states(tmp_path, init):
+    # fuzz cli-1783, cli-1826, cli-609: an internal error (exit 70) before
+    spec = spec_file(tmp_path, init + "action a:\n    y' = 1\n")
+    trace = tmp_path / "t.trace"
+    trace.write_text("a\n")
+    proc = cli("replay", spec, "--trace", str(trace))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "runtime error computing the initial states" in proc.stdout + proc.stderr
+    assert "internal error" not in proc.stderr
+    no_traceback(proc)
+
 
 def test_replay_accepts_the_json_and_itf_that_check_writes(tmp_path):
     j, itf = tmp_path / "r.json", tmp_path / "r.itf"
