@@ -235,6 +235,10 @@ class Compiler:
             value = eval(code, self.ns)
         except (*_FAILS, NameError):  # NameError: a recursive function not yet defined
             return code
+        return self._bind(value)
+
+    def _bind(self, value: Any) -> str:
+        """A new name in the generated code's namespace, bound to a constant value."""
         name = f"h{self.hoisted}"
         self.hoisted += 1
         self.ns[name] = value
@@ -448,12 +452,7 @@ class Compiler:
 
     def _literal(self, x: Any) -> str:
         """Code for a constant value: its literal, or a name bound to it."""
-        if type(x) in (int, str):
-            return repr(x)
-        name = f"h{self.hoisted}"
-        self.hoisted += 1
-        self.ns[name] = x
-        return name
+        return repr(x) if type(x) in (int, str) else self._bind(x)
 
     def _inline(self, e: A.Call, args: list[str], body_code: Callable[[A.Expr], str]) -> str:
         """A call of a (non-recursive) definition, its body inlined and knowing the kinds of the

@@ -94,21 +94,22 @@ def guard(limits: Limits, started: float | None = None) -> Iterator[None]:
 
     # Each guard raises once: the next tick could otherwise land in the very handler that is
     # reporting the first stop (before it disarms) and cut the report short with a second one.
+    def fire(reason: str):
+        state["armed"] = False
+        raise LimitReached(reason)
+
     def tick(signum, frame):
         if not state["armed"]:
             return
         if deadline is not None and time.monotonic() > deadline:
-            state["armed"] = False
-            raise LimitReached("max-seconds")
+            fire("max-seconds")
         if budget and resident_memory() > budget:
-            state["armed"] = False
-            raise LimitReached("max-memory")
+            fire("max-memory")
 
     def stop(reason: str):
         def handler(signum, frame):
             if state["armed"]:
-                state["armed"] = False
-                raise LimitReached(reason)
+                fire(reason)
         return handler
 
     old = {s: signal.getsignal(s) for s in (signal.SIGALRM, signal.SIGTERM, signal.SIGINT)}
