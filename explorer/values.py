@@ -10,6 +10,7 @@ Also the three ways a value is shown: TLC's text (`<<1, 2>>`, `{1, 2}`, `[a |-> 
 and a short form for traces and pictures."""
 from __future__ import annotations
 
+from itertools import chain
 from typing import Any
 
 
@@ -149,20 +150,36 @@ def sort_key(v: Any):
 
 
 def ordered(s) -> list:
-    """Elements of a set in the canonical order (fast path when they are all ints or all
-    strings: Python's own `<` on frozensets is the subset order and on tuples is not length
-    first, so sorting those natively would not give `sort_key`'s order, nor a stable one)."""
+    """Elements of a set in the canonical order. `sort_key` orders by kind first, so each kind is
+    sorted on its own, with a fast path where a kind allows one (Python's own `<` on frozensets is
+    the subset order and on tuples is not length first, so those are not sorted natively)."""
     items = list(s)
-    if items:
-        t = type(items[0])
-        if (t is int or t is str) and all(type(x) is t for x in items):
-            return sorted(items)
-        # sets or sequences of integers (a set of subsets): `sort_key`'s order, by length and then
-        # by the sorted elements, without a key tuple per integer
-        if t is frozenset and all(type(x) is frozenset and all(type(y) is int for y in x) for x in items):
-            return sorted(items, key=lambda x: (len(x), sorted(x)))
-        if t is tuple and all(type(x) is tuple and all(type(y) is int for y in x) for x in items):
-            return sorted(items, key=lambda x: (len(x), x))
+    if not items:
+        return items
+    kinds = set(map(type, items))
+    if len(kinds) == 1:
+        return _ordered_kind(kinds.pop(), items)
+    groups: dict[int, list] = {}
+    for x in items:
+        groups.setdefault(_RANK.get(type(x), 7), []).append(x)
+    out: list = []
+    for r in sorted(groups):
+        g = groups[r]
+        kinds = set(map(type, g))
+        out += _ordered_kind(kinds.pop(), g) if len(kinds) == 1 else sorted(g, key=sort_key)
+    return out
+
+
+def _ordered_kind(t: type, items: list) -> list:
+    """Values of one type `t` in `sort_key`'s order."""
+    if t is int or t is str:
+        return sorted(items)
+    # sets or sequences of integers (a set of subsets): by length and then by the sorted
+    # elements, without a key tuple per integer
+    if t is frozenset and set(map(type, chain.from_iterable(items))) <= {int}:
+        return sorted(items, key=lambda x: (len(x), sorted(x)))
+    if t is tuple and set(map(type, chain.from_iterable(items))) <= {int}:
+        return sorted(items, key=lambda x: (len(x), x))
     return sorted(items, key=sort_key)
 
 
@@ -248,6 +265,11 @@ def short(v: Any) -> str:
     return repr(v)
 
 
+def _plain_ints(s: frozenset) -> bool:
+    """All elements are integers that JSON holds exactly (|x| < 2^53), tested at C speed."""
+    return not s or (set(map(type, s)) == {int} and -(2 ** 53) < min(s) and max(s) < 2 ** 53)
+
+
 def to_itf(v: Any) -> Any:
     """A value in the ITF JSON encoding (Apalache/Quint's trace format)."""
     t = type(v)
@@ -260,8 +282,10 @@ def to_itf(v: Any) -> Any:
     if t is tuple:
         return {"#tup": [to_itf(x) for x in v]}
     if t is frozenset:
-        if all(type(x) is int and -(2 ** 53) < x < 2 ** 53 for x in v):  # a set of plain integers, directly
+        if _plain_ints(v):  # a set of plain integers, directly
             return {"#set": sorted(v)}
+        return {"#set": [{"#set": sorted(x)} if type(x) is frozenset and _plain_ints(x) else to_itf(x)
+                         for x in ordered(v)]}
         return {"#set": [to_itf(x) for x in ordered(v)]}
     if t is Record:
         return {k: to_itf(v[k]) for k in ordered(v)}

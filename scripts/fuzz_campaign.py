@@ -55,6 +55,11 @@ import fuzzing  # noqa: E402
 
 HASH_SEEDS = ["0", "1", "12345"]
 API_GRACE = 3.0  # seconds past the input's max_seconds before an API run is a hang
+# The outputs of a result (text, JSON, ITF, the replay oracle) are not bounded by --max-seconds
+# in any checker: they are proportional to the result. They get a budget of their own, this
+# base plus one second per OUTPUT_ELEMENTS_PER_SECOND elements in the reported states.
+OUTPUT_GRACE = 4.0
+OUTPUT_ELEMENTS_PER_SECOND = 20_000
 CLI_TIMEOUT = 6.0  # --max-seconds 2 plus ~1 s to start Python plus a grace period
 CLI_OK_CODES = {0, 1, 2, 3, 4, 70}
 CLASSES = ["traceback", "hang", "seed-dependent", "false-proof", "other"]
@@ -240,7 +245,22 @@ def _replay_oracle(model, result, events: list) -> None:
                        "stage": "replay", "message": clip(result.property, 200)})
 
 
-def run_api(inp: dict) -> dict:
+def output_budget(result) -> float:
+    """Seconds the outputs of `result` may take (see OUTPUT_GRACE)."""
+    from explorer.values import _elements
+    cap = 10 ** 8
+    n = 0
+    for step in result.trace or []:
+        for v in step.state:
+            n += _elements(v, cap - n) + 1
+        if n >= cap:
+            break
+    return OUTPUT_GRACE + n / OUTPUT_ELEMENTS_PER_SECOND
+
+
+def run_api(inp: dict, searched=lambda budget: None) -> dict:
+    """One input through load, check and every output; `searched(budget)` is called between the
+    search and the outputs, with the outputs' own time budget."""
     import explorer
     from explorer import Limits, SpecError, check, load_model
     events: list[dict] = []
@@ -276,6 +296,7 @@ def run_api(inp: dict) -> dict:
         out["summary"] = {"verdict": "exception", "error": events[-1]["signature"]}
         return out
     out["summary"] = summarize(result)
+    searched(output_budget(result))
     from explorer.traces import format_result, itf_trace, result_json
     for stage, fn in [
         ("oracle", lambda: _oracles(model, result, deadlock, events)),
@@ -322,8 +343,16 @@ def worker_main() -> None:
         sys.stderr.flush()
         faulthandler.dump_traceback_later(req["dump_after"], exit=False)
         started = time.monotonic()
+
+        def searched(budget: float) -> None:
+            """The search is done: the parent's deadline and the dump move to the outputs' budget."""
+            faulthandler.cancel_dump_traceback_later()
+            proto.write(json.dumps({"searched": True, "output_budget": budget}) + "\n")
+            proto.flush()
+            faulthandler.dump_traceback_later(max(budget - 0.8, 0.5), exit=False)
+
         try:
-            res = run_api(req["input"])
+            res = run_api(req["input"], searched)
         except BaseException as err:  # noqa: BLE001 - the worker itself must survive
             res = {"events": [_exception_event("worker", err)], "summary": {"verdict": "exception"}}
         faulthandler.cancel_dump_traceback_later()
@@ -424,6 +453,8 @@ class Worker:
             self.proc.stdin.write(req.encode())
             self.proc.stdin.flush()
             line = self._readline(timeout)
+            if line is not None and line.startswith(b'{"searched"'):  # now the outputs' budget
+                line = self._readline(json.loads(line)["output_budget"])
         except (BrokenPipeError, EOFError, OSError):
             line = b""
         elapsed = time.monotonic() - started
