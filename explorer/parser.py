@@ -3,10 +3,14 @@ and its exceptions into located `SpecError`s that say what was expected."""
 from __future__ import annotations
 
 import ast as pyast
+import os
+import sys
 import warnings
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 
+import lark
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import (
     LarkError,
@@ -31,11 +35,23 @@ class _Indenter(Indenter):
     tab_len = 8
 
 
+def _cache_file() -> str | bool:
+    """Where lark keeps its analysed grammar (building it costs about half a second per process;
+    loading it, a few milliseconds). A per-user directory, not the shared temporary one, since the
+    file is a pickle; lark checks the grammar's hash in it and rebuilds a stale or torn file."""
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "explorer"
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return str(base / f"parser-lark{lark.__version__}-py{sys.version_info[0]}{sys.version_info[1]}.pickle")
+
+
 @lru_cache(maxsize=1)
 def _lark() -> Lark:
     grammar = resources.files(__package__).joinpath("grammar.lark").read_text()
     return Lark(grammar, parser="lalr", lexer="basic", postlex=_Indenter(), start=["start", "expr"],
-                propagate_positions=True, maybe_placeholders=True)
+                propagate_positions=True, maybe_placeholders=True, cache=_cache_file())
 
 
 _READABLE = {

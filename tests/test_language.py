@@ -419,3 +419,34 @@ def test_only_named_invariants_are_checked():
     text = COUNTER + "constraint c: x < 3\ninvariant a: x < 2\ninvariant b: x < 10\n"
     assert check(model_of(text)).property == "a"
     assert check(model_of(text, invariants=["b"])).verdict == "holds"
+
+
+@pytest.mark.parametrize("cache", ["missing", "torn", "unwritable"])
+def test_parser_cache_is_rebuilt_or_skipped_and_never_changes_a_parse(tmp_path, cache):
+    # lark's analysed grammar is cached per user; a missing, torn or unwritable cache must
+    # give the same parse and the same located error as no cache at all
+    import os
+    import subprocess
+    import sys
+    home = tmp_path / "cache"
+    target = home / "explorer"
+    if cache == "torn":
+        target.mkdir(parents=True)
+        import lark
+        name = f"parser-lark{lark.__version__}-py{sys.version_info[0]}{sys.version_info[1]}.pickle"
+        (target / name).write_bytes(b"0" * 64 + b"\n\x80\x04garbage")
+    elif cache == "unwritable":
+        home.write_text("not a directory")
+    code = ("import explorer.parser as p, explorer.errors as e\n"
+            "print(len(p.parse_spec('var x = 0\\naction a: x\\' = 1\\n', 'a.spec').actions))\n"
+            "try:\n    p.parse_spec('var x = 0\\naction a x\\' = 1\\n', 'b.spec')\n"
+            "except e.SpecError as err:\n    print(err)\n")
+    env = dict(os.environ, XDG_CACHE_HOME=str(home))
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env) for _ in range(2)]
+    for r in runs:
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.startswith("1\nb.spec:2:"), r.stdout
+        assert r.stderr == ""
+    assert runs[0].stdout == runs[1].stdout
+    if cache != "unwritable":
+        assert next(target.iterdir()).read_bytes()[:8] != b"0" * 8  # rebuilt
