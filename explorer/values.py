@@ -10,7 +10,6 @@ Also the three ways a value is shown: TLC's text (`<<1, 2>>`, `{1, 2}`, `[a |-> 
 and a short form for traces and pictures."""
 from __future__ import annotations
 
-from itertools import chain
 from typing import Any
 
 
@@ -152,21 +151,22 @@ def sort_key(v: Any):
 def ordered(s) -> list:
     """Elements of a set in the canonical order. `sort_key` orders by kind first, so each kind is
     sorted on its own, with a fast path where a kind allows one (Python's own `<` on frozensets is
-    the subset order and on tuples is not length first, so those are not sorted natively)."""
+    the subset order and on tuples is not length first, so those are not sorted natively). This
+    runs for every quantifier over a set, so the usual case (one kind) is tested first."""
     items = list(s)
     if not items:
         return items
-    kinds = set(map(type, items))
-    if len(kinds) == 1:
-        return _ordered_kind(kinds.pop(), items)
+    t = type(items[0])
+    if all(type(x) is t for x in items):
+        return sorted(items) if t is int or t is str else _ordered_kind(t, items)
     groups: dict[int, list] = {}
     for x in items:
         groups.setdefault(_RANK.get(type(x), 7), []).append(x)
     out: list = []
     for r in sorted(groups):
         g = groups[r]
-        kinds = set(map(type, g))
-        out += _ordered_kind(kinds.pop(), g) if len(kinds) == 1 else sorted(g, key=sort_key)
+        t = type(g[0])
+        out += _ordered_kind(t, g) if all(type(x) is t for x in g) else sorted(g, key=sort_key)
     return out
 
 
@@ -176,9 +176,9 @@ def _ordered_kind(t: type, items: list) -> list:
         return sorted(items)
     # sets or sequences of integers (a set of subsets): by length and then by the sorted
     # elements, without a key tuple per integer
-    if t is frozenset and set(map(type, chain.from_iterable(items))) <= {int}:
+    if t is frozenset and all(type(y) is int for x in items for y in x):
         return sorted(items, key=lambda x: (len(x), sorted(x)))
-    if t is tuple and set(map(type, chain.from_iterable(items))) <= {int}:
+    if t is tuple and all(type(y) is int for x in items for y in x):
         return sorted(items, key=lambda x: (len(x), x))
     return sorted(items, key=sort_key)
 
