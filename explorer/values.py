@@ -265,9 +265,12 @@ def short(v: Any) -> str:
     return repr(v)
 
 
+JSON_INT = 2 ** 53  # JSON readers hold integers exactly below this magnitude; ITF writes larger ones as #bigint
+
+
 def _plain_ints(s: frozenset) -> bool:
-    """All elements are integers that JSON holds exactly (|x| < 2^53), tested at C speed."""
-    return not s or (set(map(type, s)) == {int} and -(2 ** 53) < min(s) and max(s) < 2 ** 53)
+    """All elements are integers that JSON holds exactly, tested at C speed."""
+    return not s or (set(map(type, s)) == {int} and -JSON_INT < min(s) and max(s) < JSON_INT)
 
 
 def to_itf(v: Any) -> Any:
@@ -278,7 +281,7 @@ def to_itf(v: Any) -> Any:
     if t is bool or t is str:
         return v
     if t is int:
-        return v if -(2 ** 53) < v < 2 ** 53 else {"#bigint": str(v)}
+        return v if -JSON_INT < v < JSON_INT else {"#bigint": str(v)}
     if t is tuple:
         return {"#tup": [to_itf(x) for x in v]}
     if t is frozenset:
@@ -286,7 +289,6 @@ def to_itf(v: Any) -> Any:
             return {"#set": sorted(v)}
         return {"#set": [{"#set": sorted(x)} if type(x) is frozenset and _plain_ints(x) else to_itf(x)
                          for x in ordered(v)]}
-        return {"#set": [to_itf(x) for x in ordered(v)]}
     if t is Record:
         return {k: to_itf(v[k]) for k in ordered(v)}
     if t is Map:
