@@ -5,7 +5,9 @@ looking for every input on which the explorer misbehaves, by the project's rules
   traceback     an exception other than `SpecError` escapes the API (`load_model`, `check`, and
                 what the CLI does with a result: format it, write JSON/ITF, replay its trace), or
                 the CLI prints "Traceback"; a CLI exit code other than 0, 1, 2, 3, 4, 70 is "other"
-  hang          not done within its limits plus a grace period (--max-seconds 2: within ~5 s)
+  hang          not done within its limits plus a grace period (--max-seconds 2: within ~5 s);
+                through the API the outputs of a result (text, JSON, ITF, the replay oracle) then
+                have a budget of their own, proportional to the states they print (OUTPUT_GRACE)
   seed-dependent  the same input gives a different summary (API: verdict, property, distinct,
                 generated, depth, trace labels and states, error message) or different output
                 (CLI: exit code, stdout/stderr without the "Finished in" line, --json/--itf/TLA
