@@ -831,7 +831,7 @@ class Compiler:
                     out.extend(self.stmts(branch, depth + 1, explain) or [pad + "    pass"])
                 if orelse and branches:
                     out.append(pad + "else:")
-                    out.extend(self.stmts(orelse, depth + 1, explain))
+                    out.extend(self.stmts(orelse, depth + 1, explain) or [pad + "    pass"])
                 elif orelse:  # every condition was constant: the branch that runs, unconditionally
                     out.extend(self.stmts(orelse, depth, explain))
             if inner is not None and _uses(s, inner):

@@ -153,3 +153,15 @@ def test_a_constant_condition_compiles_only_the_branch_it_takes(monkeypatch, fla
     assert summary(fast) == summary(slow)
     succ = _fast_source(monkeypatch, text, "def succ_fast")
     assert "is R_TRUE" not in succ  # FAST is not tested while searching
+
+
+@pytest.mark.parametrize("inner", ["if 1 == 2:\n            x' = 2", "if FLAG:\n            x' = 2"])
+def test_an_else_whose_statements_all_fold_away_still_compiles(monkeypatch, inner):
+    # fuzz api-44504 (seed 4): the else branch held only an `if` on a constant false condition,
+    # which compiles to nothing, and `else:` was written with no body (an IndentationError
+    # raised while loading: a traceback)
+    text = ("const FLAG = false\nvar x = 0\naction a(i in 0..1):\n    require x == 0\n"
+            f"    if i == 0:\n        x' = 1\n    else:\n        {inner}\n")
+    fast, slow = both(monkeypatch, text, deadlock=False)
+    assert summary(fast) == summary(slow)
+    assert fast.verdict == "holds" and fast.distinct == 2
