@@ -406,7 +406,10 @@ class Compiler:
             return None
         try:  # a lazy domain (a range, a function set) is sized before anything is listed
             domains = [eval(self.domain(b.domain, True), self.ns) for b in e.binders]
-            if math.prod(len(d) for d in domains) > MAX_UNROLL:
+            size = math.prod(len(d) for d in domains)
+            if size == 0:  # an empty domain: no element at all, and the others (possibly huge) are not listed
+                return "True" if e.kind == "forall" else "False"
+            if size > MAX_UNROLL:
                 return None
             domains = [list(d) for d in domains]
         except (*_FAILS, NameError):
@@ -420,8 +423,6 @@ class Compiler:
                 parts.append(self.cond(e.body, what))
         finally:
             self.subst = saved
-        if not parts:
-            return "True" if e.kind == "forall" else "False"
         return "(" + op.join(parts) + ")"
 
     def _known(self, e: A.Expr) -> bool | None:
