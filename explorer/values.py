@@ -287,8 +287,7 @@ def to_itf(v: Any) -> Any:
     if t is frozenset:
         if _plain_ints(v):  # a set of plain integers, directly
             return {"#set": sorted(v)}
-        return {"#set": [{"#set": sorted(x)} if type(x) is frozenset and _plain_ints(x) else to_itf(x)
-                         for x in ordered(v)]}
+        return {"#set": [to_itf(x) for x in ordered(v)]}
     if t is Record:
         return {k: to_itf(v[k]) for k in ordered(v)}
     if t is Map:

@@ -169,7 +169,7 @@ def test_an_else_whose_statements_all_fold_away_still_compiles(monkeypatch, inne
 
 @pytest.mark.parametrize("n", ["4294967296", str(2 ** 70)])
 def test_an_empty_binder_domain_does_not_list_a_huge_other_one(monkeypatch, n):
-    # fuzz api-69237 (seed 4): `forall a in {}, p in 0..N` with N = 2^32 was written out by first
+    # fuzz api-69237 (seed 4): `forall a in values({:}), p in 0..N` with N = 2^32 was written out by first
     # listing every domain (the product's size, 0, was below the bound): a MemoryError
     text = (f"const N = {n}\nvar x = 0\nvar y = false\naction a:\n    require x < 2\n    x' = x + 1\n"
             "    y' = (forall a in values({:}), b in BOOLEAN, p in 0..N: p < x)\n"
