@@ -577,7 +577,9 @@ def _rule_paragraph(rule: str, title: str, route_rows, grid_rows) -> str:
     fails, holds = routes_failing(route_rows, rule), routes_proved(route_rows, rule)
     cut = [r["route"] for r in route_rows if r["rule"] == rule and r["schedule"] == "any" and r["verdict"] == "incomplete"]
     eager_fails = routes_failing(route_rows, rule, "eager")
-    verdict = "loses prompts" if fails else "lost no prompt on any route it was checked on"
+    verdict = "loses prompts" if fails else (
+        f"lost no prompt at this section's constants (the routes below, and the grid at STEPS = {BASE['STEPS']}; "
+        "deeper bounds are in the last sections)")
     text = (f"**{title} {verdict}.** On the loss routes (SCHEDULE = any) it is refuted on {_names(fails)}, "
             f"proved on {_names(holds)}" + (f", and the search was cut by a limit on {_names(cut)}" if cut else "")
             + f"; with an eager collector it is refuted on {_names(eager_fails)}. ")
@@ -791,8 +793,8 @@ def write_readme(out: Path, smallest, grid_rows, route_rows, needs_rows, recipe_
         "(ee5741a13), `in_flight_fatal` = post with a fatal failure's ordinals kept outstanding, "
         "`untrained` = that, also below every buffered untrained group, `safe` = `untrained` plus each "
         "incarnation remembering its restored base in the ring (so it never falls back to the live cursor), "
-        "`unfinished` = `safe`, also below the groups discarded at the end of the stream, the pending rows and "
-        "the loader's next position (the rule this study proposes; see the last sections).",
+        "`unfinished` = `safe`, also below the groups discarded at the end of the stream and the loader's next "
+        "position, with no term for the pending rows (the rule this study proposes; see the last sections).",
         "",
         "Schedules (`SCHEDULE`): `any` = the collector may be arbitrarily slow (a pull slower than a training "
         "step plus a save: possible, so this is the default); `eager` = whenever the collector can dispatch or "

@@ -29,7 +29,6 @@ TERMS = {
     "discarded": "the ordinals of groups discarded because they finished after the end of the stream "
                  "(TC 1318/1391), in this run",
     "buffered": "the lowest ordinal in the replay buffer (buffered, not yet trained)",
-    "pending": "the lowest ordinal of the pending batch (pulled, not yet dispatched)",
     "loader": "the loader's next ordinal (after a resume it re-yields rows below the trained frontier)",
     "ring": "the restored base, put in the new run's ring at resume (so a first checkpoint never falls back "
             "to the live cursor)",
@@ -136,7 +135,8 @@ def deep_summary(results: dict[str, dict[str, Any]]) -> str:
     if "proof" in results:
         c = results["proof"]["counts"]
         verdict = ("**`unfinished` is refuted**" if c["refuted"] else "**`unfinished` lost no prompt**")
-        parts.append(f"{verdict} on the proof grid (spec/study/proof.toml): {c['proved']} points proved, "
+        parts.append(f"{verdict} on the proof grid (spec/study/proof.toml: {results['proof']['description']}): "
+                     f"{c['proved']} points proved, "
                      f"{c['refuted']} refuted, {c['incomplete']} incomplete" + (
                          " (nothing is claimed there; they are listed below)" if c["incomplete"] else "") + ".")
     if "ablation" in results:
@@ -228,7 +228,6 @@ SKETCH = {  # how get_checkpoint_state would read each term (prose, not NeMo RL'
     "discarded": "cut = min(cut, min(ordinals discarded because they finished after the end of the stream))  "
                  "(TC 1318/1391 drop them; remember them for the cut)",
     "buffered": "cut = min(cut, min(ordinals in the replay buffer))",
-    "pending": "cut = min(cut, min(ordinals of the pending batch))",
     "loader": "cut = min(cut, the ordinal the loader yields next)  (after a frontier resume it re-yields rows "
               "below F: a restored group trained out of order moves F past them)",
     "ring": "at resume, put the restored base into the new run's snapshot ring, so the first checkpoint of "
@@ -246,8 +245,9 @@ def patch_sketch(smallest: dict[str, dict[str, Any]], groups: dict[str, list[dic
         mark = {True: "needed", False: "not shown needed on the ablation grid", None: "not in the ablation"}[
             needed.get(term)]
         lines.append(f"{text}    # {mark}")
-    lines += ["base = the largest ring place <= cut  (as today); save cut as frontier_ordinal and base as "
-              "resume_base_ordinal", "```", ""]
+    lines += ["# no term for the pending batch (pulled, not yet dispatched): the rule without one is the "
+              "rule the proof above checks", "base = the largest ring place <= cut  (as today); save cut as "
+              "frontier_ordinal and base as resume_base_ordinal", "```", ""]
     return lines
 
 

@@ -346,6 +346,26 @@ def test_the_untrained_cut_keeps_every_prompt_there(schedule):
     assert r.verdict == "holds" and r.complete
 
 
+# two prompts per step: the last batch's second row is pending while the first is trained
+PENDING_ROUTE = {"P": 2, "AGE": 1, "STEPS": 3, "PROMPTS": 6, "CRASHES": 1, "FAILURES": 1,
+                 "TOLERATED_FAILURES": 1, "LOAD_REPLAY_BUFFER": True}
+
+
+def test_the_unfinished_cut_needs_its_frontier_term_for_the_pending_rows():
+    """`unfinished` has no term for the pending rows: the trained frontier already stays below
+    them here. Without the frontier term the cut passes a pending row (the loader's next position,
+    6), the frontier resume filters it out, and prompt 5 is lost."""
+    held = check(load_model(SPEC, {**PENDING_ROUTE, "CUT": "unfinished"}, invariants=["no_prompt_lost"]),
+                 deadlock=False)
+    assert held.verdict == "holds" and held.complete and held.distinct == 8165
+    m = load_model(SPEC, {**PENDING_ROUTE, "CUT": "unfinished", "ABLATE": "frontier"}, invariants=["no_prompt_lost"])
+    r = check(m, deadlock=False)
+    assert r.verdict == "violated" and r.witness == [("p", 5)] and len(r.trace) == 14
+    saved = next(s for s in reversed(r.trace) if s.action == "checkpoint")
+    state = m.state_dict(saved.state)
+    assert state["pending"] == (5,) and state["ckpt"]["cut"] == 6 and state["F"] == 5
+
+
 from explorer.config import config_constants  # noqa: E402
 
 STALL = config_constants(SPEC, "stall-slow-collector")
