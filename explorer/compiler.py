@@ -44,6 +44,7 @@ _NATIVE = {"+": "+", "-": "-", "*": "*", "|": "|", "&": "&", "<": "<", "<=": "<=
 _CHECKED = {"+": "R_add", "-": "R_sub", "*": "R_mul", "|": "R_union2", "&": "R_inter2"}
 _FAILS = (EvalError, TypeError, ValueError, ArithmeticError, KeyError, IndexError, RecursionError)
 # code that names a value and cannot fail: what the optimistic code substitutes for a parameter
+_INT_LITERAL = re.compile(r"\(*-?\d+\)*")  # an integer the compiler wrote (a literal, or a folded constant)
 _TRIVIAL = re.compile(r"[A-Za-z_]\w*|-?\d+|'[^'\\]*'|\"[^\"\\]*\"")
 MAX_UNROLL = 8  # a quantifier over a constant set of at most this many elements is written out
 
@@ -179,8 +180,10 @@ class Compiler:
             self.ns[_VALUE_NAMES[name]] = value
         for i, value in enumerate(constants):
             self.ns[f"c{i}"] = value
-        self.kinds = Kinds(spec, [value_kind(v) for v in constants]) if len(constants) == len(spec.consts) \
-            else Kinds(spec)
+        # the kinds of the values, not of the declarations: an override may differ from its default
+        # (a default that cannot be evaluated has no kind to check it against); while constants are
+        # evaluated, the later ones, which the earlier ones cannot use, are of any kind
+        self.kinds = Kinds(spec, [value_kind(v) for v in constants])
         self.locs: list[A.Loc] = []
         self.guards: list[Guard] = []
         self.hoisted = 0
@@ -285,7 +288,11 @@ class Compiler:
             r = e.right
             if self.fast and isinstance(r, A.Name) and r.ref.kind == "value" and r.ref.target in ("Nat", "Int") \
                     and self.kinds.of(e.left) == "int":  # an integer is in Int, and in Nat when >= 0
-                test = f"({self.ex(e.left)} >= 0)" if r.ref.target == "Nat" else f"({self.ex(e.left)} is not None)"
+                code = self.ex(e.left)
+                if r.ref.target == "Nat":
+                    test = f"({code} >= 0)"
+                else:  # evaluated for its errors only; `3 is not None` would be a SyntaxWarning
+                    test = "True" if _INT_LITERAL.fullmatch(code) else f"({code} is not None)"
                 return f"(not {test})" if neg else test
             if isinstance(r, A.Binary) and r.op == "..":
                 return f"({neg}R_in_range({self.ex(e.left)}, {self.ex(r.left)}, {self.ex(r.right)}, {self.loc(r.loc)}))"

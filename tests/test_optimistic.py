@@ -178,3 +178,18 @@ def test_an_empty_binder_domain_does_not_list_a_huge_other_one(monkeypatch, n):
     fast, slow = both(monkeypatch, text, deadlock=False)
     assert summary(fast) == summary(slow)
     assert fast.verdict == "holds" and fast.distinct == 3
+
+
+def test_an_integer_literal_in_int_compiles_without_a_python_warning(monkeypatch):
+    # fuzz api-39576 (seed 6): `1 in Int` was written as `(1 is not None)`, which Python compiles
+    # with a SyntaxWarning ("is not" with a literal) printed on the user's stderr
+    # (`if true then 1 else x` folds to the literal 1)
+    text = ("var x = 0\naction a:\n    require x < 2 and x in Int and x in Nat\n"
+            "    if (if true then 1 else x) in Int:\n        x' = x + 1\n"
+            "invariant i: ((if true then -3 else x) in Int) and not ((if true then -3 else x) in Nat)\n")
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fast, slow = both(monkeypatch, text, deadlock=False)
+    assert summary(fast) == summary(slow)
+    assert fast.verdict == "holds" and fast.distinct == 3

@@ -88,6 +88,17 @@ def test_an_override_of_the_wrong_kind_is_an_error():
     assert model("const B = true\nvar x = B\naction a: skip\n", constants={"B": False}).constants["B"] is FALSE
 
 
+
+def test_an_override_of_a_default_that_cannot_be_evaluated_is_used_with_its_own_kind():
+    # fuzz api-71557 (seed 6): M0's default (`choose` from an empty set) has no value, so the
+    # override {4, 2, 1} is taken as it is; a later constant then used M0 as the integer its
+    # declaration suggests, and `M0 - 4` raised Python's TypeError (a traceback)
+    text = ("const N = -1\nconst M0 = (choose u in 0..N: true)\nconst R = M0 - 4\nvar x = 0\naction a: skip\n")
+    with pytest.raises(SpecError, match="cannot evaluate constant R: - needs two integers or two sets, got set"):
+        model(text, constants={"M0": frozenset({4, 2, 1})})
+    assert model(text, constants={"M0": 7}).constants["R"] == 3
+
+
 # ---- booleans are not integers ----
 
 def test_a_set_keeps_a_boolean_and_an_integer_apart():
