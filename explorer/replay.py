@@ -265,23 +265,24 @@ def replay(model: Model, steps: list[TraceStep], path: str = "trace") -> Outcome
     out = Outcome()
     for step in steps:
         _check_params(model, step, f"{path}:{step.line}")
+    first = match = None
     try:
-        inits = list(islice(model.initial(), 2))  # never more: a spec may have billions
-        first = match = None
         if steps and steps[0].action is None and steps[0].state is not None:  # a JSON/ITF trace's first state
             first, steps = steps[0], steps[1:]
+            # initial states up to the match only, as check found them: one after it may fail to evaluate
             match = next((s for s in model.initial() if _state_matches(model, s, first.state)), None)
+            inits = [match] if match is not None else list(islice(model.initial(), 1))
+        else:
+            inits = list(islice(model.initial(), 2))  # never more: a spec may have billions
     except EvalError as err:
         out.error = _runtime_error(model, err, "computing the initial states")
         return out
-    if first is not None:
-        if match is None:
-            out.failed = first
-            out.reason = "no initial state of the spec is the trace's first state"
-            if inits:
-                out.steps.append(Step(None, {}, inits[0]))
-            return out
-        inits = [match]
+    if first is not None and match is None:
+        out.failed = first
+        out.reason = "no initial state of the spec is the trace's first state"
+        if inits:
+            out.steps.append(Step(None, {}, inits[0]))
+        return out
     if len(inits) != 1:
         raise SpecError(f"replay needs a single initial state; this spec has {'none' if not inits else 'several'}",
                         model.spec.path)

@@ -422,6 +422,19 @@ def test_replay_reports_a_runtime_error_in_the_initial_states(tmp_path, init):
     no_traceback(proc)
 
 
+
+def test_replay_of_a_json_trace_computes_the_initial_states_only_up_to_its_first(tmp_path):
+    # fuzz api-49587 (seed 6): check reports the invariant violated in the first initial state
+    # (v = 0) before it meets the one that fails to evaluate (v = 1); replay computed two initial
+    # states first and stopped at that runtime error instead of confirming the counterexample
+    spec = spec_file(tmp_path, "var v in 0..2\ninit start: ({0: 2})[v] > 1\naction a: v' = v\n"
+                               "invariant i: v > 0\n")
+    out = tmp_path / "r.json"
+    assert cli("check", spec, "--no-deadlock", "--json", str(out)).returncode == 1
+    proc = cli("replay", spec, "--trace", str(out))
+    assert proc.returncode == 1 and "violates i" in proc.stdout, proc.stdout + proc.stderr
+
+
 def test_replay_accepts_the_json_and_itf_that_check_writes(tmp_path):
     j, itf = tmp_path / "r.json", tmp_path / "r.itf"
     assert cli("check", "spec/examples/diehard.spec", "--json", str(j), "--itf", str(itf)).returncode == 1
