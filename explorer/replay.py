@@ -141,7 +141,7 @@ def _json_trace(path: str, text: str) -> list[TraceStep]:
     return out
 
 
-END_NOTE_SECONDS = 5.0  # what could happen after the trace is a remark: a few seconds, never the run
+END_NOTE_SECONDS = 2.0  # what could happen after the trace is a remark: seconds, never the run
 
 
 @dataclass
