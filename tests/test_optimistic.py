@@ -4,6 +4,7 @@ gives: the same verdict, counts, trace and error, on every spec in the repo and 
 from __future__ import annotations
 
 import random
+import warnings
 from pathlib import Path
 
 import pytest
@@ -187,7 +188,6 @@ def test_an_integer_literal_in_int_compiles_without_a_python_warning(monkeypatch
     text = ("var x = 0\naction a:\n    require x < 2 and x in Int and x in Nat\n"
             "    if (if true then 1 else x) in Int:\n        x' = x + 1\n"
             "invariant i: ((if true then -3 else x) in Int) and not ((if true then -3 else x) in Nat)\n")
-    import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         fast, slow = both(monkeypatch, text, deadlock=False)
