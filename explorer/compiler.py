@@ -44,7 +44,6 @@ _NATIVE = {"+": "+", "-": "-", "*": "*", "|": "|", "&": "&", "<": "<", "<=": "<=
 _CHECKED = {"+": "R_add", "-": "R_sub", "*": "R_mul", "|": "R_union2", "&": "R_inter2"}
 _FAILS = (EvalError, TypeError, ValueError, ArithmeticError, KeyError, IndexError, RecursionError)
 # code that names a value and cannot fail: what the optimistic code substitutes for a parameter
-_INT_LITERAL = re.compile(r"\(*-?\d+\)*")  # an integer the compiler wrote (a literal, or a folded constant)
 _TRIVIAL = re.compile(r"[A-Za-z_]\w*|-?\d+|'[^'\\]*'|\"[^\"\\]*\"")
 MAX_UNROLL = 8  # a quantifier over a constant set of at most this many elements is written out
 
@@ -291,8 +290,8 @@ class Compiler:
                 code = self.ex(e.left)
                 if r.ref.target == "Nat":
                     test = f"({code} >= 0)"
-                else:  # evaluated for its errors only; `3 is not None` would be a SyntaxWarning
-                    test = "True" if _INT_LITERAL.fullmatch(code) else f"({code} is not None)"
+                else:  # evaluated for its errors only (none: trivial code); `3 is not None` is a SyntaxWarning
+                    test = "True" if _TRIVIAL.fullmatch(code) else f"({code} is not None)"
                 return f"(not {test})" if neg else test
             if isinstance(r, A.Binary) and r.op == "..":
                 return f"({neg}R_in_range({self.ex(e.left)}, {self.ex(r.left)}, {self.ex(r.right)}, {self.loc(r.loc)}))"
