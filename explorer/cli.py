@@ -7,6 +7,7 @@ a missing dependency."""
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
 import shutil
@@ -87,12 +88,39 @@ AUTO_FINGERPRINTS = 1_000_000  # states after which `check` goes on by fingerpri
 _SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*", re.IGNORECASE)
 
 
+def positive_int(text: str) -> int:
+    """A count or a limit: 0 or less would silently mean "no limit" or "nothing", so it is refused."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r} (leave the option out for no limit)")
+    return value
+
+
+def positive_seconds(text: str) -> float:
+    """A time limit: a finite number of seconds above 0 (`nan` would never be reached, 0 used to mean none)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0, got {text!r} "
+                                         f"(leave the option out for no limit)")
+    return value
+
+
 def memory_size(text: str) -> int:
     """`--max-memory`: bytes, or with a unit: 512M, 4G, 1.5GiB."""
     m = _SIZE.fullmatch(text)
     if not m:
         raise argparse.ArgumentTypeError(f"expected a size such as 4G or 512M, got {text!r}")
-    return int(float(m.group(1)) * 1024 ** " kmgt".index(m.group(2).lower() or " "))
+    size = int(float(m.group(1)) * 1024 ** " kmgt".index(m.group(2).lower() or " "))
+    if size <= 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 bytes, got {text!r} (leave the option out "
+                                         f"for the default)")
+    return size
 
 
 def explore(model: Model, limits: Limits, deadlock: bool, fingerprints: bool = False, workers: int = 1,
@@ -307,9 +335,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--invariant", action="append", metavar="NAME", help="check only these invariants")
     _add_temporal_args(c)
     c.add_argument("--no-deadlock", action="store_true", help="do not report states with no enabled action")
-    c.add_argument("--max-states", type=int, metavar="N", help="stop after N distinct states (incomplete)")
-    c.add_argument("--max-depth", type=int, metavar="N", help="do not explore beyond depth N (incomplete)")
-    c.add_argument("--max-seconds", type=float, metavar="S", help="stop after S seconds (incomplete)")
+    c.add_argument("--max-states", type=positive_int, metavar="N", help="stop after N distinct states (incomplete)")
+    c.add_argument("--max-depth", type=positive_int, metavar="N", help="do not explore beyond depth N (incomplete)")
+    c.add_argument("--max-seconds", type=positive_seconds, metavar="S", help="stop after S seconds (incomplete)")
     c.add_argument("--max-memory", type=memory_size, metavar="SIZE",
                    help="stop when resident memory exceeds SIZE, e.g. 4G (incomplete; default: 75%% of the machine)")
     c.add_argument("--fingerprints", action="store_true",
@@ -318,7 +346,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--exact", action="store_true",
                    help=f"keep whole states however many there are (by default the search goes on by "
                         f"fingerprint past {AUTO_FINGERPRINTS:,} states)")
-    c.add_argument("--workers", type=int, default=1, metavar="N",
+    c.add_argument("--workers", type=positive_int, default=1, metavar="N",
                    help="explore with N processes (implies --fingerprints; the same results for every N)")
     c.add_argument("--ray", metavar="ADDRESS",
                    help="run the --workers on Ray actors: `local` (start a local Ray), `auto` (the cluster "
@@ -342,11 +370,11 @@ def build_parser() -> argparse.ArgumentParser:
     m = sub.add_parser("simulate", help="walk random behaviours (finds deep violations; proves nothing)")
     _add_model_args(m)
     m.add_argument("--invariant", action="append", metavar="NAME", help="check only these invariants")
-    m.add_argument("--traces", type=int, default=1000, metavar="N", help="how many behaviours (default 1000)")
-    m.add_argument("--depth", type=int, default=100, metavar="D", help="states per behaviour at most (default 100)")
+    m.add_argument("--traces", type=positive_int, default=1000, metavar="N", help="how many behaviours (default 1000)")
+    m.add_argument("--depth", type=positive_int, default=100, metavar="D", help="states per behaviour at most (default 100)")
     m.add_argument("--seed", type=int, default=0, metavar="S", help="the random seed (default 0)")
     m.add_argument("--no-deadlock", action="store_true", help="do not report states with no enabled action")
-    m.add_argument("--max-seconds", type=float, metavar="S", help="stop after S seconds")
+    m.add_argument("--max-seconds", type=positive_seconds, metavar="S", help="stop after S seconds")
     m.add_argument("--max-memory", type=memory_size, metavar="SIZE", help="stop when resident memory exceeds SIZE")
     m.add_argument("--json", metavar="FILE", help="write the result as JSON")
     m.set_defaults(func=cmd_simulate)
@@ -355,7 +383,7 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("spec", help="the spec file")
     w.add_argument("--grid", required=True, metavar="GRID.toml",
                    help="the constants and their values, what to check, and the limits of each point")
-    w.add_argument("--jobs", type=int, default=1, metavar="N", help="points searched at once, each in its own "
+    w.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="points searched at once, each in its own "
                    "process (default 1)")
     w.add_argument("--out", metavar="DIR", help="where to write sweep.json, sweep.md, points/ and cache/ "
                    "(default: sweep-GRID in the current folder)")

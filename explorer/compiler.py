@@ -25,6 +25,7 @@ from .values import FALSE, TRUE
 
 _HELPERS = {
     "R_domain_set": R.domain_set, "R_domain_iter": R.domain_iter, "R_range_iter": R.range_iter,
+    "R_build_range_iter": R.build_range_iter,
     "R_in_range": R.in_range, "R_get": R.get, "R_field": R.field, "R_slice": R.slice_, "R_div": R.div,
     "R_mod": R.mod, "R_range": R.irange, "R_subset": R.subset, "R_map_pairs": R.map_pairs,
     "R_record": R.make_record, "R_EMPTY": R.EMPTY, "R_try": R.try_, "R_TRUE": TRUE, "R_FALSE": FALSE,
@@ -501,7 +502,7 @@ class Compiler:
         canonical order that only runs to name the first failing element (see runtime.set_comp)."""
         test = f" if {self.cond(e.cond, 'a comprehension filter')}" if e.cond is not None else ""
         if self.fast:
-            fors = self.fors(e.binders, False)
+            fors = self.fors(e.binders, False, True)
             if isinstance(e, A.SetComp):
                 return f"frozenset({{{self.ex(e.elem)} {fors}{test}}})"
             return f"R_map_pairs([({self.ex(e.key)}, {self.ex(e.value)}) {fors}{test}], {self.loc(e.loc)})"
@@ -511,17 +512,17 @@ class Compiler:
         if shared:  # one copy of the item, called from both paths (see _bool's quantifiers)
             fn = self._shared_fn(e.binders, f"({item}{test} else R_SKIP)" if test else item)
             call = self._shared(e.binders)
-            items = f"({call} {self.fors(e.binders, False)})"
+            items = f"({call} {self.fors(e.binders, False, True)})"
             fast = (f"frozenset({items}) - R_SKIPS" if isinstance(e, A.SetComp)
                     else f"[p for p in {items} if p is not R_SKIP]")
-            slow = f"((lambda: {call}) {self.fors(e.binders, True)})"
+            slow = f"((lambda: {call}) {self.fors(e.binders, True, True)})"
         else:
             fn = None
-            fast = (f"frozenset({{{item} {self.fors(e.binders, False)}{test}}})" if isinstance(e, A.SetComp)
-                    else f"[{item} {self.fors(e.binders, False)}{test}]")
+            fast = (f"frozenset({{{item} {self.fors(e.binders, False, True)}{test}}})" if isinstance(e, A.SetComp)
+                    else f"[{item} {self.fors(e.binders, False, True)}{test}]")
             again = self.ex(e.elem) if isinstance(e, A.SetComp) else f"({self.ex(e.key)}, {self.ex(e.value)})"
             thunk = f"({again}{test} else None)" if test else again
-            slow = f"((lambda: {thunk}) {self.fors(e.binders, True)})"
+            slow = f"((lambda: {thunk}) {self.fors(e.binders, True, True)})"
         code = (f"R_set_comp(lambda: {fast}, lambda: {slow})" if isinstance(e, A.SetComp)
                 else f"R_map_comp(lambda: {fast}, lambda: {slow}, {self.loc(e.loc)})")
         return f"(lambda F: {code})({fn})" if shared else code
@@ -569,12 +570,14 @@ class Compiler:
     def _shared_fn(binders: list[A.Binder], body: str) -> str:
         return f"(lambda {', '.join(b.local for b in binders)}: {body})"
 
-    def domain(self, e: A.Expr, ordered: bool) -> str:
-        """A domain as an iterable; ordered domains iterate in canonical order. A range is lazy."""
+    def domain(self, e: A.Expr, ordered: bool, build: bool = False) -> str:
+        """A domain as an iterable; ordered domains iterate in canonical order. A range is lazy
+        (bounded as a set is when a comprehension `build`s a value from it)."""
         if isinstance(e, A.Binary) and e.op == "..":
+            fn = "R_build_range_iter" if build else "R_range_iter"
             if e.static and not self.in_hoist:
-                return self._hoist(f"R_range_iter({self._static(e.left)}, {self._static(e.right)}, {self.loc(e.loc)})")
-            return f"R_range_iter({self.ex(e.left)}, {self.ex(e.right)}, {self.loc(e.loc)})"
+                return self._hoist(f"{fn}({self._static(e.left)}, {self._static(e.right)}, {self.loc(e.loc)})")
+            return f"{fn}({self.ex(e.left)}, {self.ex(e.right)}, {self.loc(e.loc)})"
         if isinstance(e, A.FnSet):  # lazy, in canonical order
             if e.static and not self.in_hoist:
                 return self._hoist(f"R_fn_set_iter({self._static(e.domain)}, {self._static(e.codomain)}, {self.loc(e.loc)})")
@@ -598,8 +601,8 @@ class Compiler:
         finally:
             self.in_hoist, self.fast = False, fast
 
-    def fors(self, binders: list[A.Binder], ordered: bool) -> str:
-        return " ".join(f"for {b.local} in {self.domain(b.domain, ordered)}" for b in binders)
+    def fors(self, binders: list[A.Binder], ordered: bool, build: bool = False) -> str:
+        return " ".join(f"for {b.local} in {self.domain(b.domain, ordered, build)}" for b in binders)
 
     # ---- actions ----
     def action(self, a: A.Action, index: int) -> CompiledAction:

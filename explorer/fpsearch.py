@@ -219,7 +219,7 @@ def initial_states(model: Model, fingerprint: Fingerprinter, limits: Limits, st:
             parents.append(-1)
             frontier.append(t)
             st["deepest"] = 1
-            bad = invariant(t, len(fps) - 1, 0)
+            bad = invariant(t, len(fps) - 1, -1)  # -1: no state is being expanded, every one found is queued
             if bad >= 0:
                 found_state[len(fps) - 1] = t
                 raise _Stop("violated", property=inv_names[bad], index=len(fps) - 1, queue=len(fps) - 1)

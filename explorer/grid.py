@@ -27,6 +27,7 @@ import argparse
 import dataclasses
 import difflib
 import itertools
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -211,9 +212,11 @@ def load_grid(grid_path: str | Path, spec_path: str | Path) -> Grid:
             raise src.error(f"group_by: {name!r} is not an axis of the grid{_did_you_mean(str(name), axes)} "
                             f"(the axes: {', '.join(axes)})", "check", "group_by")
     lim = _options(src, data, "limits", LIMITS)
-    for key in ("max_states", "max_depth", "max_seconds", "workers"):
-        if key in lim and lim[key] <= 0:
-            raise src.error(f"{key} must be positive, got {lim[key]}", "limits", key)
+    for key in ("max_states", "max_depth", "max_seconds", "workers", "max_memory"):
+        value = lim.get(key)
+        if isinstance(value, (int, float)) and not (math.isfinite(value) and value > 0):
+            raise src.error(f"{key} must be a finite number above 0, got {value} (leave it out for no limit)",
+                            "limits", key)
     memory = lim.get("max_memory")
     if isinstance(memory, str):
         from .cli import memory_size  # the same sizes as --max-memory

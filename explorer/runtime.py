@@ -45,6 +45,17 @@ def range_iter(a: Any, b: Any, loc) -> range:
     return range(a, b + 1)
 
 
+def build_range_iter(a: Any, b: Any, loc) -> range:
+    """`a..b` as a comprehension's domain: the comprehension builds a value from every element, so
+    the range is bounded as a set is (a quantifier's or an action's domain is not)."""
+    r = range_iter(a, b, loc)
+    if b - a + 1 > MAX_RANGE:
+        raise EvalError(f"a comprehension over {a}..{b} ({b - a + 1:,} integers) builds its value from too many "
+                        f"elements (at most {MAX_RANGE:,}); a range used as a quantifier's or an action's domain, "
+                        f"or on the right of `in`, has no limit", loc)
+    return r
+
+
 class FnSetIter:
     """`[S -> T]` as a domain: every map from S to T, built one at a time in the canonical order
     (by the value of the smallest key first, then the next, ...), however many there are."""
@@ -328,7 +339,8 @@ def irange(a: Any, b: Any, loc) -> frozenset:
         raise EvalError(f".. needs integers, got {_show(a)} and {_show(b)}", loc)
     if b - a + 1 > MAX_RANGE:
         raise EvalError(f"{a}..{b} has {b - a + 1:,} integers, too many to build as a set (at most "
-                        f"{MAX_RANGE:,}); a range used as a domain or on the right of `in` has no limit", loc)
+                        f"{MAX_RANGE:,}); a range used as a quantifier's or an action's domain or on the right of `in` "
+                        f"has no limit", loc)
     return frozenset(range(a, b + 1))
 
 

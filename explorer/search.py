@@ -97,13 +97,15 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
     result = Result("holds")
     uncounted = 0  # 1 when the violating state failed a constraint (TLC does not count it)
     queue: int | None = None
+    expanding = False  # True once the initial states are all found
 
     def invariant(t: tuple, n: int) -> int:
         """The first failing invariant of state n (already in `states`), or -1."""
         try:
             return first_failing(t)
         except Exception as err:
-            raise _Stop("error", error=err, index=n, where="an invariant", queue=n - head - 1) from None
+            queued = n - head - 1 if expanding else n  # while the initial states are found, each one is queued
+            raise _Stop("error", error=err, index=n, where="an invariant", queue=queued) from None
 
     def allowed(t: tuple, n: int) -> bool:
         nonlocal uncounted
@@ -143,6 +145,7 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
                             message="there is no initial state: the variables' initial values, `init` "
                                     "and `constraint` declarations leave none, so nothing was checked")
             level_end = len(states)
+            expanding = True
             while head < len(states):
                 if head == level_end:
                     level += 1

@@ -361,7 +361,8 @@ def _invariant(model: Model, t: tuple, n: int, found: dict) -> int:
         return model.first_failing_invariant(t)
     except Exception as err:
         found[n] = t
-        raise _Stop("error", error=err, index=n, where="an invariant", queue=n - 1) from None
+        # only initial states come here: every one found before it is still queued
+        raise _Stop("error", error=err, index=n, where="an invariant", queue=n) from None
 
 
 def check_parallel(model: Model, workers: int, deadlock: bool = True, limits: Limits | None = None,

@@ -213,6 +213,27 @@ def test_a_range_too_large_to_build_is_a_clear_error():
     assert r.verdict == "error" and "too many to build as a set" in r.error
 
 
+def test_a_comprehension_over_a_huge_range_is_a_clear_error(tmp_path):
+    """Fuzz cli-1281 (seed 7): `{p: true for p in 1..10^40}` in an initial state built records until
+    the machine's memory ran out; a comprehension builds a value, so its range is bounded as a set."""
+    text = "const NP = 10000000000000000000000000000000000000000\nvar m = {p: true for p in 1..NP}\naction a: skip\n"
+    proc = cli("check", spec_file(tmp_path, text), timeout=30)
+    assert proc.returncode == 2 and "t.spec:2:27:" in proc.stdout and "too many elements" in proc.stdout
+    r = check(model("var x = 0\naction a: x' = 1 - x\ninvariant s: len({y for y in 1..(2000000 + x) if y == 3}) == 1\n"))
+    assert r.verdict == "error" and "a comprehension over 1..2000000" in r.error
+    assert check(model("var x = 0\naction a: x' = 1 - x\ninvariant s: forall y in 1..(2000000 + x): y > 0\n"),
+                 limits=Limits(max_seconds=30)).verdict == "holds"
+
+
+@pytest.mark.parametrize("options", [[], ["--fingerprints"], ["--workers", "2"]])
+def test_an_error_in_an_initial_state_counts_the_earlier_ones_as_queued(tmp_path, options):
+    """It said "-1 states left on queue" (and 1 instead of 2 with --workers)."""
+    text = "var x in 0..3\naction a: x' = (x + 1) % 3\ninvariant s: 1 // (x - 2) == 1 or true\n"
+    proc = cli("check", spec_file(tmp_path, text), *options)
+    assert proc.returncode == 2
+    assert "3 states generated, 3 distinct states found, 2 states left on queue." in proc.stdout
+
+
 def test_the_state_limit_applies_to_initial_states(tmp_path):
     started = time.monotonic()
     proc = cli("check", spec_file(tmp_path, "var x in 0..3000000\naction a: skip\n"), "--max-states", "10")
@@ -245,6 +266,20 @@ def test_the_memory_limit_ends_the_search_as_incomplete(tmp_path):
     assert "the memory limit was reached" in proc.stdout
     assert json.loads((tmp_path / "r.json").read_text())["stopped_by"] == "max-memory"
     no_traceback(proc)
+
+
+@pytest.mark.parametrize("command,option,value", [
+    ("check", "--max-seconds", "0"), ("check", "--max-seconds", "nan"), ("check", "--max-seconds", "-1"),
+    ("check", "--max-states", "0"), ("check", "--max-depth", "0"), ("check", "--workers", "0"),
+    ("check", "--max-memory", "0"), ("simulate", "--traces", "0"), ("simulate", "--depth", "-1"),
+    ("simulate", "--max-seconds", "inf")])
+def test_a_limit_that_would_mean_no_limit_or_nothing_is_refused(capsys, command, option, value):
+    """`--max-seconds 0` or `nan` used to run without any limit, and `--max-depth 0` gave a whole proof."""
+    from explorer.cli import build_parser
+    with pytest.raises(SystemExit) as stop:
+        build_parser().parse_args([command, "spec/examples/diehard.spec", option, value])
+    assert stop.value.code == 2
+    assert f"argument {option}" in capsys.readouterr().err
 
 
 def cpu_seconds(pid: int) -> float:
