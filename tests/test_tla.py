@@ -648,3 +648,30 @@ def test_export_tla_no_properties_drops_the_property(tmp_path):
     assert main(["export-tla", spec, "-o", str(tmp_path / "none"), "--no-deadlock", "--no-properties"]) == 0
     assert "PROPERTY" in (tmp_path / "all" / "collector.cfg").read_text()
     assert "PROPERTY" not in (tmp_path / "none" / "collector.cfg").read_text()
+
+
+PICK_THEN_LET = """
+var x = 0
+var y = 0
+action a:
+    pick i in {1, 2}:
+        x' = i
+    let k = x + 1
+    require k <= 2
+    y' = k
+"""
+
+
+def test_a_let_after_a_pick_scopes_the_rest_of_the_action(tmp_path):
+    """Fuzz cli-774 (seed 7): the pick's TLA text replaced the statement list a later `let` reads,
+    an internal error (exit 70) on export."""
+    tla, _ = _export(tmp_path, PICK_THEN_LET, deadlock=False)
+    assert re.search(r"\\E i \\in \{1, 2\} :.*LET k == x \+ 1\s+IN  /\\ k <= 2\s+/\\ y' = k", tla, re.S), tla
+
+
+@pytest.mark.tlc
+def test_a_let_after_a_pick_agrees_with_tlc(tlc, tmp_path):
+    spec = tmp_path / "pick_let.spec"
+    spec.write_text(PICK_THEN_LET)
+    cc = cross_check(load_model(spec), deadlock=False)
+    assert cc.agrees, format_cross_check(cc)

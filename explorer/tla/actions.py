@@ -118,10 +118,10 @@ class Actions:
                 for b in s.binders:
                     name, dom, inner = self.expr.bind(b, inner)
                     heads.append(f"\\E {name} \\in {dom} :")
-                body = conj(self.block(s.body, inner))
+                picked = conj(self.block(s.body, inner))  # not `body`: a later `let` reads the statements
                 for h in reversed(heads):
-                    body = [h, *place("  ", body)]
-                items.append(body)
+                    picked = [h, *place("  ", picked)]
+                items.append(picked)
         return items
 
     def either(self, s: A.Either, env: Env) -> Block:
