@@ -13,6 +13,7 @@ import re
 import shutil
 import sys
 import traceback
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -285,9 +286,13 @@ def _guarded_model(args) -> Model | None:
 def cmd_replay(args) -> int:
     from .replay import format_replay, load_trace_file, replay
 
-    model = _model(args)
-    steps = load_trace_file(args.trace)
-    outcome = replay(model, steps, args.trace)
+    # Only a limit the user asks for: without one, replay bounds its closing remark on its own.
+    limited = args.max_seconds is not None or args.max_memory is not None
+    with guard(Limits(max_seconds=args.max_seconds, max_memory=args.max_memory)) if limited else nullcontext():
+        model = _model(args)
+        steps = load_trace_file(args.trace)
+        outcome = replay(model, steps, args.trace)
+        disarm()  # the outcome is known: the report is not cut
     if args.json:
         write_json(args.json, outcome.to_json(model))
     out(format_replay(model, outcome))
@@ -397,6 +402,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_args(r)
     r.add_argument("--trace", required=True, metavar="FILE", help="the steps: one `action(p=v, ...)` a line, or JSON")
     r.add_argument("--json", metavar="FILE", help="write the outcome as JSON")
+    r.add_argument("--max-seconds", type=positive_seconds, metavar="S",
+                   help="stop after S seconds (incomplete: nothing is claimed about the trace)")
+    r.add_argument("--max-memory", type=memory_size, metavar="SIZE",
+                   help="stop when resident memory exceeds SIZE (default: 75%% of the machine)")
     r.set_defaults(func=cmd_replay)
 
     k = sub.add_parser("conformance", help="replay a trace of spec/collector.spec on NeMo RL's real collector "
@@ -440,6 +449,7 @@ def main(argv: list[str] | None = None) -> int:
         why = stop_reason(stop.reason if isinstance(stop, LimitReached) else "interrupted")
         print(f"stopped because {why}, with no result to report: INCOMPLETE, nothing is claimed",
               file=sys.stderr)
+        _error_json(args, f"stopped because {why}", verdict="incomplete")
         return 3
     except Exception as err:  # a bug of the explorer's: say so, and never exit with a verdict's code
         where = traceback.extract_tb(err.__traceback__)[-1]  # for a bug report when it cannot be rerun
@@ -451,13 +461,13 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERNAL
 
 
-def _error_json(args, message: str) -> None:
-    """With --json, the file always describes this run, even one that stopped at a bad spec."""
+def _error_json(args, message: str, verdict: str = "error") -> None:
+    """With --json, the file always describes this run, even one that stopped at a bad spec or a limit."""
     path = getattr(args, "json", None)
     if path:
         try:
-            write_json(path, {"spec": getattr(args, "spec", None), "verdict": "error", "complete": False,
-                              "error": message})
+            write_json(path, {"spec": getattr(args, "spec", None), "verdict": verdict, "complete": False,
+                              "error" if verdict == "error" else "stopped": message})
         except (OSError, SpecError):
             pass
 

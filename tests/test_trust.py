@@ -432,6 +432,19 @@ def test_an_internal_error_has_its_own_exit_code(monkeypatch, capsys):
 
 # ---- replay understands what it accepts, and nothing else ----
 
+def test_replay_honours_a_time_limit(tmp_path):
+    """Replay had no time limit: `choose` over 1..2^63 ran until someone killed it."""
+    text = "const N = 9223372036854775808\nvar x = 0\naction a: x' = choose i in 0..N: i < 0\n"
+    (tmp_path / "t.trace").write_text("a\n")
+    started = time.monotonic()
+    proc = cli("replay", spec_file(tmp_path, text), "--trace", str(tmp_path / "t.trace"), "--max-seconds", "1",
+               "--json", str(tmp_path / "r.json"), timeout=30)
+    assert time.monotonic() - started < 15
+    assert proc.returncode == 3 and "time limit was reached" in proc.stderr and "INCOMPLETE" in proc.stderr
+    assert json.loads((tmp_path / "r.json").read_text())["verdict"] == "incomplete"
+    no_traceback(proc)
+
+
 def test_replay_reads_back_nat_in_a_json_trace(tmp_path):
     # fuzz api-52392: Nat as a map key was written to --json as {"#unserializable": "Nat"} and read
     # back as a record, so replay rejected check's own counterexample
