@@ -446,10 +446,10 @@ def main(argv: list[str] | None = None) -> int:
         print(err, file=sys.stderr)
         return 2
     except (KeyboardInterrupt, LimitReached) as stop:  # outside a search (which reports its own stop)
-        why = stop_reason(stop.reason if isinstance(stop, LimitReached) else "interrupted")
-        print(f"stopped because {why}, with no result to report: INCOMPLETE, nothing is claimed",
+        reason = stop.reason if isinstance(stop, LimitReached) else "interrupted"
+        print(f"stopped because {stop_reason(reason)}, with no result to report: INCOMPLETE, nothing is claimed",
               file=sys.stderr)
-        _error_json(args, f"stopped because {why}", verdict="incomplete")
+        _error_json(args, stopped_by=reason)
         return 3
     except Exception as err:  # a bug of the explorer's: say so, and never exit with a verdict's code
         where = traceback.extract_tb(err.__traceback__)[-1]  # for a bug report when it cannot be rerun
@@ -461,13 +461,15 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERNAL
 
 
-def _error_json(args, message: str, verdict: str = "error") -> None:
-    """With --json, the file always describes this run, even one that stopped at a bad spec or a limit."""
+def _error_json(args, message: str | None = None, stopped_by: str | None = None) -> None:
+    """With --json, the file always describes this run, even one that stopped at a bad spec (`message`)
+    or at a limit (`stopped_by`, the reason `check`'s own JSON gives)."""
     path = getattr(args, "json", None)
     if path:
+        what = ({"verdict": "error", "error": message} if stopped_by is None
+                else {"verdict": "incomplete", "stopped_by": stopped_by})
         try:
-            write_json(path, {"spec": getattr(args, "spec", None), "verdict": verdict, "complete": False,
-                              "error" if verdict == "error" else "stopped": message})
+            write_json(path, {"spec": getattr(args, "spec", None), "complete": False, **what})
         except (OSError, SpecError):
             pass
 

@@ -502,7 +502,7 @@ class Compiler:
         canonical order that only runs to name the first failing element (see runtime.set_comp)."""
         test = f" if {self.cond(e.cond, 'a comprehension filter')}" if e.cond is not None else ""
         if self.fast:
-            fors = self.fors(e.binders, False, True)
+            fors = self.fors(e.binders, False, build=True)
             if isinstance(e, A.SetComp):
                 return f"frozenset({{{self.ex(e.elem)} {fors}{test}}})"
             return f"R_map_pairs([({self.ex(e.key)}, {self.ex(e.value)}) {fors}{test}], {self.loc(e.loc)})"
@@ -512,17 +512,17 @@ class Compiler:
         if shared:  # one copy of the item, called from both paths (see _bool's quantifiers)
             fn = self._shared_fn(e.binders, f"({item}{test} else R_SKIP)" if test else item)
             call = self._shared(e.binders)
-            items = f"({call} {self.fors(e.binders, False, True)})"
+            items = f"({call} {self.fors(e.binders, False, build=True)})"
             fast = (f"frozenset({items}) - R_SKIPS" if isinstance(e, A.SetComp)
                     else f"[p for p in {items} if p is not R_SKIP]")
-            slow = f"((lambda: {call}) {self.fors(e.binders, True, True)})"
+            slow = f"((lambda: {call}) {self.fors(e.binders, True, build=True)})"
         else:
             fn = None
-            fast = (f"frozenset({{{item} {self.fors(e.binders, False, True)}{test}}})" if isinstance(e, A.SetComp)
-                    else f"[{item} {self.fors(e.binders, False, True)}{test}]")
+            fast = (f"frozenset({{{item} {self.fors(e.binders, False, build=True)}{test}}})" if isinstance(e, A.SetComp)
+                    else f"[{item} {self.fors(e.binders, False, build=True)}{test}]")
             again = self.ex(e.elem) if isinstance(e, A.SetComp) else f"({self.ex(e.key)}, {self.ex(e.value)})"
             thunk = f"({again}{test} else None)" if test else again
-            slow = f"((lambda: {thunk}) {self.fors(e.binders, True, True)})"
+            slow = f"((lambda: {thunk}) {self.fors(e.binders, True, build=True)})"
         code = (f"R_set_comp(lambda: {fast}, lambda: {slow})" if isinstance(e, A.SetComp)
                 else f"R_map_comp(lambda: {fast}, lambda: {slow}, {self.loc(e.loc)})")
         return f"(lambda F: {code})({fn})" if shared else code

@@ -215,7 +215,8 @@ def load_grid(grid_path: str | Path, spec_path: str | Path) -> Grid:
     for key in ("max_states", "max_depth", "max_seconds", "workers", "max_memory"):
         value = lim.get(key)
         if isinstance(value, (int, float)) and not (math.isfinite(value) and value > 0):
-            raise src.error(f"{key} must be a finite number above 0, got {value} (leave it out for no limit)",
+            unset = "the default" if key == "max_memory" else "no limit"
+            raise src.error(f"{key} must be a finite number above 0, got {value} (leave it out for {unset})",
                             "limits", key)
     memory = lim.get("max_memory")
     if isinstance(memory, str):

@@ -441,7 +441,8 @@ def test_replay_honours_a_time_limit(tmp_path):
                "--json", str(tmp_path / "r.json"), timeout=30)
     assert time.monotonic() - started < 15
     assert proc.returncode == 3 and "time limit was reached" in proc.stderr and "INCOMPLETE" in proc.stderr
-    assert json.loads((tmp_path / "r.json").read_text())["verdict"] == "incomplete"
+    written = json.loads((tmp_path / "r.json").read_text())
+    assert written["verdict"] == "incomplete" and written["stopped_by"] == "max-seconds"
     no_traceback(proc)
 
 
