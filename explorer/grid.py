@@ -18,6 +18,7 @@ each point (the format is in docs/sweep.md).
     deadlock = false
     [limits]
     max_states = 600000
+    skip_beyond_cut = true        # a point beyond one that max_states cut is not run
 
 Every mistake is reported at its line in the grid file, with what was expected; nothing here
 raises anything but `SpecError`."""
@@ -47,7 +48,7 @@ from .values import TRUE, Bool, normalize, short
 TOP = {"description", "constants", "points", "exclude", "where", "size", "check", "limits"}
 CHECK = {"invariants": list, "properties": list, "deadlock": bool, "separately": bool, "stop_at_first": bool, "group_by": list}
 LIMITS = {"max_states": int, "max_depth": int, "max_seconds": (int, float), "max_memory": (int, str),
-          "fingerprints": bool, "workers": int}
+          "fingerprints": bool, "workers": int, "skip_beyond_cut": bool}
 MAX_NAME = 120  # characters of a point's name before it is shortened with a hash
 
 
@@ -74,6 +75,7 @@ class Grid:
     limits: Limits = field(default_factory=Limits)
     fingerprints: bool = False
     workers: int = 1
+    skip_beyond_cut: bool = False  # a point at or beyond one a state or depth limit cut is not run
     generated: int = 0  # points before `where` and [[exclude]] dropped some (duplicates merged)
 
 
@@ -231,7 +233,7 @@ def load_grid(grid_path: str | Path, spec_path: str | Path) -> Grid:
                 stop_at_first=check.get("stop_at_first", False), group_by=group_by,
                 limits=Limits(lim.get("max_states"), lim.get("max_depth"), lim.get("max_seconds"), memory),
                 fingerprints=lim.get("fingerprints", False), workers=lim.get("workers", 1),
-                generated=len(generated))
+                skip_beyond_cut=lim.get("skip_beyond_cut", False), generated=len(generated))
 
 
 def _options(src: _Source, data: dict, table: str, allowed: dict[str, Any]) -> dict[str, Any]:
@@ -386,6 +388,20 @@ def _constants_used(e: A.Node) -> set[int]:
 
     walk(e)
     return found
+
+
+def beyond(point: dict[str, Any], other: dict[str, Any], axes: list[str]) -> bool:
+    """Whether `point` is at or beyond `other`: every integer axis at least as large, every other
+    axis equal. Larger constants usually mean a larger state space, so a point beyond one that a
+    state limit cut would be cut too; skipping it claims nothing (it is listed as not run)."""
+    for name in axes:
+        a, b = point.get(name), other.get(name)
+        if type(a) is int and type(b) is int:
+            if a < b:
+                return False
+        elif a != b:
+            return False
+    return True
 
 
 def _default_size(point: dict[str, Any], axes: list[str]) -> int:

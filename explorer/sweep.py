@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 from . import __version__
 from .errors import SpecError
-from .grid import Grid, Point
+from .grid import Grid, Point, beyond
 from .limits import LimitReached, Limits, disarm, forget_guards, guard, machine_memory, DEFAULT_MEMORY_FRACTION
 from .model import Model, const_text, load_model, read_spec
 from .search import Result
@@ -265,6 +265,7 @@ class Sweeper:
         self.spec_text = read_spec(grid.spec)
         self.stopping: str | None = None
         self.first_refuted: dict[tuple[str, str], int] = {}  # (checks, group) -> its first refuting run
+        self.cut: dict[int, tuple[Run, str]] = {}  # index -> a run a state or depth limit cut, and which
         self.runs = plan(grid, self.spec_text, engine_version())
         for run in self.runs:
             run.record = {"verdict": "incomplete", "stopped_by": "not-run", "reason": "not run yet"}
@@ -321,8 +322,26 @@ class Sweeper:
         self.stopping = self.stopping or reason
 
     def _skipped(self, run: Run) -> bool:
+        return self._why_skipped(run) is not None
+
+    def _first_refuting(self, run: Run) -> int | None:
+        """Stop-at-first: the index of the smaller run that refuted what `run` checks, if any."""
         first = self.first_refuted.get((run.checks, run.group))
-        return self.stop_at_first and first is not None and run.index > first
+        return first if self.stop_at_first and first is not None and run.index > first else None
+
+    def _why_skipped(self, run: Run) -> str | None:
+        """Why a run is not (or no longer) worth its search: a smaller refutation of the same
+        checks (stop-at-first), or a point it lies beyond that a state or depth limit cut."""
+        first = self._first_refuting(run)
+        if first is not None:
+            return f"stop-at-first: a smaller point ({self.runs[first].point.name}) refuted it"
+        if self.grid.skip_beyond_cut:
+            for index in sorted(self.cut):
+                cut, limit = self.cut[index]
+                if cut is not run and cut.checks == run.checks and self._first_refuting(cut) is None and \
+                        beyond(run.point.constants, cut.point.constants, self.grid.axes):
+                    return f"skip-beyond-cut: at or beyond {cut.point.name}, which {limit} cut"
+        return None
 
     def _run_forked(self, todo: list[Run]) -> None:
         ctx = mp.get_context("fork")
@@ -404,17 +423,18 @@ class Sweeper:
         if record.get("verdict") == "refuted":
             key = (run.checks, run.group)
             self.first_refuted[key] = min(run.index, self.first_refuted.get(key, run.index))
+        if record.get("verdict") == "incomplete" and record.get("stopped_by") in DETERMINISTIC_STOPS:
+            self.cut[run.index] = (run, record["stopped_by"])
         self.finished(run)
 
     def _settle(self, runs: list[Run]) -> None:
         """The final word on each run: stop-at-first drops the results of runs past the first
-        refutation of what they check (so the matrix is the same for every --jobs), and runs that
-        never ran say why."""
+        refutation of what they check, skip-beyond-cut those of runs beyond a cut one (so the matrix
+        is the same for every --jobs, whatever finished first), and runs that never ran say why."""
         for run in runs:
-            first = self.first_refuted.get((run.checks, run.group))
-            if self.stop_at_first and first is not None and run.index > first:
-                run.record = {"verdict": "incomplete", "stopped_by": "not-run",
-                              "reason": f"stop-at-first: a smaller point ({runs[first].point.name}) refuted it"}
+            why = self._why_skipped(run)
+            if why is not None:
+                run.record = {"verdict": "incomplete", "stopped_by": "not-run", "reason": why}
             elif run.record.get("stopped_by") == "not-run" and self.stopping:
                 run.record = {"verdict": "incomplete", "stopped_by": "not-run",
                               "reason": f"not run: the sweep was {self.stopping}"}

@@ -21,6 +21,7 @@ SWEEPS = {
     "deep": "spec/study/deep.toml",
     "ablation": "spec/study/ablation.toml",
     "proof": "spec/study/proof.toml",
+    "bounds": "spec/study/bounds.toml",
 }
 # ABLATE's values, in the code's terms: what get_checkpoint_state would have to read for that term
 TERMS = {
@@ -83,7 +84,7 @@ def _counts(data: dict[str, Any]) -> str:
     c = data["counts"]
     return (f"{data['points']} points, {c['proved']} proved, {c['refuted']} refuted, {c['incomplete']} incomplete"
             + (f", {c['error']} error" if c.get("error") else "")
-            + f" ({data['seconds']:.0f} s with {data['jobs']} jobs, engine {data.get('engine', '?')[:12]}"
+            + f" ({data['seconds']:.0f} s with {data['jobs']} job{'s' if data['jobs'] > 1 else ''}, engine {data.get('engine', '?')[:12]}"
             + ("" if data.get("engine") == engine_version() else
                f", not this checkout's engine {engine_version()[:12]}: rerun the sweep to refresh") + ")")
 
@@ -139,6 +140,8 @@ def deep_summary(results: dict[str, dict[str, Any]]) -> str:
                      f"{c['proved']} points proved, "
                      f"{c['refuted']} refuted, {c['incomplete']} incomplete" + (
                          " (nothing is claimed there; they are listed below)" if c["incomplete"] else "") + ".")
+    if "bounds" in results:
+        parts.append(bounds_summary(results["bounds"]))
     if "ablation" in results:
         smallest, groups = _smallest(results["ablation"]), _group_rows(results["ablation"])
         needed = [rows[0]["shown"]["ABLATE"] for g, rows in groups.items() if g in smallest]
@@ -200,6 +203,8 @@ def deep_lines(results: dict[str, dict[str, Any]]) -> list[str]:
             lines += ["", f"The largest proved point: {biggest['name']}, {biggest['distinct']:,} distinct states, "
                       f"depth {biggest['depth']}."]
         lines += [""]
+    if "bounds" in results:
+        lines += bounds_lines(results["bounds"])
     if "ablation" in results:
         data = results["ablation"]
         smallest, groups = _smallest(data), _group_rows(data)
@@ -218,6 +223,75 @@ def deep_lines(results: dict[str, dict[str, Any]]) -> list[str]:
             lines.append(f"| `{term}` | {what} | {cell} |")
         lines += [""] + patch_sketch(smallest, groups)
     return lines
+
+
+def _reach(data: dict[str, Any]) -> tuple[list[str], dict[tuple[str, str, str], list[dict[str, Any]]]]:
+    """The bounds sweep's runs by (P, PROMPTS, STEPS): each cell holds the configurations (AGE,
+    TOLERATED_FAILURES, LOAD_REPLAY_BUFFER, IN_FLIGHT_UPDATES) searched there."""
+    cells: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for r in data["runs"]:
+        cells.setdefault((r["shown"]["P"], r["shown"]["PROMPTS"], r["shown"]["STEPS"]), []).append(r)
+    steps = sorted({k[2] for k in cells}, key=int)
+    return steps, cells
+
+
+def _tally(rows: list[dict[str, Any]]) -> str:
+    proved = sum(r["verdict"] == "proved" for r in rows)
+    refuted = sum(r["verdict"] == "refuted" for r in rows)
+    cut = sum(r["verdict"] == "incomplete" and r["stopped_by"] != "not-run" for r in rows)
+    skipped = sum(r["stopped_by"] == "not-run" for r in rows)
+    words = [f"{n} {w}" for n, w in ((proved, "proved"), (refuted, "**refuted**"), (cut, "cut"), (skipped, "not run"))
+             if n]
+    return ", ".join(words) + f" (of {len(rows)})"
+
+
+def bounds_summary(data: dict[str, Any]) -> str:
+    """What the bounds sweep lets the README say, and which part of it rests on incomplete points."""
+    c = data["counts"]
+    head = ("**`unfinished` is refuted** on issue 10's grid" if c["refuted"] else
+            "**On issue 10's grid `unfinished` lost no prompt where the search completed**")
+    text = (f"{head} ({data['grid']}: {data['description']}; {data['points']} points): {c['proved']} proved, "
+            f"{c['refuted']} refuted, {c['incomplete']} incomplete.")
+    if c["incomplete"]:
+        steps, cells = _reach(data)
+        partial = [f"P={p} PROMPTS={n} STEPS={t}" for (p, n, t), rows in cells.items()
+                   if any(r["verdict"] == "incomplete" for r in rows)]
+        full = [f"P={p} PROMPTS={n} STEPS={t}" for (p, n, t), rows in cells.items()
+                if all(r["verdict"] == "proved" for r in rows)]
+        text += (f" The claim that it loses no prompt is proved at every configuration of "
+                 f"{len(full)} of the {len(cells)} stream shapes ({', '.join(full) or 'none'}); at the other "
+                 f"{len(partial)} shapes some or all configurations are incomplete (cut at "
+                 f"{data['limits']['max_states']:,} states, or not run because a smaller point was cut), so "
+                 "there the claim rests on incomplete points and **is not proved**: section *Issue 10's grid* "
+                 "below shows which.")
+    return text
+
+
+def bounds_lines(data: dict[str, Any]) -> list[str]:
+    """The reach of the proof on the issue's grid: per stream shape, how many configurations were
+    proved, refuted, cut or not run."""
+    steps, cells = _reach(data)
+    refuted = [r for r in data["runs"] if r["verdict"] == "refuted"]
+    lines = ["## Issue 10's grid: how far the proof of `unfinished` reaches", "",
+             f"`{SWEEPS['bounds']}`: {data['description']}. {_counts(data)}; the matrix is "
+             "[bounds/sweep.md](bounds/sweep.md). Each cell counts the configurations searched at that stream "
+             f"shape (each combination of {', '.join(a for a in data['axes'] if a not in ('P', 'PROMPTS', 'STEPS'))}): "
+             "*proved*, "
+             f"*refuted*, *cut* (the search passed {data['limits']['max_states']:,} states: nothing claimed), "
+             "*not run* (at or beyond a cut point, skip_beyond_cut: nothing claimed).", "",
+             "| P | PROMPTS | " + " | ".join(f"STEPS={t}" for t in steps) + " |",
+             "|---|---" + "|---" * len(steps) + "|"]
+    for p, n in dict.fromkeys((k[0], k[1]) for k in sorted(cells, key=lambda k: (int(k[0]), int(k[1])))):
+        lines.append(f"| {p} | {n} | " + " | ".join(_tally(cells[(p, n, t)]) if (p, n, t) in cells else "—"
+                                                  for t in steps) + " |")
+    if refuted:
+        lines += ["", "**Refuted** at " + "; ".join(_refuted_cell("bounds", data, r, ()) for r in refuted) + "."]
+    proved = [r for r in data["runs"] if r["verdict"] == "proved"]
+    if proved:
+        biggest = max(proved, key=lambda r: r["distinct"])
+        lines += ["", f"The largest proved point: {biggest['name']}, {biggest['distinct']:,} distinct states, "
+                  f"depth {biggest['depth']}."]
+    return lines + [""]
 
 
 SKETCH = {  # how get_checkpoint_state would read each term (prose, not NeMo RL's code)

@@ -261,6 +261,48 @@ def test_stop_at_first_and_separately(tmp_path):
     assert sum(bool(r["files"]) for r in rows) == 1  # the trace set of the one refutation kept
 
 
+def test_skip_beyond_cut(tmp_path):
+    """A point at or beyond one that max_states cut (every integer axis at least as large, the
+    others equal) is not run, and says which point it lies beyond; the rest run. The matrix is the
+    same for --jobs 1 and 2. DieHard's state count is not monotone in the jug sizes (BIG=6,SMALL=3
+    has 6 states), so a skipped point claims nothing: it is incomplete, never proved."""
+    spec = write(tmp_path / "dh.spec", DIEHARD.read_text().replace("const BIG = 5", "const BIG = 5\nconst FLAG = true"))
+    grid = write(tmp_path / "grid.toml", """
+[constants]
+BIG = [3, 4, 5, 6, 7]
+SMALL = [2, 3, 4]
+FLAG = [true, false]
+[check]
+invariants = ["type_ok"]
+deadlock = false
+[limits]
+max_states = 15
+skip_beyond_cut = true
+""")
+    results = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"out{jobs}"
+        assert sweep(spec, "--grid", grid, "--out", out, "--jobs", jobs).returncode == 3
+        results.append(matrix(out))
+    assert stable(results[0]) == stable(results[1])
+    rows = {r["name"]: r for r in results[0]["runs"]}
+    cut = {n for n, r in rows.items() if r["stopped_by"] == "max-states"}
+    assert cut == {"BIG=5,SMALL=3,FLAG=true", "BIG=5,SMALL=3,FLAG=false",
+                   "BIG=7,SMALL=2,FLAG=true", "BIG=7,SMALL=2,FLAG=false"}
+    skipped = {n: r["reason"] for n, r in rows.items() if r["stopped_by"] == "not-run"}
+    for flag in ("true", "false"):
+        for big, small in [(5, 4), (6, 3), (6, 4), (7, 3), (7, 4)]:
+            reason = skipped.pop(f"BIG={big},SMALL={small},FLAG={flag}")
+            assert reason == f"skip-beyond-cut: at or beyond BIG=5,SMALL=3,FLAG={flag}, which max-states cut"
+    assert skipped == {}
+    assert all(r["verdict"] == "proved" for n, r in rows.items() if r["stopped_by"] is None)
+    assert results[0]["counts"] == {"proved": 16, "refuted": 0, "incomplete": 14, "error": 0}
+    without = write(tmp_path / "plain.toml", grid.read_text().replace("skip_beyond_cut = true", ""))
+    assert sweep(spec, "--grid", without, "--out", tmp_path / "plain").returncode == 3
+    plain = {r["name"]: r["verdict"] for r in matrix(tmp_path / "plain")["runs"]}
+    assert plain["BIG=6,SMALL=3,FLAG=true"] == "proved"  # what the skip gave up, honestly listed as not run
+
+
 @pytest.mark.parametrize("how", ["sigterm", "ctrl-c"])
 def test_a_stopped_sweep_writes_the_matrix(tmp_path, how):
     """SIGTERM reaches the sweep alone; Ctrl-C sends SIGINT to the sweep and its points at once."""

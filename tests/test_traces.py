@@ -77,3 +77,54 @@ def test_itf_of_a_set_of_subsets_is_the_general_encoding():
     from explorer.values import to_itf
     s = frozenset({frozenset({2, 1}), frozenset(), "m", frozenset({3}), 7})
     assert to_itf(s) == {"#set": [7, "m", {"#set": []}, {"#set": [3]}, {"#set": [1, 2]}]}
+
+
+def test_the_bounds_summary_says_what_rests_on_incomplete_points(tmp_path):
+    """The README's section on issue 10's grid is drawn from the sweep's own matrix: each stream
+    shape's tally adds up to the sweep's verdicts, a shape with a cut or skipped point is named as
+    not proved, and the plain words never call the rule proved there."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from study_deep import bounds_lines, bounds_summary
+
+    grid = tmp_path / "bounds.toml"
+    grid.write_text("""
+description = "a small bounds grid"
+where = "STEPS * P <= PROMPTS"
+[constants]
+CUT = "unfinished"
+CRASHES = 1
+FAILURES = 1
+P = 1
+AGE = 1
+PROMPTS = [3, 4]
+STEPS = [2, 3]
+TOLERATED_FAILURES = [0, 1]
+[check]
+invariants = ["no_prompt_lost"]
+properties = []
+deadlock = false
+[limits]
+max_states = 1200
+skip_beyond_cut = true
+""")
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "explorer", "sweep", "spec/collector.spec", "--grid", str(grid),
+                           "--out", str(out)], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    data = json.loads((out / "sweep.json").read_text())
+    verdicts = {(r["shown"]["PROMPTS"], r["shown"]["STEPS"], r["shown"]["TOLERATED_FAILURES"]):
+                (r["verdict"], r["stopped_by"]) for r in data["runs"]}
+    assert ("proved", None) in verdicts.values() and ("incomplete", "max-states") in verdicts.values()
+    assert ("incomplete", "not-run") in verdicts.values()  # something lies beyond a cut point
+    table = "\n".join(bounds_lines(data))
+    for prompts, steps in {(k[0], k[1]) for k in verdicts}:
+        here = [v for k, v in verdicts.items() if k[:2] == (prompts, steps)]
+        words = [f"{n} {w}" for n, w in ((sum(v == ("proved", None) for v in here), "proved"),
+                                         (sum(v == ("incomplete", "max-states") for v in here), "cut"),
+                                         (sum(v[1] == "not-run" for v in here), "not run")) if n]
+        assert f"{', '.join(words)} (of {len(here)})" in table.split(f"| 1 | {prompts} |")[1].split("\n")[0]
+    summary = bounds_summary(data)
+    c = data["counts"]
+    assert f"{c['proved']} proved, 0 refuted, {c['incomplete']} incomplete" in summary
+    shapes = {(k[0], k[1]) for k, v in verdicts.items() if v[0] == "incomplete"}
+    assert f"at the other {len(shapes)} shapes" in summary and "**is not proved**" in summary
