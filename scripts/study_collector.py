@@ -13,7 +13,8 @@ What it runs (see traces/README.md, which it writes):
    constants, and a search for livelocks (a fair cycle that never trains) behind every stall;
 6. the review note's scenario, replayed with BARRIER and LOAD_REPLAY_BUFFER true and false;
 7. deeper bounds with `explorer sweep` (scripts/study_deep.py, grids in spec/study/): the earlier
-   rules' smallest losses per failure budget, the proof of `unfinished`, and its ablation.
+   rules' smallest losses per failure budget, `unfinished` on the proof grid and on issue 10's grid
+   (refuted there), its ablation, and `unfinished_pending` on issue 10's grid with its ablation.
 Steps 1, 3, 4 and 5 run under both schedules (SCHEDULE = "any" and "eager"); --quick writes the
 smallest frontier loss and the liveness lasso at the spec's defaults under CUT=safe.
 Every number it writes comes from the explorer; nothing is edited by hand."""
@@ -794,7 +795,10 @@ def write_readme(out: Path, smallest, grid_rows, route_rows, needs_rows, recipe_
         "`untrained` = that, also below every buffered untrained group, `safe` = `untrained` plus each "
         "incarnation remembering its restored base in the ring (so it never falls back to the live cursor), "
         "`unfinished` = `safe`, also below the groups discarded at the end of the stream and the loader's next "
-        "position, with no term for the pending rows (the rule this study proposes; see the last sections).",
+        "position, with no term for the pending rows (refuted on issue 10's grid: see the last sections), "
+        "`unfinished_pending` = `unfinished`, also below every pending row (pulled, not yet dispatched): the rule "
+        "this study proposes now (see the last sections; it was added after the sections above were run, so they "
+        "do not show it).",
         "",
         "Schedules (`SCHEDULE`): `any` = the collector may be arbitrarily slow (a pull slower than a training "
         "step plus a save: possible, so this is the default); `eager` = whenever the collector can dispatch or "

@@ -22,6 +22,10 @@ SWEEPS = {
     "ablation": "spec/study/ablation.toml",
     "proof": "spec/study/proof.toml",
     "bounds": "spec/study/bounds.toml",
+    "bounds-pending": "spec/study/bounds-pending.toml",
+    "bounds-frontierless": "spec/study/bounds-frontierless.toml",
+    "ablation-pending": "spec/study/ablation-pending.toml",
+    "pending-route": "spec/study/pending-route.toml",
 }
 # ABLATE's values, in the code's terms: what get_checkpoint_state would have to read for that term
 TERMS = {
@@ -34,6 +38,8 @@ TERMS = {
     "ring": "the restored base, put in the new run's ring at resume (so a first checkpoint never falls back "
             "to the live cursor)",
     "frontier": "the trained frontier F itself (min with F)",
+    "pending": "the rows of the pending batch (pulled from the loader, not yet dispatched: after a resume the "
+               "filter can leave part of a batch there while the trained frontier passes it)",
 }
 
 
@@ -75,7 +81,8 @@ def _link(name: str, row: dict[str, Any], suffix: str) -> str | None:
 
 def _refuted_cell(name: str, data: dict[str, Any], row: dict[str, Any], skip: tuple[str, ...]) -> str:
     trace, view = _link(name, row, "no_prompt_lost.txt"), _link(name, row, ".view.txt")
-    text = f"{row['witness'] or row['property']}, {row['trace_length']} states at {_varying(data, row, skip)}"
+    where = _varying(data, row, skip)
+    text = f"{row['witness'] or row['property']}, {row['trace_length']} states" + (f" at {where}" if where else "")
     text = f"[{text}]({trace})" if trace else text
     return text + (f" ([prompts]({view}))" if view else "")
 
@@ -136,20 +143,18 @@ def deep_summary(results: dict[str, dict[str, Any]]) -> str:
     if "proof" in results:
         c = results["proof"]["counts"]
         verdict = ("**`unfinished` is refuted**" if c["refuted"] else "**`unfinished` lost no prompt**")
+        if not c["refuted"] and results.get("bounds", {}).get("counts", {}).get("refuted"):
+            verdict = "`unfinished` lost no prompt"
         parts.append(f"{verdict} on the proof grid (spec/study/proof.toml: {results['proof']['description']}): "
                      f"{c['proved']} points proved, "
                      f"{c['refuted']} refuted, {c['incomplete']} incomplete" + (
                          " (nothing is claimed there; they are listed below)" if c["incomplete"] else "") + ".")
-    if "bounds" in results:
-        parts.append(bounds_summary(results["bounds"]))
-    if "ablation" in results:
-        smallest, groups = _smallest(results["ablation"]), _group_rows(results["ablation"])
-        needed = [rows[0]["shown"]["ABLATE"] for g, rows in groups.items() if g in smallest]
-        unshown = [rows[0]["shown"]["ABLATE"] for g, rows in groups.items() if g not in smallest]
-        parts.append("Taking away any of its terms " + ", ".join(f"`{t}`" for t in needed)
-                     + " loses a prompt (the ablation)" + (
-                         "; without " + ", ".join(f"`{t}`" for t in unshown) + " no loss was found on the ablation "
-                         "grid, so those terms are not shown to be needed" if unshown else "") + ".")
+    for name in ("bounds", "bounds-pending", "bounds-frontierless"):
+        if name in results:
+            parts.append(bounds_summary(results[name]))
+    for name in ("ablation", "ablation-pending"):
+        if name in results:
+            parts.append(ablation_summary(results[name]))
     return " ".join(parts)
 
 
@@ -189,7 +194,7 @@ def deep_lines(results: dict[str, dict[str, Any]]) -> list[str]:
         data = results["proof"]
         cut = [r for r in data["runs"] if r["verdict"] == "incomplete"]
         refuted = [r for r in data["runs"] if r["verdict"] == "refuted"]
-        lines += ["## The rule that holds: `unfinished`", "",
+        lines += ["## `unfinished` on the proof grid", "",
                   f"`{SWEEPS['proof']}`: {data['description']}. {_counts(data)}; the matrix is "
                   "[proof/sweep.md](proof/sweep.md)."]
         if refuted:
@@ -203,26 +208,77 @@ def deep_lines(results: dict[str, dict[str, Any]]) -> list[str]:
             lines += ["", f"The largest proved point: {biggest['name']}, {biggest['distinct']:,} distinct states, "
                       f"depth {biggest['depth']}."]
         lines += [""]
-    if "bounds" in results:
-        lines += bounds_lines(results["bounds"])
-    if "ablation" in results:
-        data = results["ablation"]
-        smallest, groups = _smallest(data), _group_rows(data)
-        lines += ["## Which terms of `unfinished` are needed: the ablation", "",
-                  f"`{SWEEPS['ablation']}`: {data['description']}. {_counts(data)}. For each term taken away "
-                  "(ABLATE), the first refuting point in size order: the smallest counterexample on that grid. "
-                  "The matrix is [ablation/sweep.md](ablation/sweep.md).", "",
-                  "| term taken away | what the collector reads for it | smallest counterexample without it |",
-                  "|---|---|---|"]
-        for term, what in TERMS.items():
-            g = next((g for g, rows in groups.items() if rows[0]["shown"]["ABLATE"] == term), None)
-            if g is None:
-                continue
-            cell = (_refuted_cell("ablation", data, smallest[g], ("ABLATE",)) if g in smallest
-                    else _unrefuted(groups[g]) + " (not shown to be needed)")
-            lines.append(f"| `{term}` | {what} | {cell} |")
-        lines += [""] + patch_sketch(smallest, groups)
+    for name in ("bounds", "bounds-pending", "bounds-frontierless"):
+        if name in results:
+            lines += bounds_lines(name, results[name])
+        if name == "bounds" and "pending-route" in results:
+            lines += route_lines("pending-route", results["pending-route"])
+    for name in ("ablation", "ablation-pending"):
+        if name in results:
+            lines += ablation_lines(name, results[name])
     return lines
+
+
+def route_lines(name: str, data: dict[str, Any]) -> list[str]:
+    """A route with its ingredients varied: one row per schedule and budget, one column per rule,
+    and what the refutations need (a refutation under `any` whose eager twin is proved needs a
+    stalled collector)."""
+    rules = list(dict.fromkeys(r["shown"]["CUT"] for r in data["runs"]))
+    rest = [a for a in data["axes"] if a != "CUT"]
+    rows: dict[tuple, dict[str, dict[str, Any]]] = {}
+    for r in data["runs"]:
+        rows.setdefault(tuple(r["shown"][a] for a in rest), {})[r["shown"]["CUT"]] = r
+    lines = ["### The route that refutes `unfinished`: what it needs", "",
+             f"`{SWEEPS[name]}`: {data['description']}. {_counts(data)}; the matrix is "
+             f"[{name}/sweep.md]({name}/sweep.md).", "",
+             "| " + " | ".join(rest) + " | " + " | ".join(f"`{r}`" for r in rules) + " |",
+             "|---" * (len(rest) + len(rules)) + "|"]
+    for key, by_rule in rows.items():
+        cells = [_refuted_cell(name, data, by_rule[rule], tuple(data["axes"])) if by_rule[rule]["verdict"] == "refuted"
+                 else f"{by_rule[rule]['verdict']} ({by_rule[rule]['distinct']:,} states)" for rule in rules]
+        lines.append("| " + " | ".join(key) + " | " + " | ".join(cells) + " |")
+    needs = []
+    for rule in rules:
+        lost = [rows[k][rule] for k in rows if rows[k][rule]["verdict"] == "refuted"]
+        for r in lost:
+            twin = next((rows[k][rule] for k in rows if rows[k][rule]["shown"].get("SCHEDULE") == "eager"
+                         and all(rows[k][rule]["shown"][a] == r["shown"][a] for a in rest if a != "SCHEDULE")), None)
+            stalled = twin is not None and twin["verdict"] == "proved"
+            needs.append(f"`{rule}` at {_varying(data, r, ('CUT',))}: refuted"
+                         + ("; proved under the eager schedule, so it needs the collector to lag (in the trace: the "
+                            "checkpoint is taken before the collector dispatches the pending row)" if stalled else ""))
+    return lines + [""] + [f"- {n}" for n in needs] + [""]
+
+
+def ablation_summary(data: dict[str, Any]) -> str:
+    smallest, groups = _smallest(data), _group_rows(data)
+    needed = [rows[0]["shown"]["ABLATE"] for g, rows in groups.items() if g in smallest]
+    unshown = [rows[0]["shown"]["ABLATE"] for g, rows in groups.items() if g not in smallest]
+    return ("Taking away any of the terms " + ", ".join(f"`{t}`" for t in needed) + f" of {_rule(data)} loses a "
+            f"prompt (the ablation, {data['grid']})" + (
+                "; without " + ", ".join(f"`{t}`" for t in unshown) + " no loss was found there, so those terms "
+                "are not shown to be needed" if unshown else "") + ".")
+
+
+def ablation_lines(name: str, data: dict[str, Any]) -> list[str]:
+    """The ablation table of one rule: for each term taken away, its counterexample (or none)."""
+    smallest, groups = _smallest(data), _group_rows(data)
+    how = ("For each term taken away (ABLATE), the first refuting point in size order: the smallest "
+           "counterexample on that grid." if len(data["runs"]) > len(groups) else
+           "For each term taken away (ABLATE), the search at the constants named: a counterexample there "
+           "(with its shortest trace), not shown to be the smallest for this rule.")
+    lines = [f"## Which terms of {_rule(data)} are needed: the ablation", "",
+             f"`{SWEEPS[name]}`: {data['description']}. {_counts(data)}. {how} "
+             f"The matrix is [{name}/sweep.md]({name}/sweep.md).", "",
+             "| term taken away | what the collector reads for it | counterexample without it |", "|---|---|---|"]
+    for term, what in TERMS.items():
+        g = next((g for g, rows in groups.items() if rows[0]["shown"]["ABLATE"] == term), None)
+        if g is None:
+            continue
+        cell = (_refuted_cell(name, data, smallest[g], ("ABLATE",)) if g in smallest
+                else _unrefuted(groups[g]) + " (not shown to be needed)")
+        lines.append(f"| `{term}` | {what} | {cell} |")
+    return lines + [""] + (patch_sketch(smallest, groups) if name == "ablation-pending" else [])
 
 
 def _reach(data: dict[str, Any]) -> tuple[list[str], dict[tuple[str, str, str], list[dict[str, Any]]]]:
@@ -245,13 +301,24 @@ def _tally(rows: list[dict[str, Any]]) -> str:
     return ", ".join(words) + f" (of {len(rows)})"
 
 
+def _rule(data: dict[str, Any]) -> str:
+    """The rule a sweep checks, in backticks: `CUT`, or `CUT` without `ABLATE`."""
+    shown = data["runs"][0]["shown"]
+    ablate = shown.get("ABLATE", "none")
+    return f"`{shown['CUT']}`" + (f" without `{ablate}`" if ablate != "none" else "")
+
+
 def bounds_summary(data: dict[str, Any]) -> str:
-    """What the bounds sweep lets the README say, and which part of it rests on incomplete points."""
-    c = data["counts"]
-    head = ("**`unfinished` is refuted** on issue 10's grid" if c["refuted"] else
-            "**On issue 10's grid `unfinished` lost no prompt where the search completed**")
+    """What a bounds sweep lets the README say, and which part of it rests on incomplete points."""
+    c, rule = data["counts"], _rule(data)
+    head = (f"**{rule} is refuted** on issue 10's grid" if c["refuted"] else
+            f"**On issue 10's grid {rule} lost no prompt where the search completed**")
     text = (f"{head} ({data['grid']}: {data['description']}; {data['points']} points): {c['proved']} proved, "
             f"{c['refuted']} refuted, {c['incomplete']} incomplete.")
+    if c["refuted"]:
+        first = data["runs"][data["smallest_refuting"][0]["index"]]
+        text += (f" The first refuting point in size order: {first['name']} (prompt {first['witness'] or '?'} lost, "
+                 f"a trace of {first['trace_length']} states).")
     if c["incomplete"]:
         steps, cells = _reach(data)
         partial = [f"P={p} PROMPTS={n} STEPS={t}" for (p, n, t), rows in cells.items()
@@ -267,14 +334,14 @@ def bounds_summary(data: dict[str, Any]) -> str:
     return text
 
 
-def bounds_lines(data: dict[str, Any]) -> list[str]:
-    """The reach of the proof on the issue's grid: per stream shape, how many configurations were
-    proved, refuted, cut or not run."""
+def bounds_lines(name: str, data: dict[str, Any]) -> list[str]:
+    """The reach of a rule's proof on the issue's grid: per stream shape, how many configurations
+    were proved, refuted, cut or not run."""
     steps, cells = _reach(data)
     refuted = [r for r in data["runs"] if r["verdict"] == "refuted"]
-    lines = ["## Issue 10's grid: how far the proof of `unfinished` reaches", "",
-             f"`{SWEEPS['bounds']}`: {data['description']}. {_counts(data)}; the matrix is "
-             "[bounds/sweep.md](bounds/sweep.md). Each cell counts the configurations searched at that stream "
+    lines = [f"## Issue 10's grid: {_rule(data)}", "",
+             f"`{SWEEPS[name]}`: {data['description']}. {_counts(data)}; the matrix is "
+             f"[{name}/sweep.md]({name}/sweep.md). Each cell counts the configurations searched at that stream "
              f"shape (each combination of {', '.join(a for a in data['axes'] if a not in ('P', 'PROMPTS', 'STEPS'))}): "
              "*proved*, "
              f"*refuted*, *cut* (the search passed {data['limits']['max_states']:,} states: nothing claimed), "
@@ -285,7 +352,7 @@ def bounds_lines(data: dict[str, Any]) -> list[str]:
         lines.append(f"| {p} | {n} | " + " | ".join(_tally(cells[(p, n, t)]) if (p, n, t) in cells else "—"
                                                   for t in steps) + " |")
     if refuted:
-        lines += ["", "**Refuted** at " + "; ".join(_refuted_cell("bounds", data, r, ()) for r in refuted) + "."]
+        lines += ["", "**Refuted** at " + "; ".join(_refuted_cell(name, data, r, ()) for r in refuted) + "."]
     proved = [r for r in data["runs"] if r["verdict"] == "proved"]
     if proved:
         biggest = max(proved, key=lambda r: r["distinct"])
@@ -304,6 +371,8 @@ SKETCH = {  # how get_checkpoint_state would read each term (prose, not NeMo RL'
     "buffered": "cut = min(cut, min(ordinals in the replay buffer))",
     "loader": "cut = min(cut, the ordinal the loader yields next)  (after a frontier resume it re-yields rows "
               "below F: a restored group trained out of order moves F past them)",
+    "pending": "cut = min(cut, min(rows of _pending_batch))  (pulled, not yet dispatched: a resume filter can "
+               "leave part of a batch there while F passes it)",
     "ring": "at resume, put the restored base into the new run's snapshot ring, so the first checkpoint of "
             "a run always finds a ring place <= cut and never falls back to the live cursor",
 }
@@ -316,11 +385,10 @@ def patch_sketch(smallest: dict[str, dict[str, Any]], groups: dict[str, list[dic
              "In prose and pseudo-code (not NeMo RL's code); each line says whether the ablation above "
              "shows it is needed.", "", "```"]
     for term, text in SKETCH.items():
-        mark = {True: "needed", False: "not shown needed on the ablation grid", None: "not in the ablation"}[
+        mark = {True: "needed", False: "not shown needed by the ablation above", None: "not in the ablation"}[
             needed.get(term)]
         lines.append(f"{text}    # {mark}")
-    lines += ["# no term for the pending batch (pulled, not yet dispatched): the rule without one is the "
-              "rule the proof above checks", "base = the largest ring place <= cut  (as today); save cut as "
+    lines += ["base = the largest ring place <= cut  (as today); save cut as "
               "frontier_ordinal and base as resume_base_ordinal", "```", ""]
     return lines
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from explorer import check, load_model
+from explorer.errors import SpecError
 from explorer.values import TRUE, Map, Record
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -364,6 +365,38 @@ def test_the_unfinished_cut_needs_its_frontier_term_for_the_pending_rows():
     saved = next(s for s in reversed(r.trace) if s.action == "checkpoint")
     state = m.state_dict(saved.state)
     assert state["pending"] == (5,) and state["ckpt"]["cut"] == 6 and state["F"] == 5
+
+
+# issue 10's grid: a resume filter splits a batch, its second row waits in the pending batch
+PENDING_LOSS = {"P": 2, "AGE": 1, "STEPS": 3, "PROMPTS": 8, "CRASHES": 3, "FAILURES": 3, "TOLERATED_FAILURES": 0,
+                "LOAD_REPLAY_BUFFER": True, "IN_FLIGHT_UPDATES": True, "SAVE_EVERY": 1}
+
+
+def test_the_unfinished_cut_loses_a_pending_row_and_the_pending_term_keeps_it():
+    """After a crash the frontier resume re-yields batch [4, 5]; target 2 needs one row (6 is
+    restored), so 4 is dispatched and 5 waits in the pending batch. 4 and 6 train, the trained
+    frontier passes 5 (F = 7), and `unfinished` cuts at the loader's next position, 6: prompt 5
+    is neither outstanding nor buffered. It is then dispatched, fails fatally, and the resume from
+    that checkpoint filters it out. `unfinished_pending` (below every pending row too) holds."""
+    m = load_model(SPEC, {**PENDING_LOSS, "CUT": "unfinished"}, invariants=["no_prompt_lost"])
+    r = check(m, deadlock=False)
+    assert r.verdict == "violated" and r.witness == [("p", 5)] and len(r.trace) == 24
+    saved = next(s for s in reversed(r.trace) if s.action == "checkpoint")
+    state = m.state_dict(saved.state)
+    assert state["pending"] == (5,) and state["ckpt"]["cut"] == 6 and state["F"] == 7
+    assert [s.action for s in r.trace][-3:] == ["dispatch", "worker_fails", "restart"]
+    held = check(load_model(SPEC, {**PENDING_LOSS, "CUT": "unfinished_pending"}, invariants=["no_prompt_lost"]),
+                 deadlock=False)
+    assert held.verdict == "holds" and held.complete and held.distinct == 583498
+    again = check(load_model(SPEC, {**PENDING_LOSS, "CUT": "unfinished_pending", "ABLATE": "pending"},
+                             invariants=["no_prompt_lost"]), deadlock=False)
+    assert again.verdict == "violated" and again.distinct == r.distinct  # without its term: `unfinished`
+
+
+def test_the_pending_term_belongs_to_unfinished_pending_alone():
+    with pytest.raises(SpecError) as err:
+        load_model(SPEC, {"CUT": "unfinished", "ABLATE": "pending"})
+    assert "known_ablation" in str(err.value)
 
 
 from explorer.config import config_constants  # noqa: E402

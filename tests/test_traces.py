@@ -116,7 +116,7 @@ skip_beyond_cut = true
                 (r["verdict"], r["stopped_by"]) for r in data["runs"]}
     assert ("proved", None) in verdicts.values() and ("incomplete", "max-states") in verdicts.values()
     assert ("incomplete", "not-run") in verdicts.values()  # something lies beyond a cut point
-    table = "\n".join(bounds_lines(data))
+    table = "\n".join(bounds_lines("bounds", data))
     for prompts, steps in {(k[0], k[1]) for k in verdicts}:
         here = [v for k, v in verdicts.items() if k[:2] == (prompts, steps)]
         words = [f"{n} {w}" for n, w in ((sum(v == ("proved", None) for v in here), "proved"),
