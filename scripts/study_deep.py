@@ -26,6 +26,8 @@ SWEEPS = {
     "bounds-frontierless": "spec/study/bounds-frontierless.toml",
     "ablation-pending": "spec/study/ablation-pending.toml",
     "pending-route": "spec/study/pending-route.toml",
+    "recipes-pending": "spec/study/recipes-pending.toml",
+    "stuck-pending": "spec/study/stuck-pending.toml",
 }
 # ABLATE's values, in the code's terms: what get_checkpoint_state would have to read for that term
 TERMS = {
@@ -80,7 +82,7 @@ def _link(name: str, row: dict[str, Any], suffix: str) -> str | None:
 
 
 def _refuted_cell(name: str, data: dict[str, Any], row: dict[str, Any], skip: tuple[str, ...]) -> str:
-    trace, view = _link(name, row, "no_prompt_lost.txt"), _link(name, row, ".view.txt")
+    trace, view = _link(name, row, f"/{row['property']}.txt"), _link(name, row, ".view.txt")
     where = _varying(data, row, skip)
     text = f"{row['witness'] or row['property']}, {row['trace_length']} states" + (f" at {where}" if where else "")
     text = f"[{text}]({trace})" if trace else text
@@ -216,6 +218,11 @@ def deep_lines(results: dict[str, dict[str, Any]]) -> list[str]:
     for name in ("ablation", "ablation-pending"):
         if name in results:
             lines += ablation_lines(name, results[name])
+    if "recipes-pending" in results:
+        lines += plain_lines("recipes-pending", results["recipes-pending"],
+                             "`unfinished_pending` on the recipes, and what it re-trains")
+    if "stuck-pending" in results:
+        lines += stuck_lines("stuck-pending", results["stuck-pending"])
     return lines
 
 
@@ -248,6 +255,41 @@ def route_lines(name: str, data: dict[str, Any]) -> list[str]:
                          + ("; proved under the eager schedule, so it needs the collector to lag (in the trace: the "
                             "checkpoint is taken before the collector dispatches the pending row)" if stalled else ""))
     return lines + [""] + [f"- {n}" for n in needs] + [""]
+
+
+def stuck_lines(name: str, data: dict[str, Any]) -> list[str]:
+    """Stuck runs per rule and schedule, and whether the rules differ at any point."""
+    rules = list(dict.fromkeys(r["shown"]["CUT"] for r in data["runs"]))
+    by_point: dict[tuple, dict[str, str]] = {}
+    for r in data["runs"]:
+        by_point.setdefault(tuple((k, v) for k, v in r["shown"].items() if k != "CUT"), {})[r["shown"]["CUT"]] = r["verdict"]
+    differ = [dict(k) for k, v in by_point.items() if len(set(v.values())) > 1]
+    counts = []
+    for rule in rules:
+        for sch in dict.fromkeys(r["shown"]["SCHEDULE"] for r in data["runs"]):
+            rows = [r for r in data["runs"] if r["shown"]["CUT"] == rule and r["shown"]["SCHEDULE"] == sch]
+            counts.append(f"`{rule}` under {sch}: {sum(r['verdict'] == 'refuted' for r in rows)} of {len(rows)} "
+                          "points stuck")
+    same = ("The rules get the same verdict at every point." if not differ else
+            f"The rules differ at {len(differ)} points: " + "; ".join(
+                ", ".join(f"{k}={v}" for k, v in d.items()) for d in differ) + ".")
+    return ["## Stuck runs of `unfinished_pending`", "",
+            f"`{SWEEPS[name]}`: {data['description']}. {_counts(data)}; the matrix (with each stuck run's "
+            f"trace) is [{name}/sweep.md]({name}/sweep.md). " + "; ".join(counts) + ". " + same, ""]
+
+
+def plain_lines(name: str, data: dict[str, Any], title: str) -> list[str]:
+    """A sweep as it is: one row per point, its varying constants, verdict and counts."""
+    lines = [f"## {title}", "", f"`{SWEEPS[name]}`: {data['description']}. {_counts(data)}; the matrix is "
+             f"[{name}/sweep.md]({name}/sweep.md).", "", "| constants | verdict | distinct states |", "|---|---|---|"]
+    same = {k for k in data["runs"][0]["shown"] if len({str(r["shown"].get(k)) for r in data["runs"]}) == 1}
+    for r in data["runs"]:
+        verdict = _refuted_cell(name, data, r, tuple(data["axes"])) if r["verdict"] == "refuted" else r["verdict"]
+        if r["verdict"] == "refuted":
+            verdict = "refuted: " + verdict
+        lines.append(f"| {', '.join(f'{k}={v}' for k, v in r['shown'].items() if k not in same)} | {verdict} | "
+                     f"{r['distinct']:,} |")
+    return lines + [""]
 
 
 def ablation_summary(data: dict[str, Any]) -> str:
@@ -308,6 +350,19 @@ def _rule(data: dict[str, Any]) -> str:
     return f"`{shown['CUT']}`" + (f" without `{ablate}`" if ablate != "none" else "")
 
 
+def _incomplete_reasons(data: dict[str, Any]) -> str:
+    """Why a sweep's incomplete points are incomplete, counted: cut by the state limit, not run
+    because they lie beyond a cut point, or not run because the sweep was stopped."""
+    rows = [r for r in data["runs"] if r["verdict"] == "incomplete"]
+    cut = sum(r["stopped_by"] == "max-states" for r in rows)
+    beyond = sum((r.get("reason") or "").startswith("skip-beyond-cut") for r in rows)
+    other = len(rows) - cut - beyond
+    parts = [f"{cut} cut at {data['limits']['max_states']:,} states" if cut else "",
+             f"{beyond} not run because they lie beyond a cut point" if beyond else "",
+             f"{other} not run or stopped because the sweep was stopped before them" if other else ""]
+    return ", ".join(p for p in parts if p)
+
+
 def bounds_summary(data: dict[str, Any]) -> str:
     """What a bounds sweep lets the README say, and which part of it rests on incomplete points."""
     c, rule = data["counts"], _rule(data)
@@ -325,10 +380,10 @@ def bounds_summary(data: dict[str, Any]) -> str:
                    if any(r["verdict"] == "incomplete" for r in rows)]
         full = [f"P={p} PROMPTS={n} STEPS={t}" for (p, n, t), rows in cells.items()
                 if all(r["verdict"] == "proved" for r in rows)]
+        why = _incomplete_reasons(data)
         text += (f" The claim that it loses no prompt is proved at every configuration of "
                  f"{len(full)} of the {len(cells)} stream shapes ({', '.join(full) or 'none'}); at the other "
-                 f"{len(partial)} shapes some or all configurations are incomplete (cut at "
-                 f"{data['limits']['max_states']:,} states, or not run because a smaller point was cut), so "
+                 f"{len(partial)} shapes some or all configurations are incomplete ({why}), so "
                  "there the claim rests on incomplete points and **is not proved**: section *Issue 10's grid* "
                  "below shows which.")
     return text
