@@ -23,12 +23,14 @@ SWEEPS = {
     "proof": "spec/study/proof.toml",
     "bounds": "spec/study/bounds.toml",
     "bounds-pending": "spec/study/bounds-pending.toml",
+    "bounds-pending-p2": "spec/study/bounds-pending-p2.toml",
     "bounds-frontierless": "spec/study/bounds-frontierless.toml",
     "ablation-pending": "spec/study/ablation-pending.toml",
     "pending-route": "spec/study/pending-route.toml",
     "recipes-pending": "spec/study/recipes-pending.toml",
     "stuck-pending": "spec/study/stuck-pending.toml",
 }
+BOUNDS = ["bounds", "bounds-pending", "bounds-pending-p2", "bounds-frontierless"]  # issue 10's grid, per rule
 # ABLATE's values, in the code's terms: what get_checkpoint_state would have to read for that term
 TERMS = {
     "outstanding": "the lowest outstanding ordinal (dispatched, not yet buffered): post's term",
@@ -151,7 +153,7 @@ def deep_summary(results: dict[str, dict[str, Any]]) -> str:
                      f"{c['proved']} points proved, "
                      f"{c['refuted']} refuted, {c['incomplete']} incomplete" + (
                          " (nothing is claimed there; they are listed below)" if c["incomplete"] else "") + ".")
-    for name in ("bounds", "bounds-pending", "bounds-frontierless"):
+    for name in BOUNDS:
         if name in results:
             parts.append(bounds_summary(results[name]))
     for name in ("ablation", "ablation-pending"):
@@ -210,7 +212,7 @@ def deep_lines(results: dict[str, dict[str, Any]]) -> list[str]:
             lines += ["", f"The largest proved point: {biggest['name']}, {biggest['distinct']:,} distinct states, "
                       f"depth {biggest['depth']}."]
         lines += [""]
-    for name in ("bounds", "bounds-pending", "bounds-frontierless"):
+    for name in BOUNDS:
         if name in results:
             lines += bounds_lines(name, results[name])
         if name == "bounds" and "pending-route" in results:
@@ -296,7 +298,7 @@ def ablation_summary(data: dict[str, Any]) -> str:
     smallest, groups = _smallest(data), _group_rows(data)
     needed = [rows[0]["shown"]["ABLATE"] for g, rows in groups.items() if g in smallest]
     unshown = [rows[0]["shown"]["ABLATE"] for g, rows in groups.items() if g not in smallest]
-    return ("Taking away any of the terms " + ", ".join(f"`{t}`" for t in needed) + f" of {_rule(data)} loses a "
+    return ("Taking away any of the terms " + ", ".join(f"`{t}`" for t in needed) + f" of `{data['runs'][0]['shown']['CUT']}` loses a "
             f"prompt (the ablation, {data['grid']})" + (
                 "; without " + ", ".join(f"`{t}`" for t in unshown) + " no loss was found there, so those terms "
                 "are not shown to be needed" if unshown else "") + ".")
@@ -309,7 +311,7 @@ def ablation_lines(name: str, data: dict[str, Any]) -> list[str]:
            "counterexample on that grid." if len(data["runs"]) > len(groups) else
            "For each term taken away (ABLATE), the search at the constants named: a counterexample there "
            "(with its shortest trace), not shown to be the smallest for this rule.")
-    lines = [f"## Which terms of {_rule(data)} are needed: the ablation", "",
+    lines = [f"## Which terms of `{data['runs'][0]['shown']['CUT']}` are needed: the ablation", "",
              f"`{SWEEPS[name]}`: {data['description']}. {_counts(data)}. {how} "
              f"The matrix is [{name}/sweep.md]({name}/sweep.md).", "",
              "| term taken away | what the collector reads for it | counterexample without it |", "|---|---|---|"]
@@ -394,7 +396,7 @@ def bounds_lines(name: str, data: dict[str, Any]) -> list[str]:
     were proved, refuted, cut or not run."""
     steps, cells = _reach(data)
     refuted = [r for r in data["runs"] if r["verdict"] == "refuted"]
-    lines = [f"## Issue 10's grid: {_rule(data)}", "",
+    lines = [f"## Issue 10's grid: {_rule(data)} (traces/{name})", "",
              f"`{SWEEPS[name]}`: {data['description']}. {_counts(data)}; the matrix is "
              f"[{name}/sweep.md]({name}/sweep.md). Each cell counts the configurations searched at that stream "
              f"shape (each combination of {', '.join(a for a in data['axes'] if a not in ('P', 'PROMPTS', 'STEPS'))}): "
