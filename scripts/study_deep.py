@@ -228,15 +228,22 @@ def deep_lines(results: dict[str, dict[str, Any]]) -> list[str]:
     return lines
 
 
-def route_lines(name: str, data: dict[str, Any]) -> list[str]:
-    """A route with its ingredients varied: one row per schedule and budget, one column per rule,
-    and what the refutations need (a refutation under `any` whose eager twin is proved needs a
-    stalled collector)."""
+def _by_point(data: dict[str, Any]) -> tuple[list[str], list[str], dict[tuple, dict[str, dict[str, Any]]]]:
+    """A sweep with CUT as an axis, by point: the rules, the other axes, and for each point (its
+    values of those axes) the run of each rule."""
     rules = list(dict.fromkeys(r["shown"]["CUT"] for r in data["runs"]))
     rest = [a for a in data["axes"] if a != "CUT"]
     rows: dict[tuple, dict[str, dict[str, Any]]] = {}
     for r in data["runs"]:
         rows.setdefault(tuple(r["shown"][a] for a in rest), {})[r["shown"]["CUT"]] = r
+    return rules, rest, rows
+
+
+def route_lines(name: str, data: dict[str, Any]) -> list[str]:
+    """A route with its ingredients varied: one row per schedule and budget, one column per rule,
+    and what the refutations need (a refutation under `any` whose eager twin is proved needs a
+    stalled collector)."""
+    rules, rest, rows = _by_point(data)
     lines = ["### The route that refutes `unfinished`: what it needs", "",
              f"`{SWEEPS[name]}`: {data['description']}. {_counts(data)}; the matrix is "
              f"[{name}/sweep.md]({name}/sweep.md).", "",
@@ -261,11 +268,8 @@ def route_lines(name: str, data: dict[str, Any]) -> list[str]:
 
 def stuck_lines(name: str, data: dict[str, Any]) -> list[str]:
     """Stuck runs per rule and schedule, and whether the rules differ at any point."""
-    rules = list(dict.fromkeys(r["shown"]["CUT"] for r in data["runs"]))
-    by_point: dict[tuple, dict[str, str]] = {}
-    for r in data["runs"]:
-        by_point.setdefault(tuple((k, v) for k, v in r["shown"].items() if k != "CUT"), {})[r["shown"]["CUT"]] = r["verdict"]
-    differ = [dict(k) for k, v in by_point.items() if len(set(v.values())) > 1]
+    rules, rest, by_point = _by_point(data)
+    differ = [dict(zip(rest, k)) for k, v in by_point.items() if len({r["verdict"] for r in v.values()}) > 1]
     counts = []
     for rule in rules:
         for sch in dict.fromkeys(r["shown"]["SCHEDULE"] for r in data["runs"]):
@@ -377,7 +381,7 @@ def bounds_summary(data: dict[str, Any]) -> str:
         text += (f" The first refuting point in size order: {first['name']} (prompt {first['witness'] or '?'} lost, "
                  f"a trace of {first['trace_length']} states).")
     if c["incomplete"]:
-        steps, cells = _reach(data)
+        _, cells = _reach(data)
         partial = [f"P={p} PROMPTS={n} STEPS={t}" for (p, n, t), rows in cells.items()
                    if any(r["verdict"] == "incomplete" for r in rows)]
         full = [f"P={p} PROMPTS={n} STEPS={t}" for (p, n, t), rows in cells.items()
