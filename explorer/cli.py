@@ -236,8 +236,9 @@ def cmd_sweep(args) -> int:
     _writable("--html", args.html)
     out_dir = Path(args.out or f"sweep-{Path(args.grid).stem}")
     prepare(out_dir)
-    sweeper = Sweeper(grid, out_dir, jobs=args.jobs, fresh=args.fresh, stop_at_first=args.stop_at_first)
-    matrix = Matrix(grid, out_dir, sweeper.limits, sweeper.jobs)
+    sweeper = Sweeper(grid, out_dir, jobs=args.jobs, fresh=args.fresh, stop_at_first=args.stop_at_first,
+                      ray=args.ray)
+    matrix = Matrix(grid, out_dir, sweeper.limits, sweeper.jobs, args.ray)
     total = len(sweeper.runs)
 
     def finished(run) -> None:
@@ -390,6 +391,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the constants and their values, what to check, and the limits of each point")
     w.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="points searched at once, each in its own "
                    "process (default 1)")
+    w.add_argument("--ray", metavar="ADDRESS", help="run the points as Ray tasks of one CPU each: 'local' (a local Ray "
+                   "with --jobs CPUs), 'auto' (this machine's cluster) or ray://HEAD:10001 (needs the ray extra)")
     w.add_argument("--out", metavar="DIR", help="where to write sweep.json, sweep.md, points/ and cache/ "
                    "(default: sweep-GRID in the current folder)")
     w.add_argument("--fresh", action="store_true", help="search every point again, ignoring the cache")

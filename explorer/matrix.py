@@ -47,8 +47,8 @@ class Matrix:
     """Writes the outputs as results come in (trace sets at once; the matrix every few seconds and
     at the end)."""
 
-    def __init__(self, grid: Grid, out: Path, limits: Limits, jobs: int):
-        self.grid, self.out, self.limits, self.jobs = grid, out, limits, jobs
+    def __init__(self, grid: Grid, out: Path, limits: Limits, jobs: int, ray: str | None = None):
+        self.grid, self.out, self.limits, self.jobs, self.ray = grid, out, limits, jobs, ray
         self.started = time.monotonic()
         self.svg = shutil.which("dot") is not None
 
@@ -134,7 +134,7 @@ class Matrix:
             "limits": {**limits_json(g.limits), "fingerprints": g.fingerprints, "workers": g.workers,
                        "skip_beyond_cut": g.skip_beyond_cut},
             "max_memory_per_point": self.limits.max_memory,
-            "jobs": self.jobs, "points": len(g.points), "points_generated": g.generated,
+            "jobs": self.jobs, "ray": self.ray, "points": len(g.points), "points_generated": g.generated,
             "searches": len(rows), "counts": counts, "cached": sum(r["cached"] for r in rows),
             "smallest_refuting": list(smallest.values()), "seconds": round(time.monotonic() - self.started, 1),
             "runs": rows,
@@ -188,8 +188,9 @@ def markdown(data: dict[str, Any]) -> str:
     lim = data["limits"]
     limits = ", ".join(f"{k} = {v}" for k, v in lim.items() if v not in (None, False) and (k, v) != ("workers", 1))
     if lim["max_memory"] is None:
-        limits = (limits + ", " if limits else "") + \
+        limits = (limits + ", " if limits else "") + (
             f"max_memory = {data['max_memory_per_point']:,} bytes (the default: 75% of the machine divided by --jobs)"
+            if data["max_memory_per_point"] else "max_memory = 75% of each Ray node's memory divided by its CPUs (the default)")
     lines = [f"# Sweep of `{data['spec']}` over `{data['grid']}`", ""]
     if data["description"]:
         lines += [data["description"], ""]
@@ -199,7 +200,7 @@ def markdown(data: dict[str, Any]) -> str:
         f"Checked: {checked}. Limits per point: {limits}.",
         f"{data['points']} points ({data['points_generated']} generated before `where` and `[[exclude]]`), "
         f"{data['searches']} searches, {data['cached']} reused from the cache; {data['seconds']} s with "
-        f"{data['jobs']} job(s).",
+        f"{data['jobs']} job(s)" + (f" on Ray ({data['ray']})." if data.get("ray") else "."),
         "",
         f"**{c['proved']} proved, {c['refuted']} refuted, {c['incomplete']} incomplete, {c['error']} error.** "
         "Proved: the search completed and nothing was violated, for those constants. Refuted: a violation, "

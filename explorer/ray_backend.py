@@ -26,7 +26,8 @@ from .model import Model, load_model
 from .workers import Owner, Reply
 
 
-def _ray():
+def import_ray():
+    """Ray, or a clear error naming the extra that installs it."""
     try:
         import ray
     except ImportError:
@@ -36,7 +37,7 @@ def _ray():
 
 class RayTransport:
     def __init__(self, model: Model, workers: int, address: str = "local"):
-        ray = _ray()
+        ray = import_ray()
         if not ray.is_initialized():
             if address == "local":
                 ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)

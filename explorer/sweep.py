@@ -1,32 +1,29 @@
 """`explorer sweep SPEC --grid GRID.toml`: `check` at every point of a grid of constants.
 
-Each point is searched in a process of its own (forked, so a point's memory is returned when it
-ends and `--max-memory` watches that point alone), by the very function `check` uses, so its
-verdict is the one `check` gives with the same constants and options. Up to `jobs` points run at
-once, smallest first. A result is kept in DIR/cache under a hash of what decides it (the spec's
+Each point is searched in a process of its own (forked here, or a Ray task on a cluster: see
+`pools`), by the very function `check` uses, so its verdict is the one `check` gives with the same
+constants and options. Up to `jobs` points run at once, smallest first. A result is kept in DIR/cache under a hash of what decides it (the spec's
 text, the constants, what is checked, the engine's source); see `Run.key` and docs/sweep.md."""
 from __future__ import annotations
 
 import functools
 import hashlib
 import json
-import multiprocessing as mp
 import os
 import shlex
 import signal
 import time
-import traceback
 from collections import deque
 from dataclasses import dataclass, field
-from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Any, Callable
 
 from . import __version__
 from .errors import SpecError
 from .grid import Grid, Point, beyond
-from .limits import LimitReached, Limits, disarm, forget_guards, guard, machine_memory, DEFAULT_MEMORY_FRACTION
+from .limits import LimitReached, Limits, disarm, guard, machine_memory, DEFAULT_MEMORY_FRACTION
 from .model import Model, const_text, load_model, read_spec
+from .pools import ForkPool, RayPool
 from .search import Result
 from .traces import format_result, itf_trace, result_json, trace_dot
 from .values import short, to_itf
@@ -154,8 +151,9 @@ def command(spec: str, run: Run, grid: Grid) -> str | None:
 
 def search_point(spec: str, constants: dict[str, Any], invariants: list[str] | None, deadlock: bool,
                  limits: Limits, fingerprints: bool, workers: int,
-                 properties: list[str] | None = None) -> dict[str, Any]:
-    """One point, searched as `check` searches it; the result and its trace set as plain data."""
+                 properties: list[str] | None = None, text: str | None = None) -> dict[str, Any]:
+    """One point, searched as `check` searches it; the result and its trace set as plain data.
+    `text` is the spec's text (read from `spec` when absent), which is what the cache key hashed."""
     from .cli import explore
 
     started = time.monotonic()
@@ -165,7 +163,7 @@ def search_point(spec: str, constants: dict[str, Any], invariants: list[str] | N
     try:
         with guard(limits):
             try:
-                model = load_model(spec, constants, invariants=invariants, properties=properties)
+                model = load_model(spec, constants, invariants=invariants, properties=properties, text=text)
             except LimitReached as stop:
                 disarm()
                 record.update(stopped_by=stop.reason)
@@ -221,26 +219,6 @@ def _finish(record: dict[str, Any], started: float) -> dict[str, Any]:
     return record
 
 
-def _child(conn, job: tuple) -> None:
-    """A forked point: search, send the record, exit."""
-    forget_guards()
-    for s in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(s, signal.SIG_DFL)
-    try:
-        record = search_point(*job)
-        for s in (signal.SIGINT, signal.SIGTERM):  # the result is in hand: let nothing cut its sending
-            signal.signal(s, signal.SIG_IGN)
-    except BaseException as err:  # a bug of the explorer's, or a stop before the guard was set
-        reason = {KeyboardInterrupt: "interrupted"}.get(type(err))
-        record = {"verdict": "incomplete", "stopped_by": reason} if reason else {
-            "verdict": "error", "internal": True,
-            "error": f"internal error: {type(err).__name__}: {err}\n{traceback.format_exc()}"}
-    try:
-        conn.send(record)
-    finally:
-        conn.close()
-
-
 @dataclass
 class Outcome:
     runs: list[Run]
@@ -250,17 +228,19 @@ class Outcome:
 
 
 class Sweeper:
-    """Runs the plan: cache hits first, then up to `jobs` forked points at a time, smallest first.
-    `finished(run)` is called as each run gets its result (the trace set is written then), and
-    `report(runs, final)` every few seconds and at the end (the matrix)."""
+    """Runs the plan: cache hits first, then up to `jobs` points at a time, smallest first, forked
+    here or (`ray`: an address as for `check --ray`) as Ray tasks. `finished(run)` is called as
+    each run gets its result (the trace set is written then), and `report(runs, final)` every few
+    seconds and at the end (the matrix)."""
 
     def __init__(self, grid: Grid, out: Path, jobs: int = 1, fresh: bool = False,
                  stop_at_first: bool = False, finished: Callable[[Run], None] = lambda run: None,
-                 report: Callable[[list[Run], bool], None] = lambda runs, final: None):
-        self.grid, self.out, self.jobs, self.fresh = grid, out, max(1, jobs), fresh
+                 report: Callable[[list[Run], bool], None] = lambda runs, final: None, ray: str | None = None):
+        self.grid, self.out, self.jobs, self.fresh, self.ray = grid, out, max(1, jobs), fresh, ray
         self.stop_at_first = stop_at_first or grid.stop_at_first
         self.finished, self.report = finished, report
-        memory = grid.limits.max_memory or int(machine_memory() * DEFAULT_MEMORY_FRACTION / self.jobs)
+        # the default memory limit of a point: its share of this machine, or (Ray) of the node it runs on
+        memory = grid.limits.max_memory or (None if ray else int(machine_memory() * DEFAULT_MEMORY_FRACTION / self.jobs))
         self.limits = Limits(grid.limits.max_states, grid.limits.max_depth, grid.limits.max_seconds, memory or None)
         self.spec_text = read_spec(grid.spec)
         self.stopping: str | None = None
@@ -297,6 +277,8 @@ class Sweeper:
     def run(self) -> Outcome:
         started = time.monotonic()
         runs = self.runs
+        # Ray installs its own signal handlers when it starts: start it first, then take over
+        pool = RayPool(search_point, self.ray, self.jobs) if self.ray else ForkPool(search_point)
         old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
         signal.signal(signal.SIGINT, lambda *_: self._stop("interrupted"))
         signal.signal(signal.SIGTERM, lambda *_: self._stop("terminated"))
@@ -310,7 +292,7 @@ class Sweeper:
                 else:
                     cached += 1
                     self._done(run, dict(record, cached=True))
-            self._run_forked(todo)
+            self._run_points(pool, todo)
         finally:
             for s, handler in old.items():
                 signal.signal(s, handler)
@@ -343,77 +325,33 @@ class Sweeper:
                     return f"skip-beyond-cut: at or beyond {cut.point.name}, which {limit} cut"
         return None
 
-    def _run_forked(self, todo: list[Run]) -> None:
-        ctx = mp.get_context("fork")
-        running: dict[Any, tuple[Run, Any]] = {}  # connection -> (run, process)
+    def _run_points(self, pool: ForkPool | RayPool, todo: list[Run]) -> None:
+        """Up to `jobs` points at a time in the pool, smallest first; a point that became moot
+        (stop-at-first, skip-beyond-cut) is ended. Stopped (Ctrl-C, SIGTERM): each running point is
+        told to stop and reports what it explored (incomplete), or is killed after GRACE seconds."""
         queue = deque(todo)
         next_report = 0.0
         try:
-            while (queue or running) and not self.stopping:
-                while queue and len(running) < self.jobs and not self.stopping:
+            while (queue or len(pool)) and not self.stopping:
+                while queue and len(pool) < self.jobs and not self.stopping:
                     run = queue.popleft()
-                    if self._skipped(run):
-                        continue
-                    here, there = ctx.Pipe(duplex=False)
-                    job = (self.grid.spec, run.point.constants, run.invariants, run.deadlock, self.limits,
-                           self.grid.fingerprints, self.grid.workers, run.properties)
-                    proc = ctx.Process(target=_child, args=(there, job))
-                    proc.start()
-                    there.close()
-                    running[here] = (run, proc)
-                ready = wait(list(running) + [p.sentinel for _, p in running.values()], timeout=0.5)
-                for conn in [c for c in running if c in ready or running[c][1].sentinel in ready]:
-                    run, proc = running.pop(conn)
-                    self._done(run, self._receive(conn, proc))
-                    self._end_moot(running)
+                    if not self._skipped(run):
+                        pool.start(run, (self.grid.spec, run.point.constants, run.invariants, run.deadlock,
+                                         self.limits, self.grid.fingerprints, self.grid.workers, run.properties,
+                                         self.spec_text))
+                for run, record in pool.ready(0.5):
+                    self._done(run, record)
+                    for moot in [r for r in pool.runs() if self._skipped(r)]:
+                        pool.cancel(moot)
                 if time.monotonic() > next_report:  # every 2 s, or less often if writing takes long
                     began = time.monotonic()
                     self.report(self.runs, False)
                     next_report = time.monotonic() + max(2.0, 20 * (time.monotonic() - began))
         finally:
-            self._wind_down(running)
-
-    def _end_moot(self, running: dict) -> None:
-        """Stop-at-first: end the running points that a smaller refutation made moot."""
-        for conn, (run, proc) in list(running.items()):
-            if self._skipped(run):
-                proc.kill()
-                proc.join()
-                conn.close()
-                del running[conn]
-
-    def _receive(self, conn, proc) -> dict[str, Any]:
-        try:
-            record = conn.recv()
-        except (EOFError, OSError):
-            proc.join()
-            code = proc.exitcode
-            how = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
-            record = {"verdict": "incomplete", "stopped_by": "died",
-                      "reason": f"the point's process ended without a result ({how}; out of memory?)"}
-        conn.close()
-        proc.join()
-        return record
-
-    def _wind_down(self, running: dict) -> None:
-        """Stopped (Ctrl-C, SIGTERM): each running point is told to stop, reports what it explored
-        (incomplete), and is killed if it has not within GRACE seconds."""
-        for _, proc in running.values():
-            if proc.is_alive():
-                proc.terminate()
-        deadline = time.monotonic() + GRACE
-        while running and time.monotonic() < deadline:
-            ready = wait(list(running), timeout=max(0.0, deadline - time.monotonic()))
-            for conn in ready:
-                run, proc = running.pop(conn)
-                record = self._receive(conn, proc)
+            for run, record in pool.stop(GRACE):
                 if record.get("verdict") == "incomplete" and record.get("stopped_by") in SIGNALLED:
                     record["stopped_by"] = self.stopping or record["stopped_by"]
                 self._done(run, record)
-        for conn, (run, proc) in running.items():
-            proc.kill()
-            proc.join()
-            conn.close()
 
     def _done(self, run: Run, record: dict[str, Any]) -> None:
         record.setdefault("cached", False)
