@@ -8,13 +8,15 @@ Each sweep writes its verdict matrix and one trace set per refuted point in trac
 here decides a verdict, it only summarises what the sweeps found."""
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from explorer.sweep import engine_version
+from explorer.grid import load_grid
+from explorer.sweep import engine_version, plan
 
 SPEC = "spec/collector.spec"
 SWEEPS = {
@@ -26,10 +28,12 @@ SWEEPS = {
     "bounds-pending-p2": "spec/study/bounds-pending-p2.toml",
     "bounds-frontierless": "spec/study/bounds-frontierless.toml",
     "ablation-pending": "spec/study/ablation-pending.toml",
+    "ablation-lowest": "spec/study/ablation-lowest.toml",
     "pending-route": "spec/study/pending-route.toml",
     "recipes-pending": "spec/study/recipes-pending.toml",
     "stuck-pending": "spec/study/stuck-pending.toml",
 }
+ABLATIONS = ["ablation", "ablation-pending", "ablation-lowest"]  # one per rule, the proposed rule's last
 BOUNDS = ["bounds", "bounds-pending", "bounds-pending-p2", "bounds-frontierless"]  # issue 10's grid, per rule
 # ABLATE's values, in the code's terms: what get_checkpoint_state would have to read for that term
 TERMS = {
@@ -97,7 +101,23 @@ def _counts(data: dict[str, Any]) -> str:
             + (f", {c['error']} error" if c.get("error") else "")
             + f" ({data['seconds']:.0f} s with {data['jobs']} job{'s' if data['jobs'] > 1 else ''}, engine {data.get('engine', '?')[:12]}"
             + ("" if data.get("engine") == engine_version() else
-               f", not this checkout's engine {engine_version()[:12]}: rerun the sweep to refresh") + ")")
+               f", not this checkout's engine {engine_version()[:12]}: rerun the sweep to refresh")
+            + _spec_note(data) + ")")
+
+
+@functools.cache
+def _current_keys(grid: str, spec: str, engine: str) -> frozenset[str]:
+    """The cache keys this checkout's spec text and grid file give, under the engine that ran the sweep."""
+    return frozenset(run.key for run in plan(load_grid(grid, spec), Path(spec).read_text(), engine))
+
+
+def _spec_note(data: dict[str, Any]) -> str:
+    """Whether the sweep searched this checkout's spec text: a run's key covers the spec's text, its
+    constants and checks, so a run whose key this checkout does not give was made from another text."""
+    keys = _current_keys(data["grid"], data["spec"], data["engine"])
+    stale = sum(1 for run in data["runs"] if run["key"] not in keys)
+    return (f"; {stale} of its {len(data['runs'])} runs searched an earlier text of `{data['spec']}` or of the grid file: "
+            "rerun the sweep to refresh" if stale else "")
 
 
 def _group_rows(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
@@ -156,10 +176,25 @@ def deep_summary(results: dict[str, dict[str, Any]]) -> str:
     for name in BOUNDS:
         if name in results:
             parts.append(bounds_summary(results[name]))
-    for name in ("ablation", "ablation-pending"):
+    for name in ABLATIONS:
         if name in results:
             parts.append(ablation_summary(results[name]))
+    if "bounds-frontierless" in results and "ablation-lowest" in results:
+        parts.append(weakest_summary(results["bounds-frontierless"], results["ablation-lowest"]))
     return " ".join(parts)
+
+
+def weakest_summary(bounds: dict[str, Any], ablation: dict[str, Any]) -> str:
+    """The rule the study proposes, in one sentence, with what its claim rests on."""
+    c, groups, smallest = bounds["counts"], _group_rows(ablation), _smallest(ablation)
+    needed = [rows[0]["shown"]["ABLATE"] for g, rows in groups.items() if g in smallest]
+    if c["refuted"] or len(needed) < len(groups):
+        return ("No rule is shown to be the weakest that holds: `lowest_unfinished` is refuted on issue 10's grid "
+                "or one of its terms is not shown needed (sections below).")
+    return (f"**The weakest rule found is `lowest_unfinished`**: refuted at none of the {bounds['points']} points of "
+            f"issue 10's grid, proved at {c['proved']}, and not decided at {c['incomplete']} (so on the whole grid "
+            "it is a candidate, not a proof), weaker than `unfinished_pending` (it may pass the trained frontier) "
+            f"and with each of its {len(needed)} terms needed: taking any one away loses a prompt.")
 
 
 def deep_lines(results: dict[str, dict[str, Any]]) -> list[str]:
@@ -217,12 +252,12 @@ def deep_lines(results: dict[str, dict[str, Any]]) -> list[str]:
             lines += bounds_lines(name, results[name])
         if name == "bounds" and "pending-route" in results:
             lines += route_lines("pending-route", results["pending-route"])
-    for name in ("ablation", "ablation-pending"):
+    for name in ABLATIONS:
         if name in results:
             lines += ablation_lines(name, results[name])
     if "recipes-pending" in results:
         lines += plain_lines("recipes-pending", results["recipes-pending"],
-                             "`unfinished_pending` on the recipes, and what it re-trains")
+                             "`unfinished_pending` and `lowest_unfinished` on the recipes, and what they re-train")
     if "stuck-pending" in results:
         lines += stuck_lines("stuck-pending", results["stuck-pending"])
     return lines
@@ -279,7 +314,7 @@ def stuck_lines(name: str, data: dict[str, Any]) -> list[str]:
     same = ("The rules get the same verdict at every point." if not differ else
             f"The rules differ at {len(differ)} points: " + "; ".join(
                 ", ".join(f"{k}={v}" for k, v in d.items()) for d in differ) + ".")
-    return ["## Stuck runs of `unfinished_pending`", "",
+    return ["## Stuck runs of `unfinished_pending` and `lowest_unfinished`", "",
             f"`{SWEEPS[name]}`: {data['description']}. {_counts(data)}; the matrix (with each stuck run's "
             f"trace) is [{name}/sweep.md]({name}/sweep.md). " + "; ".join(counts) + ". " + same, ""]
 
@@ -326,7 +361,7 @@ def ablation_lines(name: str, data: dict[str, Any]) -> list[str]:
         cell = (_refuted_cell(name, data, smallest[g], ("ABLATE",)) if g in smallest
                 else _unrefuted(groups[g]) + " (not shown to be needed)")
         lines.append(f"| `{term}` | {what} | {cell} |")
-    return lines + [""] + (patch_sketch(smallest, groups) if name == "ablation-pending" else [])
+    return lines + [""] + (patch_sketch(smallest, groups) if name == ABLATIONS[-1] else [])
 
 
 def _reach(data: dict[str, Any]) -> tuple[list[str], dict[tuple[str, str, str], list[dict[str, Any]]]]:
@@ -353,6 +388,8 @@ def _rule(data: dict[str, Any]) -> str:
     """The rule a sweep checks, in backticks: `CUT`, or `CUT` without `ABLATE`."""
     shown = data["runs"][0]["shown"]
     ablate = shown.get("ABLATE", "none")
+    if shown["CUT"] == "unfinished_pending" and ablate == "frontier":  # the spec's definition of lowest_unfinished
+        return "`lowest_unfinished` (searched as `unfinished_pending` without `frontier`, the same expression)"
     return f"`{shown['CUT']}`" + (f" without `{ablate}`" if ablate != "none" else "")
 
 
@@ -419,11 +456,17 @@ def bounds_lines(name: str, data: dict[str, Any]) -> list[str]:
         biggest = max(proved, key=lambda r: r["distinct"])
         lines += ["", f"The largest proved point: {biggest['name']}, {biggest['distinct']:,} distinct states, "
                   f"depth {biggest['depth']}."]
+    if data["counts"]["incomplete"]:
+        lines += ["", "To decide the incomplete points, raise `max_states` under `[limits]` in the grid file and "
+                  f"run the sweep on a Ray cluster (docs/sweep.md): `python -m explorer sweep {data['spec']} "
+                  f"--grid {SWEEPS[name]} --ray auto --jobs N --out traces/{name}` (N = the cluster's CPUs; a rerun "
+                  f"into the same folder reuses the points its `traces/{name}/cache/` holds, which git does not keep)."]
     return lines + [""]
 
 
 SKETCH = {  # how get_checkpoint_state would read each term (prose, not NeMo RL's code)
-    "frontier": "cut = F  (the trained frontier, as today)",
+    "frontier": "cut = infinity, and F at the end if no set below is non-empty  (the rule is not bounded by the trained frontier F: "
+                "unfinished_pending's min with F is not needed, bounds-frontierless.toml)",
     "outstanding": "cut = min(cut, min(outstanding ordinals))  (post's term: dispatched, not yet buffered)",
     "doomed": "cut = min(cut, min(ordinals of dispatches that failed fatally in this run))  (post sweeps a "
               "failed dispatch out of outstanding; keep a fatal one's ordinals until the run ends)",
@@ -446,8 +489,8 @@ def patch_sketch(smallest: dict[str, dict[str, Any]], groups: dict[str, list[dic
              "In prose and pseudo-code (not NeMo RL's code); each line says whether the ablation above "
              "shows it is needed.", "", "```"]
     for term, text in SKETCH.items():
-        mark = {True: "needed", False: "not shown needed by the ablation above", None: "not in the ablation"}[
-            needed.get(term)]
+        mark = {True: "needed", False: "not shown needed by the ablation above",
+                None: "not a term of this rule" if term == "frontier" else "not in the ablation"}[needed.get(term)]
         lines.append(f"{text}    # {mark}")
     lines += ["base = the largest ring place <= cut  (as today); save cut as "
               "frontier_ordinal and base as resume_base_ordinal", "```", ""]

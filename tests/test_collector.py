@@ -399,6 +399,31 @@ def test_the_pending_term_belongs_to_unfinished_pending_alone():
     assert "known_ablation" in str(err.value)
 
 
+@pytest.mark.parametrize("constants", [
+    {**PENDING_LOSS, "STEPS": 2, "CRASHES": 2, "FAILURES": 2, "PROMPTS": 6},
+    {"P": 1, "AGE": 2, "STEPS": 3, "PROMPTS": 5, "CRASHES": 2, "FAILURES": 2, "TOLERATED_FAILURES": 1,
+     "LOAD_REPLAY_BUFFER": False}])
+def test_lowest_unfinished_is_unfinished_pending_without_its_frontier_term(constants):
+    """bounds-frontierless.toml searched CUT = unfinished_pending, ABLATE = frontier: the very state
+    space of CUT = lowest_unfinished, which the study reports it for."""
+    counts = []
+    for rule in [{"CUT": "lowest_unfinished"}, {"CUT": "unfinished_pending", "ABLATE": "frontier"}]:
+        r = check(load_model(SPEC, {**constants, **rule}, invariants=["no_prompt_lost"]), deadlock=False)
+        counts.append((r.verdict, r.complete, r.distinct, r.generated, r.depth))
+    assert counts[0] == counts[1] and counts[0][:2] == ("holds", True)
+    with pytest.raises(SpecError) as err:
+        load_model(SPEC, {"CUT": "lowest_unfinished", "ABLATE": "frontier"})
+    assert "known_ablation" in str(err.value)
+
+
+def test_lowest_unfinished_without_its_loader_term_cuts_at_f_when_nothing_is_unfinished():
+    """Without the loader term the set can be empty (everything finished): the cut is then F."""
+    r = check(load_model(SPEC, {"P": 1, "AGE": 1, "STEPS": 2, "PROMPTS": 3, "CRASHES": 1, "FAILURES": 0,
+                                "TOLERATED_FAILURES": 0, "CUT": "lowest_unfinished", "ABLATE": "loader"},
+                         invariants=["no_prompt_lost"]), deadlock=False)
+    assert r.verdict == "holds" and r.complete  # min of an empty set would be an error
+
+
 from explorer.config import config_constants  # noqa: E402
 
 STALL = config_constants(SPEC, "stall-slow-collector")

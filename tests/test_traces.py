@@ -128,3 +128,25 @@ skip_beyond_cut = true
     assert f"{c['proved']} proved, 0 refuted, {c['incomplete']} incomplete" in summary
     shapes = {(k[0], k[1]) for k, v in verdicts.items() if v[0] == "incomplete"}
     assert f"at the other {len(shapes)} shapes" in summary and "**is not proved**" in summary
+
+
+def test_the_readme_says_when_a_sweep_searched_another_text_of_its_spec(tmp_path):
+    """A committed matrix is only current while the spec text it searched is the checkout's: the
+    README's counts line says how many of a sweep's runs searched another text, and nothing when none."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import study_deep
+
+    spec, grid = tmp_path / "diehard.spec", tmp_path / "diehard.toml"
+    spec.write_text((ROOT / "spec/examples/diehard.spec").read_text())
+    grid.write_text((ROOT / "tests/grids/diehard.toml").read_text())
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "explorer", "sweep", str(spec), "--grid", str(grid), "--out",
+                           str(out)], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    data = json.loads((out / "sweep.json").read_text())
+    study_deep._current_keys.cache_clear()
+    assert "earlier text" not in study_deep._counts(data)
+    spec.write_text(spec.read_text() + "\n# a comment changes the text, so every key\n")
+    study_deep._current_keys.cache_clear()
+    assert (f"{data['searches']} of its {data['searches']} runs searched an earlier text of `{spec}`"
+            in study_deep._counts(data))
