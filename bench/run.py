@@ -59,6 +59,8 @@ class Model:
 MODELS = [
     Model("counters", "bench/counters.spec", {}, {"N": "19"},
           about="three bounded counters and a toggle, the cheapest state there is"),
+    Model("permuted", "bench/permuted.spec", {}, {"N": "11"}, deadlock=False,
+          about="a map of booleans whose successor permutes its values: the seen table's hashing of maps"),
     Model("collector", "spec/collector.spec",
           {"CUT": "safe", "FAILURES": "0", "CRASHES": "2", "PROMPTS": "10", "STEPS": "8"},
           {"CUT": "safe", "PROMPTS": "2", "STEPS": "1"}, deadlock=False,

@@ -7,11 +7,10 @@ from itertools import product
 from typing import Any
 
 from .errors import DepthError, EvalError
-from .values import FALSE, HASH_MASK, INT, NAT, TRUE, InfiniteSet, Map, Record, kind_of, ordered, short, sort_key
+from .values import FALSE, INT, NAT, TRUE, InfiniteSet, Map, Record, kind_of, ordered, short, sort_key
 
 EMPTY = frozenset()
 BOOLEAN = frozenset((FALSE, TRUE))
-_MISSING = object()
 SKIP = object()  # what a shared comprehension body returns for an element its filter drops
 MAX_RANGE = 1_000_000  # the most integers `a..b` may build as a set (as a domain or after `in` it is lazy)
 MAX_POW_BITS = 65_536  # the largest result of `a ^ b`, in bits: beyond it, a spec is surely wrong
@@ -274,10 +273,6 @@ def put(m: Any, k: Any, v: Any) -> Any:
     if type(m) is Map:
         out = Map(m)
         dict.__setitem__(out, k, v)
-        h = getattr(m, "_hash", None)
-        if h is not None:  # the hash of the copy, from the original's (see values.item_hash)
-            old = m.get(k, _MISSING)
-            out._hash = (h - (0 if old is _MISSING else hash((k, old))) + hash((k, v))) & HASH_MASK
         return out
     return m | Map(((k, v),))
 
