@@ -17,7 +17,8 @@ except metadata.PackageNotFoundError:  # run from a source tree that was never i
 from .errors import SpecError
 from .limits import LimitReached, Limits
 from .model import Model, load_model, parse_const_value
-from .search import Result, Step, check
+from .result import Result, Step
+from .search import check
 from .liveness import check_liveness, with_properties
 
 # Spec integers are unbounded; Python refuses by default to print one of more than 4,300 digits.

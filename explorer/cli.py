@@ -1,7 +1,8 @@
 """`python -m explorer ...`: a thin layer over the API. Exit codes: 0 the invariants hold and the
 search was complete; 1 a violation (invariant or deadlock); 2 bad usage, a bad spec or a runtime
 error in the spec; 3 incomplete (a limit, Ctrl-C or SIGTERM stopped it, nothing violated); 4 (replay)
-not a behaviour of the spec; 70 an internal error of the explorer (a bug: never a verdict).
+not a behaviour of the spec; 5 (cross-check) the verdicts differ where TLC is known to misjudge; 70 an internal
+error of the explorer (a bug: never a verdict).
 `conformance` (conformance/README.md): 0 the code follows the trace, 1 it diverges, 2 bad input or
 a missing dependency."""
 from __future__ import annotations
@@ -11,7 +12,10 @@ import math
 import os
 import re
 import shutil
+import signal
 import sys
+import threading
+import time
 import traceback
 from contextlib import nullcontext
 from pathlib import Path
@@ -19,11 +23,12 @@ from typing import Any
 
 from . import __version__
 from .config import config_constants
-from .errors import SpecError
+from .errors import SpecError, readable
 from .limits import LimitReached, Limits, disarm, guard
 from .model import Model, load_model, parse_const_value
 from .progress import reporting
-from .search import Result, check
+from .result import Result
+from .search import check
 from .traces import (EXIT_CODES, EXIT_INTERNAL, dot_to_svg, format_result, itf_trace, result_json, stop_reason,
                      trace_dot, write_json, write_text)
 from .views import counterexample, find_view, grid_text, grids, grids_dot
@@ -76,9 +81,15 @@ def _writable(option: str, path: str | None) -> None:
     if not path:
         return
     target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
     if target.is_dir():
         raise SpecError(f"cannot write {option} {path}: it is a directory")
+    if target.exists() and not target.is_file():  # a device or a FIFO: written through (traces.write_text)
+        if not os.access(target, os.W_OK):
+            raise SpecError(f"cannot write {option} {path}: permission denied")
+        return
+    if target.is_symlink():  # written at its target (traces.write_text)
+        target = Path(os.path.realpath(target))
+    folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise SpecError(f"cannot write {option} {path}: no directory {folder}")
     if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
@@ -139,9 +150,13 @@ def explore(model: Model, limits: Limits, deadlock: bool, fingerprints: bool = F
     elif fingerprints:
         from .fpsearch import check_fingerprints
         result = check_fingerprints(model, deadlock=deadlock, limits=limits)
+    elif model.properties:  # the search records the graph that the liveness check then reads
+        from .liveness import GraphBuilder, with_properties
+        graph = GraphBuilder(model)
+        return with_properties(model, check(model, deadlock=deadlock, limits=limits, record=graph), limits, graph)
     else:
         result = check(model, deadlock=deadlock, limits=limits, switch_at=None if exact else AUTO_FINGERPRINTS)
-    if model.properties:
+    if model.properties:  # a fingerprint search keeps no states: the liveness check explores the graph itself
         from .liveness import with_properties
         result = with_properties(model, result, limits)
     return result
@@ -165,18 +180,24 @@ def cmd_check(args) -> int:
                 raise SpecError("--view-dot/--view-svg: the spec declares no view", args.spec)
             result = _search(model, args, limits)
         shown = counterexample(result)
+        drawn, view_error = [], None
         if shown and model.views and (args.view or args.html or args.view_dot or args.view_svg):
-            grids(model, shown, args.view)  # a view that fails: a located error before anything is written
+            try:
+                drawn = grids(model, shown, args.view)
+            except SpecError as err:  # the verdict stands and is reported first; then the error (exit 2)
+                view_error = err
         if args.json:
             write_json(args.json, result_json(model, result))
         if args.itf and result.trace:
             write_json(args.itf, itf_trace(model, result.trace, f"{result.verdict} {result.property or ''}".strip(),
                                            loop=result.loop))
-        _pictures(model, result, args)
+        _pictures(model, result, args, drawn)
         out(format_result(model, result, args.spec, diff=args.diff))
+        if view_error is not None:  # after the report: the --json file keeps the verdict
+            print(view_error, file=sys.stderr)
+            return EXIT_CODES["error"]
         if args.view:
-            out("\n".join(grid_text(g) for g in grids(model, shown, args.view)) if shown
-                else "No counterexample, so no view to draw.")
+            out("\n".join(grid_text(g) for g in drawn) if shown else "No counterexample, so no view to draw.")
         return EXIT_INTERNAL if result.internal else EXIT_CODES[result.verdict]
 
 
@@ -185,8 +206,9 @@ def _search(model: Model, args, limits: Limits) -> Result:
                    workers=args.workers, exact=args.exact, ray=args.ray)
 
 
-def _pictures(model: Model, result, args) -> None:
-    """--dot, --svg, --view-dot, --view-svg (when there is a trace) and --html (always)."""
+def _pictures(model: Model, result, args, drawn: list) -> None:
+    """--dot, --svg, --view-dot, --view-svg (when there is a trace and its views could be drawn:
+    `drawn`) and --html (always)."""
     title = f"{result.verdict} {result.property or ''}".strip()
     if result.trace and (args.dot or args.svg):
         source = trace_dot(model, result.trace, title, result.loop, result.loop_step)
@@ -194,8 +216,8 @@ def _pictures(model: Model, result, args) -> None:
             write_text(args.dot, source)
         if args.svg:
             write_text(args.svg, dot_to_svg(source))
-    if counterexample(result) and (args.view_dot or args.view_svg):
-        source = grids_dot(grids(model, counterexample(result), args.view), title)
+    if drawn and (args.view_dot or args.view_svg):
+        source = grids_dot(drawn, title)
         if args.view_dot:
             write_text(args.view_dot, source)
         if args.view_svg:
@@ -271,14 +293,23 @@ def cmd_sweep(args) -> int:
 
 def _guarded_model(args) -> Model | None:
     """The model, or None (reported) when a limit or a signal stopped the run while the spec was
-    being loaded (its constants evaluated)."""
+    being loaded (its constants evaluated). The model's `load_seconds` is how long that took, so
+    that the time reported covers the whole run (`traces.run_seconds`)."""
+    started = time.monotonic()
     try:
-        return _model(args)
+        model = _model(args)
+        model.load_seconds = time.monotonic() - started
+        return model
     except LimitReached as stop:
         disarm()
-        out(f"Model checking stopped while loading the spec because {stop_reason(stop.reason)}. The "
-            "search is INCOMPLETE: nothing was explored, and nothing is claimed.")
-        if args.json:
+        what, nothing = {"export-tla": ("The export", "nothing was written"),
+                         "cross-check": ("The cross-check", "nothing was compared")}.get(
+            args.command, ("Model checking", "The search is INCOMPLETE: nothing was explored"))
+        if args.command in ("export-tla", "cross-check"):
+            nothing = f"It is INCOMPLETE: {nothing}"
+        out(f"{what} stopped while loading the spec because {stop_reason(stop.reason)}. {nothing}, and "
+            "nothing is claimed.")
+        if getattr(args, "json", None):
             write_json(args.json, {"spec": args.spec, "verdict": "incomplete", "complete": False,
                                    "stopped_by": stop.reason, "distinct_states": 0, "generated_states": 0})
         return None
@@ -289,11 +320,13 @@ def cmd_replay(args) -> int:
 
     # Only a limit the user asks for: without one, replay bounds its closing remark on its own.
     limited = args.max_seconds is not None or args.max_memory is not None
+    # (SIGTERM without a guard is main's: INCOMPLETE, exit 3)
     with guard(Limits(max_seconds=args.max_seconds, max_memory=args.max_memory)) if limited else nullcontext():
         model = _model(args)
         steps = load_trace_file(args.trace)
         outcome = replay(model, steps, args.trace)
         disarm()  # the outcome is known: the report is not cut
+    _on_sigterm(signal.SIG_IGN)  # nor by main's SIGTERM handler (main puts its own back)
     if args.json:
         write_json(args.json, outcome.to_json(model))
     out(format_replay(model, outcome))
@@ -314,20 +347,33 @@ def cmd_conformance(args) -> int:
 def cmd_export(args) -> int:
     from .tla import export_tla
 
-    model = _model(args)
-    paths = export_tla(model, Path(args.output), deadlock=not args.no_deadlock, terminal=args.terminal)
-    for p in paths:
-        print(p)
-    return 0
+    with guard(Limits()):  # SIGTERM or Ctrl-C while the constants are evaluated: INCOMPLETE (exit 3)
+        model = _guarded_model(args)
+        if model is None:
+            return EXIT_CODES["incomplete"]
+        paths = export_tla(model, Path(args.output), deadlock=not args.no_deadlock, terminal=args.terminal)
+        disarm()  # written: the list is not cut
+        for p in paths:
+            out(str(p))
+        return 0
 
 
 def cmd_cross_check(args) -> int:
+    """Exit codes: 0 agree, 1 disagree, 2 an error, 3 stopped (a signal, --max-seconds, TLC's own
+    timeout), 5 the verdicts differ on a formula TLC is known to misjudge (crosscheck.known_tlc_issue)."""
     from .crosscheck import cross_check, format_cross_check
 
-    cc = cross_check(_model(args), deadlock=not args.no_deadlock, spec_path=args.spec, keep_dir=args.keep,
-                     config=args.config)
-    print(format_cross_check(cc))
-    return 0 if cc.agrees else 1
+    started = time.monotonic()
+    limits = Limits(max_seconds=args.max_seconds)
+    with guard(limits, started):  # a stop kills TLC and removes its folder (crosscheck.run_tlc)
+        model = _guarded_model(args)
+        if model is None:
+            return EXIT_CODES["incomplete"]
+        cc = cross_check(model, deadlock=not args.no_deadlock, spec_path=args.spec, keep_dir=args.keep,
+                         config=args.config, limits=limits, started=started)
+        disarm()  # the outcome is known: the report is not cut
+        out(format_cross_check(cc))
+        return cc.exit_code
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -435,6 +481,8 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--invariant", action="append", metavar="NAME", help="check only these invariants")
     x.add_argument("--no-deadlock", action="store_true")
     x.add_argument("--keep", metavar="DIR", help="write the exported .tla/.cfg here instead of a temp dir")
+    x.add_argument("--max-seconds", type=positive_seconds, metavar="S",
+                   help="stop both checks after S seconds in all (incomplete; without it TLC gets 600 s)")
     x.set_defaults(func=cmd_cross_check)
     return parser
 
@@ -442,34 +490,59 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    # SIGTERM where no guard is in force (loading a spec for export-tla or replay, between phases)
+    # stops the run as a guard does, rather than killing it with no report (status 143); a guard
+    # takes over while it is in force (conformance runs NeMo RL's code and keeps the default)
+    old = _on_sigterm(_stop_on_sigterm) if args.command != "conformance" else None
     try:
         return args.func(args)
     except SpecError as err:
+        _on_sigterm(signal.SIG_IGN)  # the error is being reported: a SIGTERM now cuts nothing
         _error_json(args, str(err))
         print(err, file=sys.stderr)
         return 2
     except (KeyboardInterrupt, LimitReached) as stop:  # outside a search (which reports its own stop)
+        _on_sigterm(signal.SIG_IGN)
         reason = stop.reason if isinstance(stop, LimitReached) else "interrupted"
         print(f"stopped because {stop_reason(reason)}, with no result to report: INCOMPLETE, nothing is claimed",
               file=sys.stderr)
         _error_json(args, stopped_by=reason)
         return 3
     except Exception as err:  # a bug of the explorer's: say so, and never exit with a verdict's code
+        _on_sigterm(signal.SIG_IGN)
         where = traceback.extract_tb(err.__traceback__)[-1]  # for a bug report when it cannot be rerun
-        print(f"internal error: {type(err).__name__}: {err} (at {Path(where.filename).name}:{where.lineno} "
-              f"in {where.name})\nThis is a bug in the explorer, not a verdict about the spec"
+        message = f"{type(err).__name__}: {err} (at {Path(where.filename).name}:{where.lineno} in {where.name})"
+        print(readable(f"internal error: {message}\nThis is a bug in the explorer, not a verdict about the spec")
               + (":" if args.debug else " (run with --debug for the Python traceback)."), file=sys.stderr)
         if args.debug:
             traceback.print_exc()
+        _error_json(args, f"internal error: {message}", internal=True)  # not an earlier run's verdict
         return EXIT_INTERNAL
+    finally:
+        if old is not None:
+            _on_sigterm(old)
 
 
-def _error_json(args, message: str | None = None, stopped_by: str | None = None) -> None:
-    """With --json, the file always describes this run, even one that stopped at a bad spec (`message`)
-    or at a limit (`stopped_by`, the reason `check`'s own JSON gives)."""
+def _stop_on_sigterm(signum, frame) -> None:
+    _on_sigterm(signal.SIG_IGN)  # once: the stop is being reported
+    raise LimitReached("terminated")
+
+
+def _on_sigterm(handler):
+    """Install `handler` for SIGTERM and return the one it replaces (None off the main thread,
+    where Python cannot handle signals)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, handler)
+
+
+def _error_json(args, message: str | None = None, stopped_by: str | None = None, internal: bool = False) -> None:
+    """With --json, the file always describes this run, even one that stopped at a bad spec (`message`),
+    at a limit (`stopped_by`, the reason `check`'s own JSON gives) or at a bug of the explorer's
+    (`internal`: the record `check` writes for one, `internal_error` true)."""
     path = getattr(args, "json", None)
     if path:
-        what = ({"verdict": "error", "error": message} if stopped_by is None
+        what = ({"verdict": "error", "error": message, "internal_error": internal} if stopped_by is None
                 else {"verdict": "incomplete", "stopped_by": stopped_by})
         try:
             write_json(path, {"spec": getattr(args, "spec", None), "complete": False, **what})

@@ -17,24 +17,42 @@ than expanded, so only the verdict and trace of a deadlock are comparable.)
 
 Where a figure cannot be compared, the row says so ("n/a") rather than passing or failing it,
 e.g. TLC prints no counts when an initial state violates an invariant.
+
+TLC 2.15 misjudges some temporal formulas with a constant-level part (one that reads no variable):
+it reports `FALSE ~> P` and `P ~> TRUE` violated. When the verdicts differ and a checked property
+is of that family, `known_tlc_issue` decides each of them by brute force over the reachable states
+(and runs TLC again on the other properties, if any); the outcome is then `tlc-misjudges` when that
+sides with this explorer, not a plain disagreement (`CrossCheck.outcome`, `EXIT_CODES`).
+
+A run is stopped as a whole: `limits` (a time limit) apply to both searches; a TLC run outlives
+neither them nor a signal (it is killed, and its temporary directory removed), and one that
+exceeds its own `timeout` leaves the cross-check incomplete rather than in disagreement.
 """
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import os
 import re
 import shutil
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import SpecError
+from . import ast as A
+from .errors import SpecError, readable
+from .limits import LimitReached, Limits, rearm
 from .liveness import with_properties
-from .search import Result, check
+from .result import Result
+from .search import check
 from .traces import lasso_length
 from .values import short
+
+TLC_TIMEOUT = 600.0  # seconds TLC may run when no time limit is given (then: what is left of it)
+EXIT_CODES = {"agree": 0, "disagree": 1, "incomplete": 3, "tlc-misjudges": 5}
 
 _GENERATED = re.compile(r"^([\d,]+) states generated, ([\d,]+) distinct states found, ([\d,]+) states left on queue")
 _DEPTH = re.compile(r"^The depth of the complete state graph search is ([\d,]+)")
@@ -59,6 +77,7 @@ class TlcOutcome:
     output: str = ""
     coverage: dict[str, tuple[int, int]] = field(default_factory=dict)  # action -> (distinct, generated)
     partial: bool = False  # the temporal violation was found by a periodic check of part of the state space
+    timed_out: bool = False  # killed at its timeout: no verdict
 
 
 @dataclass
@@ -84,10 +103,26 @@ class CrossCheck:
     rows: list[Row] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
     config: str | None = None  # the named configuration the constants came from, if any
+    misjudged: bool = False  # the verdicts differ on a formula TLC is known to misjudge (`known_tlc_issue`)
+    notes: list[str] = field(default_factory=list)  # what explains (or does not) a disagreement
 
     @property
     def agrees(self) -> bool:
         return all(r.agrees is not False for r in self.rows)
+
+    @property
+    def outcome(self) -> str:
+        """agree | disagree | tlc-misjudges (a known TLC error, see `known_tlc_issue`) | incomplete
+        (TLC was stopped at its timeout)."""
+        if self.tlc.timed_out:
+            return "incomplete"
+        if self.agrees:
+            return "agree"
+        return "tlc-misjudges" if self.misjudged else "disagree"
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.outcome]
 
     def row(self, name: str) -> Row:
         for r in self.rows:
@@ -188,28 +223,54 @@ def run_tlc(tla: Path, cfg: Path, deadlock_flag: bool, java: str, jar: str,
     if coverage:
         cmd += ["-coverage", "1"]
     cmd.append(tla.name)
+    # subprocess.run kills TLC on its timeout and on any exception here, a LimitReached included
+    # (a signal or a time limit stopping the cross-check): TLC never outlives the run
     try:
         proc = subprocess.run(cmd, cwd=tla.parent, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired as err:
         text = err.stdout.decode() if isinstance(err.stdout, bytes) else (err.stdout or "")
         out = parse_tlc_output(text)
-        out.verdict, out.error = "error", f"TLC timed out after {timeout} s"
+        out.verdict, out.error, out.timed_out = "error", f"TLC did not finish within {timeout:g} s", True
         return out
     return parse_tlc_output(proc.stdout + proc.stderr, proc.returncode)
 
 
 def cross_check(model, deadlock: bool = True, spec_path: str | None = None,
-                keep_dir: Path | str | None = None, timeout: float | None = 600,
-                terminal: str = "stutter", config: str | None = None) -> CrossCheck:
+                keep_dir: Path | str | None = None, timeout: float | None = TLC_TIMEOUT,
+                terminal: str = "stutter", config: str | None = None,
+                limits: Limits | None = None, started: float | None = None) -> CrossCheck:
     """Check `model` with this explorer and with TLC and compare. Raises `SpecError` when the
     model cannot be exported or TLC cannot be found. `terminal`: how terminal predicates are
-    exported when `deadlock` is on ("stutter" or "invariant", see `explorer.tla`)."""
-    from .tla import Exporter
-
+    exported when `deadlock` is on ("stutter" or "invariant", see `explorer.tla`). `limits` (its
+    time limit counted from `started`) bound the whole cross-check: this explorer's search, then
+    TLC (its timeout is what is left of it); the search stopped raises `LimitReached`."""
     java, jar, reason = find_tlc()
     if reason:
         raise SpecError(f"cannot run TLC: {reason}")
-    ours = with_properties(model, check(model, deadlock=deadlock))
+    if keep_dir:
+        from .tla import prepare_folder
+
+        prepare_folder(keep_dir, "--keep")
+    started = time.monotonic() if started is None else started
+    limits = limits or Limits()
+    ours = with_properties(model, check(model, deadlock=deadlock, limits=limits), limits)
+    if ours.verdict == "incomplete":  # stopped (a signal, the time limit): nothing to compare
+        raise LimitReached(ours.stopped_by or "interrupted")
+    rearm()  # the search disarmed the guard in force to report; TLC's run is stopped by it too
+    if limits.max_seconds:
+        timeout = max(0.1, started + limits.max_seconds - time.monotonic()) + 1  # the guard's stop comes first
+    exp, tlc, files = _run_export(model, deadlock, terminal, keep_dir, java, jar, timeout)
+    cc = _compare(model, ours, exp, tlc, deadlock, spec_path, files, config)
+    if not cc.agrees and not tlc.timed_out:
+        known_tlc_issue(cc, model, limits, lambda m: _run_export(m, deadlock, terminal, None, java, jar, timeout)[1])
+    return cc
+
+
+def _run_export(model, deadlock: bool, terminal: str, keep_dir: Path | str | None, java: str, jar: str,
+                timeout: float | None) -> tuple[Any, TlcOutcome, list[Path]]:
+    """Export `model` (into `keep_dir`, or a temporary directory removed however TLC ends) and run TLC."""
+    from .tla import Exporter
+
     exp = Exporter(model, deadlock=deadlock, terminal=terminal)
     tla_text, cfg_text = exp.module_text(), exp.cfg_text()
     with tempfile.TemporaryDirectory(prefix="crosscheck-") as tmp:
@@ -221,6 +282,11 @@ def cross_check(model, deadlock: bool = True, spec_path: str | None = None,
         tlc = run_tlc(tla, cfg, exp.needs_deadlock_flag, java, jar, timeout=timeout, workdir=work,
                       coverage=exp.terminal == "stutter")
         files = [tla, cfg] if keep_dir else []
+    return exp, tlc, files
+
+
+def _compare(model, ours: Result, exp, tlc: TlcOutcome, deadlock: bool, spec_path: str | None,
+             files: list[Path], config: str | None) -> CrossCheck:
     # TLC names properties by their TLA+ operator: map back to the spec's names
     back = {exp.name_of("invariant", p.name): p.name for p in model.invariants}
     moved = stutter_unknown = False
@@ -265,6 +331,102 @@ def cross_check(model, deadlock: bool = True, spec_path: str | None = None,
     return cc
 
 
+def reads_no_variable(expr: A.Expr, seen: set[int] | None = None) -> bool:
+    """Whether `expr` is constant-level: it reads no variable, nor does any definition it uses."""
+    seen = set() if seen is None else seen
+    for n in A.nodes(expr):
+        ref = getattr(n, "ref", None)
+        kind = getattr(ref, "kind", None)
+        if kind == "var":
+            return False
+        if kind == "def" and id(ref.target) not in seen:
+            seen.add(id(ref.target))
+            if not reads_no_variable(ref.target.body, seen):
+                return False
+    return True
+
+
+def constant_level_properties(model) -> set[str]:
+    """The temporal properties TLC 2.15 is known to misjudge: a side of `leads_to`, or the body of
+    `always eventually` / `eventually always`, is constant-level. (TLC reports `FALSE ~> P` and
+    `P ~> TRUE` violated, though they hold on every behaviour.)"""
+    checked = {p.name for p in model.properties}
+    return {p.name for p in model.spec.properties if p.name in checked
+            and any(e is not None and reads_no_variable(e) for e in (p.p, p.q))}
+
+
+def brute_force(prop, states: list[tuple]) -> str | None:
+    """A property's verdict from its predicates' values on the reachable states alone, where they
+    decide it ("holds" or "violated"), else None. Every reachable state is on a fair behaviour
+    (fairness of actions never rules a finite prefix out), and a behaviour stays in the reachable
+    states, so: `P leads_to Q` holds when no state is P or every state is Q, and is violated when
+    some state is P and none is Q; `always eventually P` and `eventually always P` hold when every
+    state is P and are violated when none is. A constant-level side has one value everywhere, so
+    the family TLC misjudges is decided, except `true leads_to Q` where Q varies."""
+    try:
+        if prop.form == "leads_to":
+            if not any(prop.p(s) for s in states) or all(prop.q(s) for s in states):
+                return "holds"
+            return "violated" if not any(prop.q(s) for s in states) else None
+        if all(prop.p(s) for s in states):
+            return "holds"
+        return "violated" if not any(prop.p(s) for s in states) else None
+    except Exception:  # a predicate that fails to evaluate: nothing decided here
+        return None
+
+
+def known_tlc_issue(cc: CrossCheck, model, limits: Limits, run_tlc_on) -> None:
+    """On differing verdicts where a checked property is of the family TLC misjudges
+    (`constant_level_properties`): decide those by brute force (`brute_force`) and, when others
+    are checked too, run TLC (`run_tlc_on(model)`) on those others alone. Marks `cc.misjudged`
+    when all of it sides with this explorer, and says in `cc.notes` what was found either way."""
+    from .liveness import build_graph
+
+    family = constant_level_properties(model)
+    ours, tlc = cc.ours, cc.tlc
+    temporal = ours.loop is not None or tlc.property == TEMPORAL
+    if not family or not temporal or cc.row("verdict").agrees or tlc.verdict not in ("holds", "violated") \
+            or ours.verdict not in ("holds", "violated"):
+        return
+    names = ", ".join(sorted(family))
+    cc.notes.append(f"TLC 2.15 is known to misjudge temporal formulas with a constant-level part (a side "
+                    f"of leads_to, or the body of always/eventually, that reads no variable): {names}")
+    try:
+        states = build_graph(model, Limits(max_memory=limits.max_memory), Result("holds")).states
+    except Exception:  # the state graph fails to build (the spec's own error): nothing decided
+        states = []
+    decided = {p.label: brute_force(p, states) if states else None for p in model.properties if p.name in family}
+    shown = ", ".join(f"{label} {verdict or 'undecided'}" for label, verdict in decided.items())
+    where = f"{len(states):,} reachable state{'s' if len(states) != 1 else ''}"
+    violated = ours.property if ours.loop is not None else None  # the property the explorer found violated
+    if violated is not None and violated not in decided:
+        cc.notes.append("the explorer's violation is of another property: no brute-force check applies")
+        return
+    if violated is not None:  # ours: violated, TLC: holds
+        sides = {"violated": "explorer", "holds": "TLC"}.get(decided[violated])
+    else:  # ours: holds; TLC found one of the properties violated
+        sides = "TLC" if "violated" in decided.values() else \
+            "explorer" if all(v == "holds" for v in decided.values()) else None
+        rest = [p for p in model.properties if p.name not in family]
+        if sides == "explorer" and rest:  # TLC's violation may be one of the others: ask TLC about them
+            again = run_tlc_on(dataclasses.replace(model, properties=rest))
+            if again.verdict != "holds":
+                cc.notes.append(f"a brute-force check over the {where}: {shown}; "
+                                f"but TLC on the other properties alone says {again.verdict}")
+                return
+            cc.notes.append("TLC on the other properties alone: holds")
+    if sides is None:
+        cc.notes.append(f"no brute-force check over the reachable states decides it ({shown})")
+        cc.misjudged = True
+    elif sides == "explorer":
+        cc.notes.append(f"a brute-force check over the {where} sides with the "
+                        f"explorer: {shown}")
+        cc.misjudged = True
+    else:
+        cc.notes.append(f"a brute-force check over the {where} sides with TLC: "
+                        f"{shown}; the explorer is wrong here")
+
+
 def format_cross_check(cc: CrossCheck) -> str:
     consts = ", ".join(f"{k} = {short(v)}" for k, v in cc.constants.items()) or "none"
     where = f"{cc.spec} [{cc.config}]" if cc.config else cc.spec
@@ -276,10 +438,13 @@ def format_cross_check(cc: CrossCheck) -> str:
         mark = {True: "ok", False: "DIFFERS", None: f"n/a ({r.why})"}[r.agrees]
         lines.append(f"  {r.name:10} {str(r.ours):>{w}}  {str(r.tlc):>{w}}  {mark}")
     if cc.tlc.verdict == "error" and cc.tlc.error:
-        lines.append(f"  TLC error: {cc.tlc.error}")
+        lines.append(readable(f"  TLC error: {cc.tlc.error}"))
     if cc.ours.verdict == "error" and cc.ours.error:
-        lines.append(f"  explorer error: {cc.ours.error}")
-    lines.append("  => " + ("agree" if cc.agrees else "DISAGREE"))
+        lines.append(readable(f"  explorer error: {cc.ours.error}"))
+    lines.extend(f"  note: {n}" for n in cc.notes)
+    lines.append("  => " + {"agree": "agree", "disagree": "DISAGREE",
+                            "tlc-misjudges": "TLC MISJUDGES this formula (a known TLC error), not a disagreement",
+                            "incomplete": "INCOMPLETE: TLC did not finish, nothing is compared"}[cc.outcome])
     return "\n".join(lines)
 
 
@@ -300,7 +465,8 @@ def format_table(results: list[CrossCheck]) -> str:
             theirs = "-" if r.tlc is None else r.tlc
             mark = {True: "", False: " DIFFERS", None: " (n/a)"}[r.agrees]
             cells.append(f"{r.ours} / {theirs}{mark}")
-        cells.append("yes" if cc.agrees else "NO")
+        cells.append({"agree": "yes", "disagree": "NO", "tlc-misjudges": "TLC misjudges",
+                      "incomplete": "incomplete"}[cc.outcome])
         rows.append(cells)
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(head)]
     fmt = "| " + " | ".join(f"{{:{w}}}" for w in widths) + " |"

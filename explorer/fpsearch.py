@@ -22,7 +22,7 @@ from .frontier import Frontier
 from .limits import LimitReached, Limits, disarm, guard, no_cycle_collector
 from .model import Model
 from .progress import publish
-from .search import Result, Step, _Stop, label_step, report_limit, report_stop
+from .result import Result, Step, Stop, label_step, report_limit, report_stop
 
 BATCH = 2048  # parents whose successors are tested against the set at once
 
@@ -58,15 +58,15 @@ def check_fingerprints(model: Model, deadlock: bool = True, limits: Limits | Non
             return first_failing(t)
         except Exception as err:
             found_state[n] = t
-            raise _Stop("error", error=err, index=n, where="an invariant", queue=n - head - 1,
-                        extra=(t, head)) from None
+            raise Stop("error", error=err, index=n, where="an invariant", queue=n - head - 1,
+                        extra=head) from None
 
     def allowed(t: tuple, n: int, head: int) -> bool:
         try:
             return all(c(t) for c in constraints)
         except Exception as err:
             found_state[n] = t
-            raise _Stop("error", error=err, index=n, where="a constraint", queue=0, extra=(t, head)) from None
+            raise Stop("error", error=err, index=n, where="a constraint", queue=0, extra=head) from None
 
     try:
         with guard(limits, started), no_cycle_collector():
@@ -88,13 +88,13 @@ def check_fingerprints(model: Model, deadlock: bool = True, limits: Limits | Non
             while frontier:
                 if limits.max_depth and level > limits.max_depth:
                     st["head"] = level_start
-                    raise _Stop("incomplete", stopped_by="max-depth")
+                    raise Stop("incomplete", stopped_by="max-depth")
                 following = Frontier(len(model.var_names))
                 for lo in range(0, len(frontier), batch):
                     publish(level, len(fps), len(fps) - level_start - lo, st["generated"] + sum(gen_by))
                     if deadline and time.monotonic() > deadline:
                         st["head"] = level_start + lo
-                        raise _Stop("incomplete", stopped_by="max-seconds")
+                        raise Stop("incomplete", stopped_by="max-seconds")
                     chunk = frontier.chunk(lo, lo + batch)
                     # 1. successors of the chunk's parents (up to the first that fails to evaluate)
                     generated: list[tuple] = []
@@ -120,10 +120,10 @@ def check_fingerprints(model: Model, deadlock: bool = True, limits: Limits | Non
                         head = level_start + lo + j
                         st["head"] = head
                         if max_states and len(fps) >= max_states:
-                            raise _Stop("incomplete", stopped_by="max-states")
+                            raise Stop("incomplete", stopped_by="max-states")
                         if j == failed_at:
                             found_state[head] = s
-                            raise _Stop("error", error=failure, index=head, where="action",
+                            raise Stop("error", error=failure, index=head, where="action",
                                         queue=len(fps) - head - 1)
                         any_succ = False
                         for ai, succ in enumerate(generated[j]):
@@ -155,18 +155,18 @@ def check_fingerprints(model: Model, deadlock: bool = True, limits: Limits | Non
                                     gen_by[ai] -= len(succ) - bi - 1
                                     found_state[n] = t
                                     found_state[head] = s
-                                    raise _Stop("violated", property=inv_names[bad], index=n, queue=n - head - 1,
-                                                extra=(t, head))
+                                    raise Stop("violated", property=inv_names[bad], index=n, queue=n - head - 1,
+                                                extra=head)
                         if not any_succ and deadlock:
                             try:
                                 ended = any(term(s) for term in terminals)
                             except Exception as err:
                                 found_state[head] = s
-                                raise _Stop("error", error=err, index=head, where="a terminal predicate",
+                                raise Stop("error", error=err, index=head, where="a terminal predicate",
                                             queue=len(fps) - head - 1) from None
                             if not ended:
                                 found_state[head] = s
-                                raise _Stop("deadlock", index=head, queue=len(fps) - head - 1)
+                                raise Stop("deadlock", index=head, queue=len(fps) - head - 1)
                     seen.add(as_keys(added))
                 level_start += len(frontier)
                 st["head"] = level_start
@@ -174,11 +174,11 @@ def check_fingerprints(model: Model, deadlock: bool = True, limits: Limits | Non
                 level += 1
             result.complete = True
             disarm()
-    except _Stop as stop:
+    except Stop as stop:
         idx, extra = stop.info.get("index"), stop.info.get("extra")
         uncounted = idx is not None and idx >= len(fps)  # a pruned state: in no array
         st["queue"] = report_stop(model, result, stop, lambda i: rebuild_trace(
-            model, fingerprint, fps, parents, i, found_state, extra[1] if uncounted and extra else None))
+            model, fingerprint, fps, parents, i, found_state, extra if uncounted else None))
     except (LimitReached, KeyboardInterrupt, MemoryError) as stop:
         report_limit(result, stop)
     except RecursionError:
@@ -199,7 +199,7 @@ def check_fingerprints(model: Model, deadlock: bool = True, limits: Limits | Non
 
 def initial_states(model: Model, fingerprint: Fingerprinter, limits: Limits, st: dict, fps: array,
                    parents: array, found_state: dict, allowed, invariant) -> list[tuple]:
-    """The first BFS level, counted and checked as `search.check` does; raises `_Stop`."""
+    """The first BFS level, counted and checked as `search.check` does; raises `Stop`."""
     inv_names = [p.name for p in model.invariants]
     frontier: list[tuple] = []
     new: set[int] = set()
@@ -207,12 +207,18 @@ def initial_states(model: Model, fingerprint: Fingerprinter, limits: Limits, st:
         for t in model.initial():
             st["generated"] += 1
             if limits.max_states and len(fps) >= limits.max_states:
-                raise _Stop("incomplete", stopped_by="max-states")
+                raise Stop("incomplete", stopped_by="max-states")
             f = fingerprint(t)
             if f in new:
                 continue
             if not allowed(t, len(fps), -1):
+                # TLC checks the invariants of an initial state outside the constraints too, and
+                # then drops it uncounted (as a pruned successor): a violation there is reported
                 st["pruned"] += 1
+                bad = invariant(t, len(fps), -1)
+                if bad >= 0:
+                    found_state[len(fps)] = t
+                    raise Stop("violated", property=inv_names[bad], index=len(fps), queue=len(fps), extra=-1)
                 continue
             new.add(f)
             fps.append(f)
@@ -222,13 +228,13 @@ def initial_states(model: Model, fingerprint: Fingerprinter, limits: Limits, st:
             bad = invariant(t, len(fps) - 1, -1)  # -1: no state is being expanded, every one found is queued
             if bad >= 0:
                 found_state[len(fps) - 1] = t
-                raise _Stop("violated", property=inv_names[bad], index=len(fps) - 1, queue=len(fps) - 1)
-    except (_Stop, LimitReached, KeyboardInterrupt, MemoryError):
+                raise Stop("violated", property=inv_names[bad], index=len(fps) - 1, queue=len(fps) - 1)
+    except (Stop, LimitReached, KeyboardInterrupt, MemoryError):
         raise
     except Exception as err:
-        raise _Stop("error", error=err, index=None, where="the initial states") from None
+        raise Stop("error", error=err, index=None, where="the initial states") from None
     if not fps:
-        raise _Stop("error", error=None, index=None, where="the initial states",
+        raise Stop("error", error=None, index=None, where="the initial states",
                     message="there is no initial state: the variables' initial values, `init` "
                             "and `constraint` declarations leave none, so nothing was checked")
     return frontier

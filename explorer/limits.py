@@ -74,6 +74,17 @@ def disarm() -> None:
         g["armed"] = False
 
 
+def rearm() -> None:
+    """A further phase of the run follows a reported one (liveness after the safety search): the
+    guards in force act again, and a signal that came while they were disarmed stops it now."""
+    for g in _active:
+        g["armed"] = True
+    for g in _active:
+        if g.get("pending"):
+            g["armed"] = False
+            raise LimitReached(g.pop("pending"))
+
+
 def forget_guards() -> None:
     """In a freshly forked process: the parent's guards are not in force here (its timer is not
     inherited), so the next guard must take charge."""
@@ -110,6 +121,8 @@ def guard(limits: Limits, started: float | None = None) -> Iterator[None]:
         def handler(signum, frame):
             if state["armed"]:
                 fire(reason)
+            else:  # a report is being written: it finishes, and a later phase stops (`rearm`)
+                state["pending"] = reason
         return handler
 
     old = {s: signal.getsignal(s) for s in (signal.SIGALRM, signal.SIGTERM, signal.SIGINT)}

@@ -58,9 +58,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import EvalError
-from .limits import Limits, LimitReached, disarm, guard, no_cycle_collector
+from .limits import Limits, LimitReached, disarm, guard, no_cycle_collector, rearm
 from .model import MAX_FAIRNESS, CompiledProperty, Model  # fairness: bits of a 64-bit mask
-from .search import Result, Step, label_step, report_limit
+from .progress import publish
+from .result import Result, Step, label_step, report_limit
 
 
 @dataclass
@@ -98,35 +99,83 @@ class _Error(Exception):
         self.parent: array = array("i")
 
 
-def build_graph(model: Model, limits: Limits, result: Result) -> Graph:
-    """Explore every reachable state, keeping every edge. A state failing a `constraint` is left
-    out, with the edges into it, as TLC leaves it out of its behaviour graph; but the step into it
-    still makes its action enabled for fairness, since TLC evaluates ENABLED on the state alone."""
-    whole = [0] * len(model.actions)  # bits of the conditions on an action as a whole
-    per_value: dict[int, list[tuple[tuple[int, ...], dict[tuple, int]]]] = {}
-    for j, f in enumerate(model.fairness):
-        if not f.by:
-            whole[f.action] |= 1 << j
-        else:
-            groups = per_value.setdefault(f.action, [])
-            for by, bits in groups:
-                if by == f.by:
-                    bits[f.values] = bits.get(f.values, 0) | 1 << j
-                    break
+class GraphBuilder:
+    """Records the edges of the reachable graph as a breadth-first search expands each state
+    (`expand`), so that the safety search and the liveness check share one exploration. A state
+    failing a `constraint` is left out, with the edges into it, as TLC leaves it out of its
+    behaviour graph; but the step into it still makes its action enabled for fairness, since TLC
+    evaluates ENABLED on the state alone."""
+
+    def __init__(self, model: Model):
+        self.model = model
+        self.whole = [0] * len(model.actions)  # bits of the conditions on an action as a whole
+        self.per_value: dict[int, list[tuple[tuple[int, ...], dict[tuple, int]]]] = {}
+        for j, f in enumerate(model.fairness):
+            if not f.by:
+                self.whole[f.action] |= 1 << j
             else:
-                groups.append((f.by, {f.values: 1 << j}))
+                groups = self.per_value.setdefault(f.action, [])
+                for by, bits in groups:
+                    if by == f.by:
+                        bits[f.values] = bits.get(f.values, 0) | 1 << j
+                        break
+                else:
+                    groups.append((f.by, {f.values: 1 << j}))
+        self.fair = bool(model.fairness)
+        self.indptr = array("q", [0])
+        self.indices = array("i")  # 4 bytes an edge (up to 2**31 states), 8 more for its mask
+        self.emask = array("Q")  # stays empty without fairness
+        self.enabled = array("Q")
+        self.graph: Graph | None = None
+
+    def expand(self, s: tuple, lists: list[list[tuple]], index_of: Any) -> None:
+        """The edges out of the next state in BFS order, `s`, whose successors per action are
+        `lists`; `index_of(t)` is a successor's id, or None when a constraint left it out."""
+        en = 0  # enabled: a step that changes the state, also one into a pruned state (as TLC)
+        out: dict[int, int] = {}
+        for ai, succ in enumerate(lists):
+            bits = self.whole[ai]
+            for t in succ:
+                if t == s:
+                    continue  # a stutter: no step of the action, no edge
+                en |= bits
+                n = index_of(t)
+                if n is not None:
+                    out[n] = out.get(n, 0) | bits
+            for by, table in self.per_value.get(ai, ()):
+                for binding, t in self.model.actions[ai].labelled(s, [None]):
+                    if t != s:
+                        b = table.get(tuple(binding[i] for i in by), 0)
+                        en |= b
+                        n = index_of(t)
+                        if n is not None:
+                            out[n] |= b
+        self.indices.extend(out)
+        if self.fair:
+            self.emask.extend(out.values())
+        self.enabled.append(en)
+        self.indptr.append(len(self.indices))
+
+    def finish(self, states: list[tuple], parent: Any, generated: int, depth: int) -> Graph:
+        """The graph, once every state found has been expanded."""
+        assert len(self.enabled) == len(states), "a state of the graph was never expanded"
+        self.graph = Graph(states, parent, self.indptr, self.indices, self.emask, self.enabled, generated, depth)
+        return self.graph
+
+
+def build_graph(model: Model, limits: Limits, result: Result, started: float | None = None) -> Graph:
+    """Explore every reachable state, keeping every edge (see `GraphBuilder`), for a liveness
+    check whose safety search did not record the graph (a fingerprint search, or the API's
+    `check_liveness` alone)."""
+    builder = GraphBuilder(model)
     constraints = [p.holds for p in model.constraints]
     ids: dict[tuple, int] = {}
     states: list[tuple] = []
-    parent = array("i")  # 4 bytes a state or an edge (up to 2**31 states), 8 for an edge's mask
+    parent = array("i")
     level = array("i")
-    indptr = array("q", [0])
-    indices = array("i")
-    emask = array("Q")  # stays empty without fairness
-    fair = bool(model.fairness)
-    enabled = array("Q")
     generated = 0
-    deadline = time.monotonic() + limits.max_seconds if limits.max_seconds else None
+    started = time.monotonic() if started is None else started
+    deadline = started + limits.max_seconds if limits.max_seconds else None
 
     def fail(err: Exception, state: int | None, where: str) -> _Error:
         stop = _Error(err, state, where)
@@ -162,43 +211,27 @@ def build_graph(model: Model, limits: Limits, result: Result) -> Graph:
     succ_all = model.successors
     while head < len(states):
         s = states[head]
-        if head & 255 == 0 and deadline and time.monotonic() > deadline:
-            raise LimitReached("max-seconds")
+        if head & 255 == 0:
+            publish(level[head], len(states), len(states) - head, generated, "liveness: building the state graph")
+            if deadline and time.monotonic() > deadline:
+                raise LimitReached("max-seconds")
         if limits.max_depth and level[head] > limits.max_depth:
             raise LimitReached("max-depth")
-        en = 0  # enabled: a step that changes the state, also one into a pruned state (as TLC)
         try:
             lists = succ_all(s)
-            out: dict[int, int] = {}
             for ai, succ in enumerate(lists):
                 generated += len(succ)
-                bits = whole[ai]
                 for t in succ:
-                    if t == s:
-                        continue  # a stutter: no step of the action, no edge
-                    en |= bits
-                    n = add(t, head)
-                    if n is not None:
-                        out[n] = out.get(n, 0) | bits
-                for by, table in per_value.get(ai, ()):
-                    for binding, t in model.actions[ai].labelled(s, [None]):
-                        if t != s:
-                            b = table.get(tuple(binding[i] for i in by), 0)
-                            en |= b
-                            if t in ids:
-                                out[ids[t]] |= b
+                    if t != s:
+                        add(t, head)
+            builder.expand(s, lists, ids.get)
         except (_Error, LimitReached, KeyboardInterrupt, MemoryError):
             raise
         except Exception as err:
             raise fail(err, head, "action") from None
-        indices.extend(out)
-        if fair:
-            emask.extend(out.values())
-        enabled.append(en)
-        indptr.append(len(indices))
         head += 1
     result.distinct = len(states)
-    return Graph(states, parent, indptr, indices, emask, enabled, generated, max(level, default=0))
+    return builder.finish(states, parent, generated, max(level, default=0))
 
 
 def sccs(g: Graph, alive: bytearray, roots: Any) -> list[list[int]]:
@@ -383,7 +416,8 @@ class Checker:
             cur = path[-1]
         if cur != start:
             path.extend(self.path(cur, {start}, inside)[1:])
-            path.pop()  # the loop's first state is not repeated
+        if len(path) > 1:
+            path.pop()  # the loop's first state is not repeated (also when a goal's step closed it)
         return path[1:]
 
     def path(self, src: int, targets: set[int], inside: set[int] | bytearray) -> list[int]:
@@ -509,19 +543,27 @@ def _steps(model: Model, g: Graph, ids: list[int]) -> list[Step]:
     return steps
 
 
-def check_liveness(model: Model, limits: Limits | None = None, cycles_only: bool = False) -> Result:
+def check_liveness(model: Model, limits: Limits | None = None, cycles_only: bool = False,
+                   graph: Graph | None = None, started: float | None = None) -> Result:
     """Check the model's temporal properties (in declaration order, each binding in canonical
-    order) on its whole reachable graph; the first violated one is reported with a lasso.
-    `cycles_only` looks for livelocks alone: a violation whose loop is a cycle of real steps
-    ("holds" then means that every violation, if any, stops in one state)."""
+    order) on its whole reachable graph (`graph`, recorded by the safety search, or built here);
+    the first violated one is reported with a lasso. `cycles_only` looks for livelocks alone: a
+    violation whose loop is a cycle of real steps ("holds" then means that every violation, if
+    any, stops in one state). Limits count from `started` (the start of the run), not from here."""
     limits = limits or Limits()
-    started = time.monotonic()
+    started = time.monotonic() if started is None else started
     result = Result("holds")
     try:
         with guard(limits, started), no_cycle_collector():
-            g = build_graph(model, limits, result)
+            if graph is None:
+                g = build_graph(model, limits, result, started)
+            else:
+                g, result.distinct = graph, len(graph.states)
+            publish(g.depth, len(g.states), 0, g.generated, "liveness: searching for fair cycles")
             checker = Checker(model, g)
             for prop in model.properties:
+                if limits.max_seconds and time.monotonic() > started + limits.max_seconds:
+                    raise LimitReached("max-seconds")  # where no timer signal reaches (not the main thread)
                 lasso = find_lasso(checker, g, prop, cycles_only)
                 if lasso is not None:
                     result.verdict, result.property = "violated", prop.label
@@ -551,14 +593,19 @@ def check_liveness(model: Model, limits: Limits | None = None, cycles_only: bool
     return result
 
 
-def with_properties(model: Model, safety: Result, limits: Limits | None = None) -> Result:
+def with_properties(model: Model, safety: Result, limits: Limits | None = None,
+                    graph: GraphBuilder | None = None) -> Result:
     """`safety` (the breadth-first search's result), then the temporal properties if it found
     nothing: a temporal violation, a limit or an error of that pass replaces its verdict. The
-    counts stay those of the breadth-first search (TLC's)."""
+    counts stay those of the breadth-first search (TLC's). `graph`: what the safety search
+    recorded (`check(..., record=...)`), so the graph is not explored twice. The limits go on
+    counting from the start of the safety search."""
     if safety.verdict != "holds" or not model.properties:
         return safety
-    live = check_liveness(model, limits)
-    safety.seconds += live.seconds
+    started = time.monotonic() - safety.seconds
+    rearm()  # the safety search disarmed the guard in force to report; this phase is limited too
+    live = check_liveness(model, limits, graph=graph.graph if graph is not None else None, started=started)
+    safety.seconds = live.seconds
     if live.verdict == "holds":
         return safety
     for name in ("verdict", "property", "trace", "loop", "loop_step", "stopped_by", "error", "error_loc",

@@ -6,8 +6,11 @@ when graphviz's `dot` is installed, their .svg).
 sweep.json is the whole result; sweep.md and any other rendering are drawn from the same data."""
 from __future__ import annotations
 
+import fcntl
+import hashlib
+import html
 import os
-
+import re
 import shutil
 import subprocess
 import time
@@ -23,24 +26,68 @@ from .traces import stop_reason, write_json
 from .values import to_itf
 
 MARKER = "sweep.json"  # a folder holding it is a sweep's: its points/ may be cleared and rewritten
+LOCK = ".sweep.lock"  # locked (flock) by the sweep writing the folder, from `prepare` to the final report
 TRACE_KINDS = {"txt": ".txt", "json": ".json", "itf": ".itf.json", "dot": ".dot", "view": ".view.txt",
                "view_dot": ".view.dot", "html": ".html"}
 DRAWN = {"dot": ".svg", "view_dot": ".view.svg"}  # graphviz sources drawn as SVG when `dot` is installed
 
 
+_held: dict[Path, Any] = {}  # the folders this process is sweeping into: their locked files
+
+
 def prepare(out: Path) -> None:
-    """Make DIR ready: the trace sets of an earlier sweep are removed (they are rewritten from the
-    cache), and a folder that is not a sweep's is never cleared."""
+    """Make DIR ready: lock it for this sweep (a second sweep into it is refused: each would
+    delete the other's trace sets), then remove the trace sets of an earlier sweep (they are
+    rewritten from the cache). A folder that is not a sweep's is never cleared."""
     points = out / "points"
-    if points.exists() and not (out / MARKER).exists():
-        raise SpecError(f"{points} exists and {out} holds no {MARKER}: it is not a sweep's folder; "
-                        "choose another --out")
     try:
+        if (out / LOCK).exists():  # a sweep's folder: perhaps one is writing it now
+            _lock(out)
+        if points.exists() and not (out / MARKER).exists():
+            release(out)
+            raise SpecError(f"{points} exists and {out} holds no {MARKER}: it is not a sweep's folder; "
+                            "choose another --out")
         out.mkdir(parents=True, exist_ok=True)
+        _lock(out)
         if points.exists():
             shutil.rmtree(points)
     except OSError as err:
+        release(out)
         raise SpecError(f"cannot write in {out}: {err.strerror}") from None
+
+
+def _lock(out: Path) -> None:
+    if out.resolve() in _held:
+        return
+    while True:
+        f = open(out / LOCK, "a")
+        try:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            f.close()
+            raise SpecError(f"another sweep is writing to {out}: wait for it to end, or choose another --out") from None
+        except OSError:
+            f.close()
+            raise
+        try:
+            if os.fstat(f.fileno()).st_ino == os.stat(out / LOCK).st_ino:
+                break
+        except FileNotFoundError:
+            pass
+        f.close()  # the sweep that held it removed it as it ended: lock the file there now
+    _held[out.resolve()] = f
+
+
+def release(out: Path) -> None:
+    """The sweep into DIR is over: another may write it (also when this process ends). The lock
+    file is removed while still locked, so that DIR holds only what the sweep wrote."""
+    f = _held.pop(out.resolve(), None)
+    if f is not None:
+        try:
+            os.unlink(out / LOCK)
+        except OSError:
+            pass
+        f.close()
 
 
 class Matrix:
@@ -61,7 +108,7 @@ class Matrix:
             return []
         folder = self.out / "points" / run.point.name
         folder.mkdir(parents=True, exist_ok=True)
-        stem = run.record.get("property") or ("error" if run.checks == "all" else f"error-{run.checks}")
+        stem = file_stem(run.record.get("property") or ("error" if run.checks == "all" else f"error-{run.checks}"))
         files = []
         for kind, suffix in TRACE_KINDS.items():
             if kind in traces:
@@ -89,6 +136,8 @@ class Matrix:
             tmp = self.out / f"{name}.tmp"
             tmp.write_text(text)
             tmp.replace(self.out / name)
+        if final:
+            release(self.out)
 
     def html(self, runs: list[Run], data: dict[str, Any], base: Path | None = None) -> str:
         """sweep.html: the matrix as a table of cells (explorer.report.sweep_html), each refuted
@@ -163,14 +212,48 @@ def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+_UNSAFE_STEM = re.compile(r"[^A-Za-z0-9_.,+=()\-]+")
+MAX_STEM = 100  # characters of a trace file's name before its extension (a name has at most 255 bytes)
+
+
+def file_stem(label: str) -> str:
+    """A trace set's file name from what was refuted (`p(c="a/b")`, of any length): a label of
+    safe characters as it is; any other reduced to them, cut to MAX_STEM characters, and given a
+    hash of the label, so that two labels never share a name."""
+    stem = _UNSAFE_STEM.sub("-", label).lstrip(".")
+    if stem != label or len(stem) > MAX_STEM or not stem:
+        stem = f"{stem[:MAX_STEM]}~{hashlib.sha256(label.encode()).hexdigest()[:8]}"
+    return stem
+
+
+def _text(text: Any) -> str:
+    """Text from a grid, a spec or a result, shown as text in Markdown: its HTML is not run."""
+    return html.escape(str(text), quote=False)
+
+
+def _code(text: Any) -> str:
+    """A code span holding any text (its fence is longer than any run of backticks inside)."""
+    text = str(text).replace("\n", " ")
+    fence = "`" * (max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _kind(path: str) -> str:
+    """A trace file's kind, as its link says it: txt, itf.json, view.svg..."""
+    name = Path(path).name
+    suffix = max((x for x in (*TRACE_KINDS.values(), *DRAWN.values()) if name.endswith(x)), key=len, default=None)
+    return suffix[1:] if suffix else name.split(".", 1)[-1]
+
+
 def verdict_text(r: dict[str, Any]) -> str:
     if r["verdict"] == "refuted":
         what = r["property"] + (f" ({r['witness']})" if r["witness"] else "")
-        return f"**refuted** {what}"
+        return f"**refuted** {_text(what)}"
     if r["verdict"] == "incomplete":
-        return f"incomplete: {r['reason']}"
+        return f"incomplete: {_text(r['reason'])}"
     if r["verdict"] == "error":
-        return "error" + (" (internal)" if r["internal"] else "") + f": {(r['error'] or '').splitlines()[0]}"
+        return "error" + (" (internal)" if r["internal"] else "") + f": {_text((r['error'] or '').splitlines()[0])}"
     return "proved"
 
 
@@ -180,8 +263,8 @@ def markdown(data: dict[str, Any]) -> str:
     c = data["counts"]
     inv = data["checks"]["invariants"]
     temporal = data["checks"].get("properties")
-    checked = (", ".join(f"`{n}`" for n in inv) if inv is not None else "every invariant") + \
-        ("; " + (", ".join(f"`{n}`" for n in temporal) if temporal else "no temporal property")
+    checked = (", ".join(_code(n) for n in inv) if inv is not None else "every invariant") + \
+        ("; " + (", ".join(_code(n) for n in temporal) if temporal else "no temporal property")
          if temporal is not None else "") + \
         f"; deadlock {'on' if data['checks']['deadlock'] else 'off'}" + \
         ("; each property in a search of its own" if data["checks"]["separately"] else "")
@@ -191,9 +274,9 @@ def markdown(data: dict[str, Any]) -> str:
         limits = (limits + ", " if limits else "") + (
             f"max_memory = {data['max_memory_per_point']:,} bytes (the default: 75% of the machine divided by --jobs)"
             if data["max_memory_per_point"] else "max_memory = 75% of each Ray node's memory divided by its CPUs (the default)")
-    lines = [f"# Sweep of `{data['spec']}` over `{data['grid']}`", ""]
+    lines = [f"# Sweep of {_code(data['spec'])} over {_code(data['grid'])}", ""]
     if data["description"]:
-        lines += [data["description"], ""]
+        lines += [_text(data["description"]), ""]
     if not data["finished"]:
         lines += ["**In progress**: this file is rewritten as points finish.", ""]
     lines += [
@@ -214,22 +297,23 @@ def markdown(data: dict[str, Any]) -> str:
             r = rows[s["index"]]
             txt = next((f for f in r["files"] if f.endswith(".txt")), None)
             link = f" ([trace]({txt}))" if txt else ""
-            group = f" at {s['group']}" if s["group"] else ""
-            how = f": `{r['command']}`" if r["command"] else ""
-            lines.append(f"- `{s['property']}`{group}: {s['point']}, a trace of {r['trace_length']} states{link}{how}")
+            group = f" at {_text(s['group'])}" if s["group"] else ""
+            how = f": {_code(r['command'])}" if r["command"] else ""
+            lines.append(f"- {_code(s['property'])}{group}: {_text(s['point'])}, a trace of {r['trace_length']} states"
+                         f"{link}{how}")
         lines.append("")
     cut = [r for r in rows if r["verdict"] == "incomplete"]
     if cut:
-        lines += [f"Incomplete ({len(cut)}): nothing is claimed about " + ", ".join(r["name"] for r in cut[:20])
+        lines += [f"Incomplete ({len(cut)}): nothing is claimed about " + ", ".join(_text(r["name"]) for r in cut[:20])
                   + (f" and {len(cut) - 20} more" if len(cut) > 20 else "") + ".", ""]
     axes = data["axes"]
     head = ["#"] + axes + (["checks"] if data["checks"]["separately"] else []) + \
         ["verdict", "distinct", "generated", "depth", "trace", "seconds", "files"]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
-        files = " ".join(f"[{Path(f).name.split('.', 1)[-1]}]({f})" for f in r["files"])
-        cells = [r["index"] + 1] + [r["shown"].get(a, "") for a in axes] + \
-            ([r["checks"]] if data["checks"]["separately"] else []) + \
+        files = " ".join(f"[{_kind(f)}]({f})" for f in r["files"])
+        cells = [r["index"] + 1] + [_text(r["shown"].get(a, "")) for a in axes] + \
+            ([_text(r["checks"])] if data["checks"]["separately"] else []) + \
             [verdict_text(r), f"{r['distinct']:,}", f"{r['generated']:,}", r["depth"], r["trace_length"] or "",
              f"{r['seconds']:.2f}" + (" (cached)" if r["cached"] else ""), files]
         lines.append("| " + " | ".join(_cell(x) for x in cells) + " |")
@@ -239,6 +323,6 @@ def markdown(data: dict[str, Any]) -> str:
             if k not in axes:
                 fixed[k] = v
     if fixed:
-        lines += ["", "Fixed at every point: " + ", ".join(f"{k} = {v}" for k, v in fixed.items()) + "."]
+        lines += ["", "Fixed at every point: " + ", ".join(f"{_text(k)} = {_text(v)}" for k, v in fixed.items()) + "."]
     return "\n".join(lines) + "\n"
 

@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterator
 
 from .limits import DEFAULT_MEMORY_FRACTION, Limits, forget_guards, machine_memory
 from .ray_backend import import_ray
+from .workers import die_with_parent
 
 Work = Callable[..., dict[str, Any]]  # (spec, constants, invariants, deadlock, limits, ...) -> record
 
@@ -30,11 +31,13 @@ def _crash_record(err: BaseException) -> dict[str, Any]:
             "error": f"internal error: {type(err).__name__}: {err}\n{traceback.format_exc()}"}
 
 
-def _child(conn, work: Work, job: tuple) -> None:
-    """A forked point: search, send the record, exit."""
+def _child(conn, work: Work, job: tuple, parent: int, inherited: list) -> None:
+    """A forked point: search, send the record, exit. It is told to stop (SIGTERM) if the sweep
+    dies, and then stops as on a SIGTERM of its own, ending its workers."""
     forget_guards()
     for s in (signal.SIGINT, signal.SIGTERM):
         signal.signal(s, signal.SIG_DFL)
+    die_with_parent(signal.SIGTERM, parent, inherited)
     try:
         record = work(*job)
         for s in (signal.SIGINT, signal.SIGTERM):  # the result is in hand: let nothing cut its sending
@@ -43,6 +46,8 @@ def _child(conn, work: Work, job: tuple) -> None:
         record = _crash_record(err)
     try:
         conn.send(record)
+    except OSError:  # the sweep is gone: nobody to tell
+        pass
     finally:
         conn.close()
 
@@ -69,7 +74,7 @@ class ForkPool:
 
     def start(self, run: Any, job: tuple) -> None:
         here, there = self.ctx.Pipe(duplex=False)
-        proc = self.ctx.Process(target=_child, args=(there, self.work, job))
+        proc = self.ctx.Process(target=_child, args=(there, self.work, job, os.getpid(), [*self.running, here]))
         proc.start()
         there.close()
         self.running[here] = (run, proc)

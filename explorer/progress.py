@@ -24,18 +24,19 @@ INTERVAL_ENV = "EXPLORER_PROGRESS_INTERVAL"  # overrides both intervals (seconds
 class Counters:
     """What the running search last published (the reporter's only source)."""
 
-    __slots__ = ("depth", "distinct", "queue", "generated")
+    __slots__ = ("depth", "distinct", "queue", "generated", "phase")
 
     def __init__(self) -> None:
         self.depth = self.distinct = self.queue = self.generated = 0
+        self.phase = ""  # "" for the breadth-first search; else what the run is doing (liveness)
 
 
 COUNTERS = Counters()
 
 
-def publish(depth: int, distinct: int, queue: int, generated: int) -> None:
+def publish(depth: int, distinct: int, queue: int, generated: int, phase: str = "") -> None:
     c = COUNTERS
-    c.depth, c.distinct, c.queue, c.generated = depth, distinct, queue, generated
+    c.depth, c.distinct, c.queue, c.generated, c.phase = depth, distinct, queue, generated, phase
 
 
 def _size(n: int) -> str:
@@ -63,6 +64,11 @@ class _Line:
             if self.compact:
                 return f"loading the spec, computing the initial states, {memory}, {elapsed:.0f}s"
             return f"Progress at {time.strftime('%H:%M:%S')}: loading the spec, computing the initial states; memory {memory}; {elapsed:.0f}s"
+        if c.phase:
+            if self.compact:
+                return f"{c.phase}, {c.distinct:,} states, {memory}, {elapsed:.0f}s"
+            return (f"Progress at {time.strftime('%H:%M:%S')}: {c.phase}; {c.distinct:,} states; "
+                    f"memory {memory}; {elapsed:.0f}s")
         rate = (c.distinct - self.last_distinct) / max(now - self.last_time, 1e-9)
         self.last_time, self.last_distinct = now, c.distinct
         if self.compact:

@@ -17,7 +17,7 @@ from .errors import EvalError, SpecError, format_located
 from .limits import LimitReached, Limits, guard, active as limits_active
 from .model import Model, parse_const_value
 from .runtime import UNSET, Unevaluable
-from .search import Step, _witness
+from .result import Step, witness
 from .traces import format_state
 from .values import brief, from_itf, short, to_itf
 
@@ -65,11 +65,22 @@ def parse_step(line: str, where: str, n: int, text: str = "") -> TraceStep:
     if not m:
         raise SpecError("a step is `action` or `action(name=value, ...)`", where, text, Loc(n, 1))
     params: dict[str, Any] = {}
+    lines = text.splitlines()
+    raw = lines[n - 1] if text and 0 < n <= len(lines) else line
+    at = len(raw) - len(raw.lstrip()) + (m.start(2) if m.group(2) is not None else 0)  # where an argument starts
     for arg in _split_args(m.group(2) or ""):
         name, sep, value = arg.partition("=")
         if not sep or not name.strip():
             raise SpecError(f"parameter {arg.strip()!r} needs a value: name=value", where, text, Loc(n, 1))
-        params[name.strip()] = parse_const_value(value, f"{where}:{n}")
+        try:
+            params[name.strip()] = parse_const_value(value, f"{where}:{n}")
+        except SpecError as err:  # located once, in the trace file (the value's own position is in it)
+            start = at + len(name) + 1 + len(value) - len(value.lstrip())
+            col = start + (err.loc.col if err.loc is not None and err.loc.line == 1 else 1)
+            label = "" if text else f" (in the label {line!r})"
+            raise SpecError(f"parameter {name.strip()}: {err.message}{label}", where, text,
+                            Loc(n, col if text else 1)) from None
+        at += len(arg) + 1
     return TraceStep(m.group(1), params, n)
 
 
@@ -184,7 +195,7 @@ def _invariants(model: Model, state: tuple, n: int, out: Outcome) -> None:
         if any(name == p.name for _, name, _ in out.violations):
             continue
         if not p.holds(state):
-            out.violations.append((n, p.name, _witness(model, p.name, state) or []))  # as check finds it
+            out.violations.append((n, p.name, witness(model, p.name, state) or []))  # as check finds it
             return
 
 
@@ -234,6 +245,21 @@ def _check_params(model: Model, step: TraceStep, where: str) -> None:
                         f"(its parameters: {', '.join(action.params) or 'none'})")
 
 
+def _check_state(model: Model, step: TraceStep, where: str) -> None:
+    """A recorded state names exactly the spec's variables: an unknown name would be skipped and a
+    missing one would match anything, so a misspelt trace would pass whatever it says."""
+    if step.state is None:
+        return
+    unknown = [k for k in step.state if k not in model.var_names]
+    if unknown:
+        raise SpecError(f"{where}: the spec has no variable {unknown[0]} (its variables: "
+                        f"{', '.join(model.var_names)})")
+    missing = [n for n in model.var_names if n not in step.state]
+    if missing:
+        raise SpecError(f"{where}: the state gives no value for the variable{'s' if len(missing) > 1 else ''} "
+                        f"{', '.join(missing)}")
+
+
 def _state_matches(model: Model, state: tuple, want: dict[str, Any] | None) -> bool:
     return want is None or all(want.get(n, v) == v for n, v in zip(model.var_names, state))
 
@@ -265,6 +291,7 @@ def replay(model: Model, steps: list[TraceStep], path: str = "trace") -> Outcome
     out = Outcome()
     for step in steps:
         _check_params(model, step, f"{path}:{step.line}")
+        _check_state(model, step, f"{path}: state {step.line}")
     first = match = None
     try:
         if steps and steps[0].action is None and steps[0].state is not None:  # a JSON/ITF trace's first state
@@ -331,9 +358,9 @@ def format_replay(model: Model, out: Outcome) -> str:
     for n, step in enumerate(out.steps, 1):
         lines.append(f"State {n}: <{step.label}>" + ("  (several successors matched; took the first)"
                                                       if n in out.ambiguous else ""))
-        for vn, name, witness in out.violations:
+        for vn, name, found in out.violations:
             if vn == n:
-                w = ", ".join(f"{k} = {short(v)}" for k, v in witness)
+                w = ", ".join(f"{k} = {short(v)}" for k, v in found)
                 lines.append(f"  ! invariant {name} is violated here" + (f" (for {w})" if w else ""))
     if out.error:
         lines.append(f"Error: {out.error}")

@@ -13,7 +13,7 @@ import jinja2
 from . import __version__
 from .errors import SpecError
 from .model import Model
-from .search import Result
+from .result import Result
 from .traces import collision, dot_to_svg, lasso_end, lasso_kind, stop_reason, trace_dot
 from .views import counterexample, grids
 from .values import short
@@ -74,7 +74,11 @@ def check_html(model: Model, result: Result, spec_path: str = "", views: list[st
             trace_svg = svg[svg.index("<svg"):]  # inline: no XML prologue, no DOCTYPE
         except SpecError as err:
             note = f"No picture: {err.message}"
-    drawn = [{**asdict(g), "pairs": list(zip(g.rows, g.cells))} for g in grids(model, counterexample(result), views)]
+    try:
+        drawn = [{**asdict(g), "pairs": list(zip(g.rows, g.cells))} for g in grids(model, counterexample(result), views)]
+        view_note = ""
+    except SpecError as err:  # a view that fails on this trace: said in its place, the verdict stands
+        drawn, view_note = [], f"The views cannot be drawn for this trace: {err.message}"
     stats = {"distinct": f"{result.distinct:,}", "generated": f"{result.generated:,}", "depth": result.depth,
              "queue": f"{result.queue:,}", "pruned": f"{result.pruned:,}" if result.pruned else "",
              "complete": result.complete, "seconds": f"{result.seconds:.2f} s",
@@ -90,7 +94,7 @@ def check_html(model: Model, result: Result, spec_path: str = "", views: list[st
         error_detail=result.error if result.verdict == "error" else "",
         constants=[(k, short(v)) for k, v in model.constants.items()], stats=stats, actions=actions,
         never_fired=[a["name"] for a in actions if a["never"]], steps=_steps(model, result),
-        trace_svg=trace_svg, picture_note=note, grids=drawn,
+        trace_svg=trace_svg, picture_note=note, grids=drawn, view_note=view_note,
         footer=f"Written by explorer {__version__}. Every claim holds for the constants above only.")
 
 

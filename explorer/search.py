@@ -11,58 +11,13 @@ of the state that first reached state i. Labels are recomputed only for the stat
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .errors import EvalError
+from .fpsearch import check_fingerprints
 from .limits import Limits, LimitReached, disarm, guard, no_cycle_collector
 from .model import Model
 from .progress import publish
-from .values import short
-
-
-@dataclass
-class Step:
-    action: str | None  # None for an initial state
-    binding: dict[str, Any]
-    state: tuple
-
-    @property
-    def label(self) -> str:
-        if self.action is None:
-            return "Initial predicate"
-        if not self.binding:
-            return self.action
-        return f"{self.action}(" + ", ".join(f"{k}={short(v)}" for k, v in self.binding.items()) + ")"
-
-
-@dataclass
-class Result:
-    verdict: str  # holds | violated | deadlock | incomplete | error
-    property: str | None = None
-    complete: bool = False
-    distinct: int = 0
-    generated: int = 0
-    depth: int = 0
-    queue: int = 0
-    pruned: int = 0  # successors dropped by a state constraint
-    actions: dict[str, dict[str, int]] = field(default_factory=dict)
-    trace: list[Step] = field(default_factory=list)
-    witness: list[tuple[str, Any]] | None = None  # the failing binding of a violated `forall`
-    stopped_by: str | None = None  # max-states | max-depth | max-seconds | max-memory | interrupted | terminated
-    error: str | None = None  # a runtime error's message
-    error_loc: Any = None
-    internal: bool = False  # the error is the explorer's fault, not the spec's (a bug to report)
-    seconds: float = 0.0
-    fingerprints: bool = False  # states were remembered by fingerprint (see fpsearch)
-    memory: dict[str, int] = field(default_factory=dict)  # bytes held by the search's structures
-    loop: int | None = None  # a temporal property's lasso: the trace's last state steps back to trace[loop]
-    loop_step: Step | None = None  # that step (None: the lasso ends by stuttering in its last state)
-
-
-class _Stop(Exception):
-    def __init__(self, verdict: str, **info):
-        self.verdict, self.info = verdict, info
+from .result import Result, Step, Stop, label_step, report_limit, report_stop
 
 
 class _Switch(Exception):
@@ -70,10 +25,16 @@ class _Switch(Exception):
 
 
 def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
-          progress: Callable[[int, int, int], None] | None = None, switch_at: int | None = None) -> Result:
+          progress: Callable[[int, int, int], None] | None = None, switch_at: int | None = None,
+          record: Any = None) -> Result:
     """Explore every reachable state of `model` (within `limits`). With `switch_at`, once that
     many states are found the search goes on in fingerprint mode from the next BFS level (the
-    results are the same; memory per state falls from hundreds of bytes to tens)."""
+    results are the same; memory per state falls from hundreds of bytes to tens). `record` (a
+    `liveness.GraphBuilder`) is given every state's successors as it is expanded, and the states
+    when the search completes, so the liveness check need not explore the graph again; it keeps
+    whole states, so the search never switches to fingerprints then."""
+    if record is not None:
+        switch_at = None
     limits = limits or Limits()
     started = time.monotonic()
     states: list[tuple] = []
@@ -105,7 +66,7 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
             return first_failing(t)
         except Exception as err:
             queued = n - head - 1 if expanding else n  # while the initial states are found, each one is queued
-            raise _Stop("error", error=err, index=n, where="an invariant", queue=queued) from None
+            raise Stop("error", error=err, index=n, where="an invariant", queue=queued) from None
 
     def allowed(t: tuple, n: int) -> bool:
         nonlocal uncounted
@@ -115,7 +76,7 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
             uncounted = 1  # in the trace, not among the states found
             states.append(t)
             parent.append(head if n else -1)
-            raise _Stop("error", error=err, index=len(states) - 1, where="a constraint", queue=0) from None
+            raise Stop("error", error=err, index=len(states) - 1, where="a constraint", queue=0) from None
 
     try:
         with guard(limits, started), no_cycle_collector():
@@ -123,25 +84,37 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
                 for t in model.initial():
                     generated += 1
                     if max_states and len(states) >= max_states:
-                        raise _Stop("incomplete", stopped_by="max-states")
+                        raise Stop("incomplete", stopped_by="max-states")
                     if t in seen:
                         continue
                     if not allowed(t, 0):
+                        # TLC checks the invariants of an initial state outside the constraints
+                        # too, then drops it uncounted (as a pruned successor)
                         pruned += 1
+                        states.append(t)
+                        parent.append(-1)
+                        uncounted = 1
+                        bad = invariant(t, len(states) - 1)
+                        if bad >= 0:
+                            raise Stop("violated", property=inv_names[bad], index=len(states) - 1,
+                                        queue=len(states) - 1)
+                        states.pop()
+                        parent.pop()
+                        uncounted = 0
                         continue
                     seen[t] = len(states)
                     states.append(t)
                     parent.append(-1)
                     bad = invariant(t, len(states) - 1)
                     if bad >= 0:
-                        raise _Stop("violated", property=inv_names[bad], index=len(states) - 1,
+                        raise Stop("violated", property=inv_names[bad], index=len(states) - 1,
                                     queue=len(states) - 1)
-            except (_Stop, LimitReached, KeyboardInterrupt, MemoryError):
+            except (Stop, LimitReached, KeyboardInterrupt, MemoryError):
                 raise
             except Exception as err:  # an error computing the initial states
-                raise _Stop("error", error=err, index=None, where="the initial states") from None
+                raise Stop("error", error=err, index=None, where="the initial states") from None
             if not states:
-                raise _Stop("error", error=None, index=None, where="the initial states",
+                raise Stop("error", error=None, index=None, where="the initial states",
                             message="there is no initial state: the variables' initial values, `init` "
                                     "and `constraint` declarations leave none, so nothing was checked")
             level_end = len(states)
@@ -151,15 +124,15 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
                     level += 1
                     level_end = len(states)
                     if limits.max_depth and level > limits.max_depth:
-                        raise _Stop("incomplete", stopped_by="max-depth")
+                        raise Stop("incomplete", stopped_by="max-depth")
                     if switch_at and len(states) >= switch_at:
                         raise _Switch()
                 if max_states and len(states) >= max_states:
-                    raise _Stop("incomplete", stopped_by="max-states")
+                    raise Stop("incomplete", stopped_by="max-states")
                 if head & 255 == 0:
                     publish(level, len(states), len(states) - head, generated + sum(gen_by))
                     if deadline and time.monotonic() > deadline:  # where no timer signal can reach
-                        raise _Stop("incomplete", stopped_by="max-seconds")
+                        raise Stop("incomplete", stopped_by="max-seconds")
                     if progress and head & 0xFFFF == 0:
                         progress(len(states), generated, level)
                 s = states[head]
@@ -169,7 +142,7 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
                 except (LimitReached, KeyboardInterrupt, MemoryError):
                     raise
                 except Exception as err:  # a runtime error inside the spec: find the action and binding
-                    raise _Stop("error", error=err, index=head, where="action",
+                    raise Stop("error", error=err, index=head, where="action",
                                 queue=len(states) - head - 1) from None
                 for ai, succ in enumerate(successors):
                     if succ:
@@ -202,20 +175,28 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
                                 if bad >= 0:
                                     # like TLC, count the bindings up to the violating one only
                                     gen_by[ai] -= len(succ) - succ.index(t) - 1
-                                    raise _Stop("violated", property=inv_names[bad], index=n,
+                                    raise Stop("violated", property=inv_names[bad], index=n,
                                                 queue=n - head - 1)
                 if not any_succ and deadlock:
                     try:
                         ended = any(term(s) for term in terminals)
                     except Exception as err:
-                        raise _Stop("error", error=err, index=head, where="a terminal predicate",
+                        raise Stop("error", error=err, index=head, where="a terminal predicate",
                                     queue=len(states) - head - 1) from None
                     if not ended:
-                        raise _Stop("deadlock", index=head, queue=len(states) - head - 1)
+                        raise Stop("deadlock", index=head, queue=len(states) - head - 1)
+                if record is not None:
+                    try:
+                        record.expand(s, successors, seen.get)
+                    except (LimitReached, KeyboardInterrupt, MemoryError):
+                        raise
+                    except Exception as err:
+                        raise Stop("error", error=err, index=head, where="action",
+                                    queue=len(states) - head - 1) from None
                 head += 1
             result.complete = True
             disarm()
-    except _Stop as stop:
+    except Stop as stop:
         n = min(len(states), len(parent))
         del states[n:], parent[n:]
         queue = report_stop(model, result, stop, lambda i: _trace(model, states, parent, i))
@@ -224,8 +205,6 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
     except RecursionError:
         result.verdict, result.error = "error", "expression nesting too deep to evaluate"
     except _Switch:
-        from .fpsearch import check_fingerprints
-
         seen.clear()
         return check_fingerprints(model, deadlock, limits, resume={
             "states": states, "parents": parent, "level": level, "head": head, "generated": generated,
@@ -240,36 +219,9 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
     result.queue = queue if queue is not None else max(len(states) - head, 0)
     result.depth = _depth_of(parent, len(states) - uncounted) if states else 0
     result.seconds = time.monotonic() - started
+    if record is not None and result.complete:
+        record.finish(states, parent, result.generated, result.depth)
     return result
-
-
-def report_stop(model: Model, result: Result, stop: _Stop, trace_to: Callable[[int], list[Step]]) -> int | None:
-    """Fill in `result` from what stopped a search: the verdict, the trace to the state it names
-    (built by `trace_to`), the error explained or the failing binding; returns the queue left."""
-    disarm()
-    result.verdict = stop.verdict
-    result.property = stop.info.get("property")
-    result.stopped_by = stop.info.get("stopped_by")
-    idx = stop.info.get("index")
-    if idx is not None:
-        result.trace = trace_to(idx)
-    state = result.trace[-1].state if result.trace else None
-    if stop.verdict == "error":
-        if stop.info.get("message"):
-            result.error = stop.info["message"]
-        else:
-            _explain_error(model, stop.info["error"], state, result, stop.info.get("where"))
-    if stop.verdict == "violated":
-        result.witness = _witness(model, result.property, state)
-    return stop.info.get("queue")
-
-
-def report_limit(result: Result, stop: BaseException) -> None:
-    """A limit, a signal or exhausted memory stopped the search: incomplete, and why."""
-    disarm()
-    result.verdict = "incomplete"
-    result.stopped_by = (stop.reason if isinstance(stop, LimitReached) else
-                         "max-memory" if isinstance(stop, MemoryError) else "interrupted")
 
 
 def _depth_of(parent: list[int], n: int) -> int:
@@ -283,15 +235,6 @@ def _depth_of(parent: list[int], n: int) -> int:
     return max(depth)
 
 
-def label_step(model: Model, src: tuple, dst: tuple) -> Step:
-    """Which action (and binding) takes `src` to `dst`: the first in spec order."""
-    for a in model.actions:
-        for binding, t in a.labelled(src, [None]):
-            if t == dst:
-                return Step(a.name, a.label_of(binding), dst)
-    raise AssertionError("no action connects two consecutive trace states")
-
-
 def _trace(model: Model, states: list[tuple], parent: list[int], idx: int) -> list[Step]:
     chain = []
     while idx >= 0:
@@ -302,34 +245,3 @@ def _trace(model: Model, states: list[tuple], parent: list[int], idx: int) -> li
     for p, c in zip(chain, chain[1:]):
         steps.append(label_step(model, states[p], states[c]))
     return steps
-
-
-def _witness(model: Model, prop: str | None, state: tuple) -> list[tuple[str, Any]] | None:
-    for p in model.invariants:
-        if p.name == prop and p.witness is not None:
-            try:
-                found = p.witness(state)
-            except Exception:
-                return None
-            return list(found) if found else None
-    return None
-
-
-def _explain_error(model: Model, err: Exception, state: tuple | None, result: Result, where: str | None) -> None:
-    """Name the action and binding that raised, by re-running the labelled variants on `state`."""
-    message = err.message if isinstance(err, EvalError) else f"{type(err).__name__}: {err}"
-    result.error_loc = model.located(err) if isinstance(err, EvalError) else None
-    result.internal = not isinstance(err, (EvalError, RecursionError))
-    if state is None or where != "action":
-        result.error = f"while computing {where}: {message}"
-        return
-    for a in model.actions:
-        cur: list = [None]
-        try:
-            a.labelled(state, cur)
-        except Exception:
-            binding = "" if cur[0] is None else ", ".join(
-                f"{k}={short(v)}" for k, v in a.label_of(cur[0]).items())
-            result.error = f"in action {a.name}{f'({binding})' if binding else ''}: {message}"
-            return
-    result.error = message

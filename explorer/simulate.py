@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from .limits import LimitReached, Limits, disarm, guard
 from .model import Model
-from .search import Result, Step, _explain_error, _witness, label_step
+from .result import Result, Step, explain_error, label_step, witness
 
 
 @dataclass
@@ -35,7 +35,12 @@ def simulate(model: Model, behaviours: int = 1000, depth: int = 100, seed: int =
     path: list[tuple] = []
     try:
         with guard(limits, started):
-            inits = [s for s in model.initial() if all(c(s) for c in constraints)]
+            inits = []
+            for s in model.initial():  # every initial state's invariants, then the constraints prune
+                if _violated(model, sim, [s], inv_names):
+                    return sim
+                if all(c(s) for c in constraints):
+                    inits.append(s)
             if not inits:
                 sim.result = Result("error", error="there is no initial state: nothing was simulated")
                 return sim
@@ -47,24 +52,30 @@ def simulate(model: Model, behaviours: int = 1000, depth: int = 100, seed: int =
                 sim.behaviours += 1
                 while True:
                     sim.steps += 1
-                    bad = model.first_failing_invariant(state)
-                    if bad >= 0:
-                        disarm()
-                        sim.longest = max(sim.longest, len(path))
-                        sim.result = Result("violated", property=inv_names[bad], trace=_steps(model, path))
-                        sim.result.witness = _witness(model, inv_names[bad], state)
+                    if _violated(model, sim, path, inv_names):
                         return sim
                     if len(path) >= depth:
                         _ended(sim, "depth", path)
                         break
-                    succ = [t for ts in model.successors(state) for t in ts if all(c(t) for c in constraints)]
-                    if not succ:
+                    # as `check` and TLC do: a deadlock is decided on the successors before the
+                    # constraints, and a successor the constraints prune is still checked
+                    every = [t for ts in model.successors(state) for t in ts]
+                    succ = []
+                    for t in every:
+                        if all(c(t) for c in constraints):
+                            succ.append(t)
+                        elif _violated(model, sim, path + [t], inv_names):
+                            return sim
+                    if not every:
                         if deadlock and not any(term(state) for term in (p.holds for p in model.terminals)):
                             disarm()
                             sim.longest = max(sim.longest, len(path))
                             sim.result = Result("deadlock", trace=_steps(model, path))
                             return sim
                         _ended(sim, "no successor", path)
+                        break
+                    if not succ:
+                        _ended(sim, "constraint", path)
                         break
                     state = rng.choice(succ)
                     path.append(state)
@@ -75,13 +86,25 @@ def simulate(model: Model, behaviours: int = 1000, depth: int = 100, seed: int =
     except Exception as err:  # a runtime error of the spec on the current path
         disarm()
         sim.result = Result("error")
-        _explain_error(model, err, path[-1] if path else None, sim.result, "action" if path else "the initial states")
+        explain_error(model, err, path[-1] if path else None, sim.result, "action" if path else "the initial states")
         sim.result.trace = _steps(model, path) if path else []
     finally:
         sim.result.seconds = time.monotonic() - started
         sim.result.distinct = 0
         sim.result.generated = sim.steps
     return sim
+
+
+def _violated(model: Model, sim: Simulation, path: list[tuple], inv_names: list[str]) -> bool:
+    """Whether the last state of `path` fails an invariant; if so `sim` reports it."""
+    bad = model.first_failing_invariant(path[-1])
+    if bad < 0:
+        return False
+    disarm()
+    sim.longest = max(sim.longest, len(path))
+    sim.result = Result("violated", property=inv_names[bad], trace=_steps(model, path))
+    sim.result.witness = witness(model, inv_names[bad], path[-1])
+    return True
 
 
 def _ended(sim: Simulation, why: str, path: list[tuple]) -> None:

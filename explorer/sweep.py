@@ -24,7 +24,7 @@ from .grid import Grid, Point, beyond
 from .limits import LimitReached, Limits, disarm, guard, machine_memory, DEFAULT_MEMORY_FRACTION
 from .model import Model, const_text, load_model, read_spec
 from .pools import ForkPool, RayPool
-from .search import Result
+from .result import Result
 from .traces import format_result, itf_trace, result_json, trace_dot
 from .values import short, to_itf
 
@@ -118,6 +118,32 @@ def reusable(entry: dict[str, Any], limits: Limits) -> bool:
     same = all((entry.get("limits") or {}).get(k) == v for k, v in limits_json(limits).items()
                if k in ("max_states", "max_depth"))
     return record.get("verdict") == "incomplete" and record.get("stopped_by") in DETERMINISTIC_STOPS and same
+
+
+_NONE = type(None)
+RECORD_SHAPE = {"verdict": str, "property": (str, _NONE), "witness": (str, _NONE), "stopped_by": (str, _NONE),
+                "distinct": int, "generated": int, "depth": int, "trace_length": int, "error": (str, _NONE),
+                "internal": bool, "searched": bool, "fingerprints": bool, "seconds": (int, float)}
+TRACE_SHAPE = {"txt": str, "json": dict, "itf": dict, "dot": str, "view": str, "view_dot": str, "html": str}
+
+
+def well_formed(entry: Any, key: str) -> bool:
+    """Whether a cache entry has the shape `Sweeper._store` writes, for this key: one that does not
+    (hand-edited, cut short, written by something else) is searched again, never trusted."""
+    if not isinstance(entry, dict) or entry.get("key") != key or not isinstance(entry.get("limits", {}), dict):
+        return False
+    record = entry.get("record")
+    if not isinstance(record, dict) or record.get("verdict") not in VERDICTS.values():
+        return False
+    for name, kind in RECORD_SHAPE.items():
+        value = record.get(name)
+        if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+            return False
+    if record["verdict"] == "refuted" and record["property"] is None:
+        return False
+    traces = record.get("traces", {})
+    return isinstance(traces, dict) and all(k in TRACE_SHAPE and isinstance(v, TRACE_SHAPE[k])
+                                            for k, v in traces.items())
 
 
 def command(spec: str, run: Run, grid: Grid) -> str | None:
@@ -261,7 +287,7 @@ class Sweeper:
             entry = json.loads(self._cache_file(run).read_text())
         except (OSError, ValueError):
             return None
-        return entry["record"] if isinstance(entry, dict) and reusable(entry, self.limits) else None
+        return entry["record"] if well_formed(entry, run.key) and reusable(entry, self.limits) else None
 
     def _store(self, run: Run, record: dict[str, Any]) -> None:
         if record.get("internal") or not reusable({"record": record, "limits": limits_json(self.limits)},

@@ -2,13 +2,15 @@
 graphviz pictures of a trace."""
 from __future__ import annotations
 
+import errno
 import json
 import os
+import stat
 from typing import Any
 
-from .errors import SpecError, format_located
+from .errors import SpecError, format_located, readable
 from .model import Model
-from .search import Result, Step
+from .result import Result, Step
 from .values import brief, short, tlc, to_itf
 
 EXIT_CODES = {"holds": 0, "violated": 1, "deadlock": 1, "error": 2, "incomplete": 3}
@@ -17,7 +19,8 @@ EXIT_INTERNAL = 70  # an internal error (sysexits' EX_SOFTWARE): never a verdict
 
 _STOP_REASONS = {"max-states": "the state limit was reached", "max-depth": "the depth limit was reached",
                  "max-seconds": "the time limit was reached", "max-memory": "the memory limit was reached",
-                 "interrupted": "it was interrupted", "terminated": "it received SIGTERM"}
+                 "interrupted": "it was interrupted", "terminated": "it received SIGTERM",
+                 "worker-lost": "a worker process was lost"}
 
 
 def stop_reason(stopped_by: str | None) -> str:
@@ -64,14 +67,14 @@ def format_verdict(model: Model, result: Result, spec_path: str = "", diff: bool
     elif result.verdict == "deadlock":
         lines.append("Error: Deadlock reached.")
     elif result.verdict == "error" and result.internal:
-        lines.append(f"Internal error {result.error}")
+        lines.append(readable(f"Internal error {result.error}"))
         lines.append("This is a bug in the explorer, not a verdict about the spec: please report it "
                      "with the spec and the command.")
     elif result.verdict == "error":
         where = ""
         if result.error_loc is not None:
             where = f"{spec_path}:{result.error_loc.line}:{result.error_loc.col}: "
-        lines.append(f"Error: {where}runtime error {result.error}")
+        lines.append(readable(f"Error: {where}runtime error {result.error}"))
         if result.error_loc is not None:  # the source line and a caret, as for static errors
             lines.extend(format_located("", "", model.spec.text, result.error_loc).splitlines()[1:])
     if result.trace and result.loop is not None:
@@ -128,7 +131,8 @@ def format_result(model: Model, result: Result, spec_path: str = "", diff: bool 
                          f"{', '.join(p.label for p in model.properties)}.")
         lines.append("Model checking completed. No error has been found.")
     elif result.verdict == "incomplete":
-        lines.append(f"Model checking stopped because {stop_reason(result.stopped_by)}. "
+        lines.append(f"Model checking stopped because {stop_reason(result.stopped_by)}"
+                     + (f": {result.error}" if result.error else "") + ". "
                      "The search is INCOMPLETE: no violation was found in the states explored, "
                      "which proves nothing about the rest.")
     lines.append(f"{result.generated} states generated, {result.distinct} distinct states found, "
@@ -146,8 +150,15 @@ def format_result(model: Model, result: Result, spec_path: str = "", diff: bool 
     for name, c in result.actions.items():
         never = "  <- never fired" if c["generated"] == 0 else ""
         lines.append(f"  {name}: {c['generated']} / {c['distinct']}{never}")
-    lines.append(f"Finished in {result.seconds:.2f}s ({_rate(result)} distinct states/s).")
+    lines.append(f"Finished in {run_seconds(model, result):.2f}s ({_rate(model, result)} distinct states/s).")
     return "\n".join(lines)
+
+
+def run_seconds(model: Model, result: Result) -> float:
+    """How long the run took: the search's time and, when the CLI loaded the model (its constants
+    evaluated, under the same time limit), the loading's (`model.load_seconds`). A run stopped by
+    its time limit then reports the whole time it ran, not the search's part of it."""
+    return result.seconds + getattr(model, "load_seconds", 0.0)
 
 
 def collision(result: Result) -> float:
@@ -157,8 +168,9 @@ def collision(result: Result) -> float:
     return collision_probability(result.distinct, result.generated)
 
 
-def _rate(result: Result) -> str:
-    return f"{result.distinct / result.seconds:,.0f}" if result.seconds > 0 else "-"
+def _rate(model: Model, result: Result) -> str:
+    seconds = run_seconds(model, result)
+    return f"{result.distinct / seconds:,.0f}" if seconds > 0 else "-"
 
 
 def step_json(step: Step, model: Model) -> dict[str, Any]:
@@ -184,7 +196,7 @@ def result_json(model: Model, result: Result) -> dict[str, Any]:
         "depth": result.depth,
         "queue": result.queue,
         "pruned_by_constraint": result.pruned,
-        "seconds": round(result.seconds, 3),
+        "seconds": round(run_seconds(model, result), 3),
         "actions": {k: v["generated"] for k, v in result.actions.items()},
         "actions_distinct": {k: v["distinct"] for k, v in result.actions.items()},
         "never_fired": [k for k, v in result.actions.items() if v["generated"] == 0],
@@ -228,19 +240,76 @@ def write_json(path: str, data: Any) -> None:
     write_text(path, json.dumps(data, indent=2) + "\n")
 
 
+FIFO_WAIT = 10.0  # seconds a FIFO may go without a reader before writing to it is an error
+
+
 def write_text(path: str, text: str) -> None:
-    """Write atomically (a temporary file renamed over the target): never half a file."""
-    tmp = f"{path}.tmp{os.getpid()}"
+    """Write atomically (a temporary file renamed over the target): never half a file. What is not
+    a regular file is written through, never replaced: a device or a FIFO (`/dev/null`, `<(...)`)
+    directly, a symlink at its target (atomically there); so is a link through /proc (`/dev/stdout`,
+    a process's open file), which names the file another process writes."""
+    try:
+        info = os.stat(path)  # through symlinks
+    except FileNotFoundError:
+        info = None  # nothing there yet (or a symlink to nothing yet: its target is created)
+    except OSError as err:
+        raise SpecError(f"cannot write {path}: {err.strerror}") from None
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        raise SpecError(f"cannot write {path}: it is a directory")
+    if info is not None and not stat.S_ISREG(info.st_mode) or _through_proc(path):
+        _write_through(path, text, info)
+        return
+    target = os.path.realpath(path) if os.path.islink(path) else path
+    tmp = f"{target}.tmp{os.getpid()}"
     try:
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(text)
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except OSError as err:
         try:
             os.unlink(tmp)
         except OSError:
             pass
         raise SpecError(f"cannot write {path}: {err.strerror}") from None
+
+
+def _through_proc(path: str) -> bool:
+    """Whether `path` is a symlink whose chain passes through /proc (`/dev/stdout` is
+    `/proc/self/fd/1`): its target is a file some process has open, to be written, not replaced."""
+    for _ in range(40):
+        if not os.path.islink(path):
+            return False
+        path = os.path.join(os.path.dirname(path), os.readlink(path))
+        if os.path.normpath(path).startswith("/proc/"):
+            return True
+    return False
+
+
+def _write_through(path: str, text: str, info: os.stat_result | None) -> None:
+    """Write into a device, a FIFO or a file some process has open, as they are. A FIFO is waited
+    for FIFO_WAIT seconds at most: with no reader the run would hang there, deaf to SIGTERM (the
+    report is being written)."""
+    import time
+
+    try:
+        if info is not None and stat.S_ISFIFO(info.st_mode):
+            deadline = time.monotonic() + FIFO_WAIT
+            while True:
+                try:
+                    fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+                    break
+                except OSError as err:
+                    if err.errno != errno.ENXIO or time.monotonic() > deadline:  # ENXIO: no reader yet
+                        raise
+                    time.sleep(0.05)
+            os.set_blocking(fd, True)
+        else:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+        with open(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as err:
+        why = "no process reads the FIFO" if err.errno == errno.ENXIO else err.strerror
+        raise SpecError(f"cannot write {path}: {why}") from None
 
 
 def trace_dot(model: Model, trace: list[Step], title: str = "", loop: int | None = None,

@@ -11,7 +11,7 @@ from html import escape
 from .compiler import CompiledView
 from .errors import EvalError, SpecError
 from .model import Model
-from .search import Result, Step
+from .result import Result, Step
 from .values import kind_of, short
 
 # pastel fills, assigned to statuses in legend order (text stays readable on every one)

@@ -25,7 +25,11 @@ runs in one process."""
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import pickle
+import signal
+import sys
+import threading
 import time
 from array import array
 from dataclasses import dataclass, field
@@ -41,7 +45,7 @@ from .frontier import Frontier
 from .limits import LimitReached, Limits, disarm, guard, no_cycle_collector
 from .model import Model
 from .progress import publish
-from .search import Result, _Stop, report_limit, report_stop
+from .result import Result, Stop, report_limit, report_stop
 
 NEW = 1  # a candidate's code: it passes the constraints and every invariant (the usual case)
 PRUNED = 0  # it fails a constraint and passes every invariant
@@ -49,6 +53,15 @@ FAILED_CONSTRAINT = -3  # evaluating a constraint on it raised an error
 FAILED_ALLOWED = -4  # it passes the constraints, and evaluating an invariant on it raised
 FAILED_PRUNED = -5  # it fails a constraint, and evaluating an invariant on it raised
 # other codes: 2 * (first failing invariant + 1) + (passes the constraints)
+PR_SET_PDEATHSIG = 1  # Linux's prctl option: a signal for this process when its parent dies
+
+
+class WorkerLost(LimitReached):
+    """A worker process ended without its reply: the search stops, incomplete (`worker-lost`)."""
+
+    def __init__(self, message: str):
+        super().__init__("worker-lost")
+        self.message = message
 
 
 @dataclass
@@ -68,10 +81,13 @@ class Reply:
 
 class SharedFingerprintSet(FingerprintSet):
     """A `FingerprintSet` whose table lives in shared memory, so forked workers read it in place.
-    Only the coordinator writes it, between levels."""
+    Only the coordinator writes it, between levels. Once every worker has mapped a table, its name
+    is removed from /dev/shm (`seal`): the memory then goes with the last process that maps it,
+    whatever kills them."""
 
     def __init__(self):
         self.mem: shared_memory.SharedMemory | None = None
+        self.sealed: set[str] = set()  # segments whose name is already removed
         super().__init__()
 
     def _zeros(self, size: int) -> np.ndarray:
@@ -88,17 +104,26 @@ class SharedFingerprintSet(FingerprintSet):
         old = self.__dict__.pop("_old", None)
         if old is not None:
             old.close()
-            old.unlink()
+            self._unlink(old)
 
     @property
     def where(self) -> tuple[str, int]:
         return self.mem.name, len(self.table)
 
+    def seal(self) -> None:
+        """Every reader has mapped the current table: remove its name."""
+        self._unlink(self.mem)
+
+    def _unlink(self, mem: shared_memory.SharedMemory) -> None:
+        if mem.name not in self.sealed:
+            self.sealed.add(mem.name)
+            mem.unlink()
+
     def close(self) -> None:
         if self.mem is not None:
             del self.table
             self.mem.close()
-            self.mem.unlink()
+            self._unlink(self.mem)
             self.mem = None
 
 
@@ -238,10 +263,40 @@ class Owner:
         self.idx = self.idx[order]
 
 
-def _fork_worker(model: Model, conn) -> None:
-    """A forked worker's loop: ("init", states, idx, deadlock) | ("expand", segment, size) |
+def die_with_parent(sig: int, parent: int, inherited: list = ()) -> None:
+    """In a freshly forked process: close the connections of the parent's that it inherited (so
+    that its siblings and it see each other's end of pipe), and receive `sig` when the parent
+    (pid `parent`, noted before the fork) dies, as a SIGKILL of the explorer leaves no process of
+    its own behind. On Linux prctl(PR_SET_PDEATHSIG); elsewhere a thread watches the parent."""
+    for conn in inherited:
+        conn.close()
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        armed = sys.platform.startswith("linux") and libc.prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        armed = False
+    if not armed:
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(1.0)
+            os.kill(os.getpid(), sig)
+
+        threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+    if os.getppid() != parent:  # it died before the signal was armed
+        os.kill(os.getpid(), sig)
+
+
+def _fork_worker(model: Model, conn, parent: int, inherited: list) -> None:
+    """A forked worker's loop: ("init", states, idx, deadlock) | ("attach", segment), answered
+    by True once the fingerprint set's segment is mapped | ("expand", segment, size) |
     ("keep", records, idx, sends, n), answered by n packages (bytes, empty for none), one per
-    worker | ("receive", k) followed by k packages | ("stop",)."""
+    worker | ("receive", k) followed by k packages | ("stop",). It dies with the coordinator
+    (SIGKILL: it holds nothing to save), and leaves Ctrl-C to it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    die_with_parent(signal.SIGKILL, parent, inherited)
     owner = Owner(model)
     attached: shared_memory.SharedMemory | None = None
     try:
@@ -253,6 +308,11 @@ def _fork_worker(model: Model, conn) -> None:
                     break
                 if kind == "init":
                     owner.init(msg[1], msg[2], msg[3])
+                elif kind == "attach":
+                    if attached is not None:
+                        attached.close()
+                    attached = shared_memory.SharedMemory(name=msg[1])
+                    conn.send(True)
                 elif kind == "expand":
                     _, name, size = msg
                     if attached is None or attached.name != name:
@@ -283,12 +343,17 @@ class ForkTransport:
 
     def __init__(self, model: Model, workers: int):
         ctx = mp.get_context("fork")
-        resource_tracker.ensure_running()  # one tracker, shared by the forked workers, owns the segments
+        # one tracker, shared by the forked workers, owns the segments: it unlinks them when the
+        # coordinator and its workers are gone, even after a SIGKILL
+        resource_tracker.ensure_running()
         self.pipes, self.procs = [], []
+        self.busy = False  # an exchange is under way: the pipes are not between two messages
+        self.attached: str | None = None  # the fingerprint set's segment every worker maps
         for _ in range(workers):
             here, there = ctx.Pipe()
-            proc = ctx.Process(target=_fork_worker, args=(model, there), daemon=True)
+            proc = ctx.Process(target=_fork_worker, args=(model, there, os.getpid(), [*self.pipes, here]), daemon=True)
             proc.start()
+            there.close()  # the worker's alone, so that its death is an EOF here
             self.pipes.append(here)
             self.procs.append(proc)
 
@@ -299,40 +364,81 @@ class ForkTransport:
         return SharedFingerprintSet()
 
     def init(self, parts: list[tuple[list[tuple], list[int]]], deadlock: bool) -> None:
-        for conn, (states, idx) in zip(self.pipes, parts):
-            conn.send(("init", states, idx, deadlock))
+        self.busy = True
+        for w, (states, idx) in enumerate(parts):
+            self._talk(w, "send", ("init", states, idx, deadlock))
+        self.busy = False
 
     def expand(self, seen: SharedFingerprintSet, added: np.ndarray) -> list[Reply]:
         name, size = seen.where
-        for conn in self.pipes:
-            conn.send(("expand", name, size))
-        return [conn.recv() for conn in self.pipes]
+        self.busy = True
+        if name != self.attached:  # a new table: mapped by every worker, then its name removed
+            for w in range(len(self.pipes)):
+                self._talk(w, "send", ("attach", name))
+            for w in range(len(self.pipes)):
+                self._talk(w, "recv")
+            seen.seal()
+            self.attached = name
+        for w in range(len(self.pipes)):
+            self._talk(w, "send", ("expand", name, size))
+        replies = [self._talk(w, "recv") for w in range(len(self.pipes))]
+        self.busy = False
+        return replies
 
     def keep(self, decisions: list[tuple[np.ndarray, np.ndarray, list[tuple[int, int, int]]]]) -> None:
         n = len(self.pipes)
-        for conn, (records, idx, sends) in zip(self.pipes, decisions):
-            conn.send(("keep", records, idx, sends, n))
+        self.busy = True
+        for w, (records, idx, sends) in enumerate(decisions):
+            self._talk(w, "send", ("keep", records, idx, sends, n))
         inbox: list[list[bytes]] = [[] for _ in range(n)]
-        for conn in self.pipes:
+        for w in range(n):
             for dst in range(n):
-                data = conn.recv_bytes()
+                data = self._talk(w, "recv_bytes")
                 if data:
                     inbox[dst].append(data)
-        for conn, packages in zip(self.pipes, inbox):
-            conn.send(("receive", len(packages)))
+        for w, packages in enumerate(inbox):
+            self._talk(w, "send", ("receive", len(packages)))
             for data in packages:
-                conn.send_bytes(data)
+                self._talk(w, "send_bytes", data)
+        self.busy = False
+
+    def _talk(self, w: int, how: str, *msg: Any) -> Any:
+        """Send to or receive from worker `w`; a worker that is gone (killed, as by the
+        out-of-memory killer) stops the search as incomplete, naming it."""
+        try:
+            return getattr(self.pipes[w], how)(*msg)
+        except (EOFError, OSError) as err:
+            proc = self.procs[w]
+            proc.join(timeout=1)
+            code = proc.exitcode
+            if code is None:
+                why = f"broke its pipe ({type(err).__name__})"
+            elif code < 0:
+                name = signal.Signals(-code).name if -code in signal.valid_signals() else "an unknown signal"
+                why = f"was killed by signal {-code} ({name})" + (
+                    ", as the out-of-memory killer does" if -code == signal.SIGKILL else "")
+            else:
+                why = f"exited with code {code}"
+            raise WorkerLost(f"worker {w + 1} of {len(self.procs)} (pid {proc.pid}) {why}") from None
 
     def close(self) -> None:
-        for conn in self.pipes:
-            try:
-                conn.send(("stop",))
-            except (BrokenPipeError, OSError):
-                pass
+        """Stop the workers: those between two exchanges are told to, and given two seconds;
+        in the middle of one (a limit or a lost worker stopped it), they are killed at once."""
+        if not self.busy:
+            for conn in self.pipes:
+                try:
+                    conn.send(("stop",))
+                except OSError:
+                    pass
+            deadline = time.monotonic() + 2
+            for proc in self.procs:
+                proc.join(timeout=max(0.0, deadline - time.monotonic()))
         for proc in self.procs:
-            proc.join(timeout=2)
             if proc.is_alive():
                 proc.kill()
+            proc.join()
+        for conn in self.pipes:
+            conn.close()
 
 
 def _portable(err: Exception) -> Any:
@@ -353,7 +459,7 @@ def _allowed(model: Model, t: tuple, n: int, found: dict) -> bool:
         return all(p.holds(t) for p in model.constraints)
     except Exception as err:
         found[n] = t
-        raise _Stop("error", error=err, index=n, where="a constraint", queue=0, extra=-1) from None
+        raise Stop("error", error=err, index=n, where="a constraint", queue=0, extra=-1) from None
 
 
 def _invariant(model: Model, t: tuple, n: int, found: dict) -> int:
@@ -362,7 +468,7 @@ def _invariant(model: Model, t: tuple, n: int, found: dict) -> int:
     except Exception as err:
         found[n] = t
         # only initial states come here: every one found before it is still queued
-        raise _Stop("error", error=err, index=n, where="an invariant", queue=n) from None
+        raise Stop("error", error=err, index=n, where="an invariant", queue=n, extra=-1) from None
 
 
 def check_parallel(model: Model, workers: int, deadlock: bool = True, limits: Limits | None = None,
@@ -434,7 +540,7 @@ def _search(model: Model, transport, seen: FingerprintSet, deadlock: bool, limit
             while level_size:
                 st["head"] = level_start
                 if limits.max_depth and level > limits.max_depth:
-                    raise _Stop("incomplete", stopped_by="max-depth")
+                    raise Stop("incomplete", stopped_by="max-depth")
                 publish(level, len(fps), level_size, st["generated"] + sum(gen_by))
                 replies = transport.expand(seen, added)
                 winners = _level(model, replies, level, level_start, level_size, deadlock, max_states,
@@ -450,13 +556,15 @@ def _search(model: Model, transport, seen: FingerprintSet, deadlock: bool, limit
             st["head"] = level_start
             result.complete = True
             disarm()
-    except _Stop as stop:
+    except Stop as stop:
         idx = stop.info.get("index")
         pruned_parent = stop.info.get("extra") if idx is not None and idx >= len(fps) else None
         st["queue"] = report_stop(model, result, stop, lambda i: rebuild_trace(
             model, fingerprint, fps, parents, i, found_state, pruned_parent, target_fp.get(i)))
     except (LimitReached, KeyboardInterrupt, MemoryError) as stop:
         report_limit(result, stop)
+        if isinstance(stop, WorkerLost):
+            result.error = stop.message
     for i, a in enumerate(model.actions):
         result.actions[a.name] = {"generated": gen_by[i], "distinct": new_by[i]}
     result.distinct = len(fps)
@@ -475,7 +583,7 @@ def _level(model: Model, replies: list[Reply], level: int, level_start: int, lev
            target_fp: dict) -> list[tuple[np.ndarray, np.ndarray]]:
     """Decide one level from the workers' replies: number its new states (appended to `fps` and
     `parents`, counted), and return per worker which of its candidates are new, with their
-    indices. Raises `_Stop` where the one-process search would stop."""
+    indices. Raises `Stop` where the one-process search would stop."""
     allowed = [np.flatnonzero(r.code == NEW) for r in replies]
     n_new = sum(len(a) for a in allowed)  # an upper bound: duplicates across workers count twice
     if (any(r.failed is not None or r.stuck for r in replies)
@@ -530,12 +638,12 @@ def _walk(model: Model, replies: list[Reply], level: int, level_start: int, leve
     for head in range(level_start, level_start + level_size):
         st["head"] = head
         if max_states and len(fps) >= max_states:
-            raise _Stop("incomplete", stopped_by="max-states")
+            raise Stop("incomplete", stopped_by="max-states")
         w, row = where[head]
         reply = replies[w]
         fp_w, pos_w, code_w, counts_w, start_w = cols[w]
         if reply.failed is not None and reply.failed[0] == row:
-            raise _Stop("error", error=_revive(reply.failed[1]), index=head, where="action",
+            raise Stop("error", error=_revive(reply.failed[1]), index=head, where="action",
                         queue=len(fps) - head - 1)
         counts = counts_w[row]
         k, end = start_w[row], start_w[row + 1]
@@ -554,7 +662,7 @@ def _walk(model: Model, replies: list[Reply], level: int, level_start: int, leve
                 if code == FAILED_CONSTRAINT or code == FAILED_PRUNED:
                     target_fp[n] = f
                     st["pruned"] += code == FAILED_PRUNED
-                    raise _Stop("error", error=_revive(reply.errors[f]), index=n, extra=head,
+                    raise Stop("error", error=_revive(reply.errors[f]), index=n, extra=head,
                                 where="a constraint" if code == FAILED_CONSTRAINT else "an invariant",
                                 queue=0 if code == FAILED_CONSTRAINT else n - head - 1)
                 if code == FAILED_ALLOWED:
@@ -562,7 +670,7 @@ def _walk(model: Model, replies: list[Reply], level: int, level_start: int, leve
                     parents.append(head)
                     new_by[ai] += 1
                     st["deepest"] = level + 1
-                    raise _Stop("error", error=_revive(reply.errors[f]), index=n, where="an invariant",
+                    raise Stop("error", error=_revive(reply.errors[f]), index=n, where="an invariant",
                                 queue=n - head - 1)
                 ok, bad = code & 1, code // 2 - 1
                 if model.constraints and not ok:
@@ -582,14 +690,14 @@ def _walk(model: Model, replies: list[Reply], level: int, level_start: int, leve
                     st["deepest"] = level + 1
                 if bad >= 0:
                     gen_by[ai] -= c - bi - 1
-                    raise _Stop("violated", property=inv_names[bad], index=n, queue=n - head - 1,
+                    raise Stop("violated", property=inv_names[bad], index=n, queue=n - head - 1,
                                 extra=head if uncounted else None)
             offset += c
         if not any(counts) and deadlock:
             ended = reply.stuck.get(row, True)
             if isinstance(ended, tuple):
-                raise _Stop("error", error=_revive(ended), index=head, where="a terminal predicate",
+                raise Stop("error", error=_revive(ended), index=head, where="a terminal predicate",
                             queue=len(fps) - head - 1)
             if not ended:
-                raise _Stop("deadlock", index=head, queue=len(fps) - head - 1)
+                raise Stop("deadlock", index=head, queue=len(fps) - head - 1)
     return [(np.array(r, dtype=np.int64), np.array(n, dtype=np.int64)) for r, n in zip(kept, numbers)]

@@ -55,9 +55,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..errors import SpecError
 from .module import TERMINAL_MODES, Exporter
 
-__all__ = ["TERMINAL_MODES", "Exporter", "export_tla"]
+__all__ = ["TERMINAL_MODES", "Exporter", "export_tla", "prepare_folder"]
 
 
 def export_tla(model, out_dir: Path | str, deadlock: bool = True, terminal: str = "refuse") -> list[Path]:
@@ -65,13 +66,27 @@ def export_tla(model, out_dir: Path | str, deadlock: bool = True, terminal: str 
     paths. Raises `SpecError` for a spec (or constant value) with no faithful TLA+ form.
     `terminal` says what to do with terminal predicates when `deadlock` is on: "refuse",
     "stutter" or "invariant" (see above)."""
+    from ..traces import write_text
+
     exp = Exporter(model, deadlock=deadlock, terminal=terminal)
     tla = exp.module_text()
     cfg = exp.cfg_text()
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = prepare_folder(out_dir, "-o")
     tla_path = out / f"{exp.module}.tla"
     cfg_path = out / f"{exp.module}.cfg"
-    tla_path.write_text(tla)
-    cfg_path.write_text(cfg)
+    write_text(str(tla_path), tla)  # atomically: a stopped export leaves no half module
+    write_text(str(cfg_path), cfg)
     return [tla_path, cfg_path]
+
+
+def prepare_folder(path: Path | str, option: str) -> Path:
+    """`path` as a folder to write files into (made if missing), or a SpecError saying why not (the
+    CLI exits 2): a file of that name, a file on the way, no permission."""
+    folder = Path(path)
+    if folder.exists() and not folder.is_dir():
+        raise SpecError(f"cannot write into {option} {path}: it exists and is not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise SpecError(f"cannot write into {option} {path}: {err.strerror}") from None
+    return folder
