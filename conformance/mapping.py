@@ -1,7 +1,7 @@
 """From a trace of spec/collector.spec to driver commands and the observations to compare.
 
 Pure Python, no NeMo RL: the CI tests this part. A trace is what `check --json` or `--itf` writes
-(read by explorer.replay); each model action becomes one command for the driver, and each model
+(read by explorer.engine.replay); each model action becomes one command for the driver, and each model
 state becomes the `Expected` view the driver's observation of the real objects must equal."""
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from explorer.errors import SpecError
-from explorer.replay import load_trace_file
-from explorer.values import TRUE, Bool, Map
+from explorer.lang.errors import SpecError
+from explorer.engine.replay import load_trace_file
+from explorer.lang.values import TRUE, Bool, Map
 
 # model action -> what the driver does (the collector's own dispatches are released one at a time)
 COMMANDS = {

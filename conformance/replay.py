@@ -247,7 +247,7 @@ def format_outcome(out: Outcome) -> str:
 
 def main(trace_path: str, nemo_path: str | None, label: str | None, json_path: str | None = None) -> int:
     """The CLI's `conformance` command: exit 0 follows, 1 diverges, 2 bad input/missing dependency."""
-    from explorer.errors import SpecError
+    from explorer.lang.errors import SpecError
     from .nemo import MissingDependency
 
     try:
@@ -261,6 +261,6 @@ def main(trace_path: str, nemo_path: str | None, label: str | None, json_path: s
         return 2
     print(format_outcome(out), flush=True)
     if json_path:
-        from explorer.traces import write_json
+        from explorer.output.traces import write_json
         write_json(json_path, out.to_json())
     return out.exit_code

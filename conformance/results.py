@@ -53,7 +53,7 @@ def run_batch(paths: list[Path], tree: str, root: Path) -> tuple[list[dict[str, 
 
 def worker(tree: str, out: str, paths: list[str]) -> int:
     """Replay each trace on `tree` in this process; write the outcomes as JSON to `out`."""
-    from explorer.errors import SpecError
+    from explorer.lang.errors import SpecError
 
     from . import mapping, nemo, replay
 

@@ -1,3 +1,3 @@
-from .cli import run
+from explorer.cli import run
 
 run()

@@ -8,9 +8,7 @@ a missing dependency."""
 from __future__ import annotations
 
 import argparse
-import math
 import os
-import re
 import shutil
 import signal
 import sys
@@ -21,17 +19,27 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-from . import __version__
-from .config import config_constants
-from .errors import SpecError, readable
-from .limits import LimitReached, Limits, disarm, guard
-from .model import Model, load_model, parse_const_value
-from .progress import reporting
-from .result import Result
-from .search import check
-from .traces import (EXIT_CODES, EXIT_INTERNAL, dot_to_svg, format_result, itf_trace, result_json, stop_reason,
-                     trace_dot, write_json, write_text)
-from .views import counterexample, find_view, grid_text, grids, grids_dot
+from explorer.engine.explore import AUTO_FINGERPRINTS, explore
+from explorer.engine.result import Result
+from explorer.lang.config import config_constants
+from explorer.lang.errors import SpecError, readable
+from explorer.lang.model import Model, load_model, parse_const_value
+from explorer.output.traces import (
+    EXIT_CODES,
+    EXIT_INTERNAL,
+    dot_to_svg,
+    format_result,
+    itf_trace,
+    result_json,
+    stop_reason,
+    trace_dot,
+    write_json,
+    write_text,
+)
+from explorer.output.views import counterexample, find_view, grid_text, grids, grids_dot
+from explorer.run.limits import LimitReached, Limits, disarm, guard, memory_size, positive_int, positive_seconds
+from explorer.run.progress import reporting
+from explorer.version import __version__
 
 
 def _const_pairs(items: list[str]) -> dict[str, Any]:
@@ -47,7 +55,9 @@ def _const_pairs(items: list[str]) -> dict[str, Any]:
 def _model(args) -> Model:
     constants = config_constants(args.spec, args.config) if args.config else {}
     constants.update(_const_pairs(args.const))
-    properties = [] if getattr(args, "no_properties", False) else getattr(args, "property", None) or None
+    named = getattr(args, "invariant", None)
+    # naming invariants checks those alone, unless properties are named too
+    properties = [] if getattr(args, "no_properties", False) else getattr(args, "property", None) or ([] if named else None)
     return load_model(args.spec, constants, invariants=getattr(args, "invariant", None) or None,
                       properties=properties)
 
@@ -55,7 +65,8 @@ def _model(args) -> Model:
 def _add_temporal_args(p: argparse.ArgumentParser) -> None:
     temporal = p.add_mutually_exclusive_group()
     temporal.add_argument("--property", action="append", metavar="NAME",
-                          help="only these temporal properties (default: all the spec declares)")
+                          help="only these temporal properties (default: all the spec declares, or none when "
+                               "--invariant is given)")
     temporal.add_argument("--no-properties", action="store_true",
                           help="no temporal property (safety and deadlock only)")
 
@@ -96,72 +107,6 @@ def _writable(option: str, path: str | None) -> None:
         raise SpecError(f"cannot write {option} {path}: permission denied")
 
 
-AUTO_FINGERPRINTS = 1_000_000  # states after which `check` goes on by fingerprint (see search.check)
-_SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*", re.IGNORECASE)
-
-
-def positive_int(text: str) -> int:
-    """A count or a limit: 0 or less would silently mean "no limit" or "nothing", so it is refused."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r} (leave the option out for no limit)")
-    return value
-
-
-def positive_seconds(text: str) -> float:
-    """A time limit: a finite number of seconds above 0 (`nan` would never be reached, 0 used to mean none)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0, got {text!r} "
-                                         f"(leave the option out for no limit)")
-    return value
-
-
-def memory_size(text: str) -> int:
-    """`--max-memory`: bytes, or with a unit: 512M, 4G, 1.5GiB."""
-    m = _SIZE.fullmatch(text)
-    if not m:
-        raise argparse.ArgumentTypeError(f"expected a size such as 4G or 512M, got {text!r}")
-    size = int(float(m.group(1)) * 1024 ** " kmgt".index(m.group(2).lower() or " "))
-    if size <= 0:
-        raise argparse.ArgumentTypeError(f"must be more than 0 bytes, got {text!r} (leave the option out "
-                                         f"for the default)")
-    return size
-
-
-def explore(model: Model, limits: Limits, deadlock: bool, fingerprints: bool = False, workers: int = 1,
-            exact: bool = False, ray: str | None = None) -> Result:
-    """The search `check` runs for these options, with the spec's temporal properties; `sweep`
-    runs this same one at each point, so a point's verdict is the one `check` gives."""
-    if ray:
-        from .ray_backend import RayTransport
-        from .workers import check_parallel
-        result = check_parallel(model, workers, deadlock=deadlock, limits=limits,
-                                transport=RayTransport(model, workers, ray))
-    elif workers > 1:
-        from .workers import check_parallel
-        result = check_parallel(model, workers, deadlock=deadlock, limits=limits)
-    elif fingerprints:
-        from .fpsearch import check_fingerprints
-        result = check_fingerprints(model, deadlock=deadlock, limits=limits)
-    elif model.properties:  # the search records the graph that the liveness check then reads
-        from .liveness import GraphBuilder, with_properties
-        graph = GraphBuilder(model)
-        return with_properties(model, check(model, deadlock=deadlock, limits=limits, record=graph), limits, graph)
-    else:
-        result = check(model, deadlock=deadlock, limits=limits, switch_at=None if exact else AUTO_FINGERPRINTS)
-    if model.properties:  # a fingerprint search keeps no states: the liveness check explores the graph itself
-        from .liveness import with_properties
-        result = with_properties(model, result, limits)
-    return result
-
-
 def cmd_check(args) -> int:
     for option in ("json", "itf", "html", "dot", "svg", "view_dot", "view_svg"):
         _writable("--" + option.replace("_", "-"), getattr(args, option))
@@ -187,12 +132,12 @@ def cmd_check(args) -> int:
             except SpecError as err:  # the verdict stands and is reported first; then the error (exit 2)
                 view_error = err
         if args.json:
-            write_json(args.json, result_json(model, result))
+            write_json(args.json, result_json(model, result, deadlock=not args.no_deadlock))
         if args.itf and result.trace:
             write_json(args.itf, itf_trace(model, result.trace, f"{result.verdict} {result.property or ''}".strip(),
                                            loop=result.loop))
         _pictures(model, result, args, drawn)
-        out(format_result(model, result, args.spec, diff=args.diff))
+        out(format_result(model, result, args.spec, diff=args.diff, deadlock=not args.no_deadlock))
         if view_error is not None:  # after the report: the --json file keeps the verdict
             print(view_error, file=sys.stderr)
             return EXIT_CODES["error"]
@@ -223,13 +168,14 @@ def _pictures(model: Model, result, args, drawn: list) -> None:
         if args.view_svg:
             write_text(args.view_svg, dot_to_svg(source))
     if args.html:
-        from .report import check_html
+        from explorer.output.report import check_html
 
-        write_text(args.html, check_html(model, result, args.spec, args.view))
+        write_text(args.html, check_html(model, result, args.spec, args.view, deadlock=not args.no_deadlock))
 
 
 def cmd_simulate(args) -> int:
-    from .simulate import format_simulation, simulate
+    from explorer.engine.simulate import simulate
+    from explorer.output.traces import format_simulation
 
     _writable("--json", args.json)
     limits = Limits(max_seconds=args.max_seconds, max_memory=args.max_memory)
@@ -240,6 +186,7 @@ def cmd_simulate(args) -> int:
         sim = simulate(model, args.traces, args.depth, args.seed, deadlock=not args.no_deadlock, limits=limits)
         if args.json:
             data = result_json(model, sim.result)
+            del data["checks"]  # a simulation establishes nothing per check (format_simulation says so)
             data.update(mode="simulation", seed=sim.seed, behaviours=sim.behaviours, max_length=sim.depth,
                         states_visited=sim.steps)
             write_json(args.json, data)
@@ -248,9 +195,9 @@ def cmd_simulate(args) -> int:
 
 
 def cmd_sweep(args) -> int:
-    from .grid import load_grid
-    from .matrix import Matrix, prepare
-    from .sweep import Sweeper, exit_code
+    from explorer.study.grid import load_grid
+    from explorer.study.matrix import Matrix, prepare
+    from explorer.study.sweep import Sweeper, exit_code
 
     if args.jobs < 1:
         raise SpecError(f"--jobs takes a positive number of points at once, got {args.jobs}")
@@ -316,7 +263,8 @@ def _guarded_model(args) -> Model | None:
 
 
 def cmd_replay(args) -> int:
-    from .replay import format_replay, load_trace_file, replay
+    from explorer.engine.replay import load_trace_file, replay
+    from explorer.output.traces import format_replay
 
     # Only a limit the user asks for: without one, replay bounds its closing remark on its own.
     limited = args.max_seconds is not None or args.max_memory is not None
@@ -345,7 +293,7 @@ def cmd_conformance(args) -> int:
 
 
 def cmd_export(args) -> int:
-    from .tla import export_tla
+    from explorer.output.tla import export_tla
 
     with guard(Limits()):  # SIGTERM or Ctrl-C while the constants are evaluated: INCOMPLETE (exit 3)
         model = _guarded_model(args)
@@ -361,7 +309,7 @@ def cmd_export(args) -> int:
 def cmd_cross_check(args) -> int:
     """Exit codes: 0 agree, 1 disagree, 2 an error, 3 stopped (a signal, --max-seconds, TLC's own
     timeout), 5 the verdicts differ on a formula TLC is known to misjudge (crosscheck.known_tlc_issue)."""
-    from .crosscheck import cross_check, format_cross_check
+    from explorer.study.crosscheck import cross_check, format_cross_check
 
     started = time.monotonic()
     limits = Limits(max_seconds=args.max_seconds)
@@ -384,7 +332,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("check", help="explore every reachable state breadth-first")
     _add_model_args(c)
-    c.add_argument("--invariant", action="append", metavar="NAME", help="check only these invariants")
+    c.add_argument("--invariant", action="append", metavar="NAME",
+                   help="check only these invariants (and no temporal property, unless --property names some)")
     _add_temporal_args(c)
     c.add_argument("--no-deadlock", action="store_true", help="do not report states with no enabled action")
     c.add_argument("--max-states", type=positive_int, metavar="N", help="stop after N distinct states (incomplete)")

@@ -136,7 +136,7 @@ def _safe_str(x: Any) -> str:
 
 
 def _short(v: Any) -> str:
-    from explorer.values import brief  # bounded: the harness's own summary must not be what times out
+    from explorer.lang.values import brief  # bounded: the harness's own summary must not be what times out
     try:
         return brief(v)
     except BaseException as e:  # noqa: BLE001
@@ -217,9 +217,9 @@ def _oracles(model, result, deadlock: bool, events: list) -> None:
 
 def _replay_oracle(model, result, events: list) -> None:
     """The counterexample, written as `check --json` writes it, must replay as a behaviour."""
-    from explorer.errors import SpecError
-    from explorer.replay import load_trace_file, replay
-    from explorer.traces import result_json, write_json
+    from explorer.lang.errors import SpecError
+    from explorer.engine.replay import load_trace_file, replay
+    from explorer.output.traces import result_json, write_json
     if result.verdict not in ("violated", "deadlock") or not result.trace:
         return
     write_json("trace.json", result_json(model, result))
@@ -249,7 +249,7 @@ def _replay_oracle(model, result, events: list) -> None:
 
 def output_budget(result) -> float:
     """Seconds the outputs of `result` may take (see OUTPUT_GRACE)."""
-    from explorer.values import _elements
+    from explorer.lang.values import _elements
     cap = 10 ** 8
     n = 0
     for step in result.trace or []:
@@ -299,7 +299,7 @@ def run_api(inp: dict, searched=lambda budget: None) -> dict:
         return out
     out["summary"] = summarize(result)
     searched(output_budget(result))
-    from explorer.traces import format_result, itf_trace, result_json
+    from explorer.output.traces import format_result, itf_trace, result_json
     for stage, fn in [
         ("oracle", lambda: _oracles(model, result, deadlock, events)),
         ("output", lambda: format_result(model, result, PATH)),
@@ -329,9 +329,9 @@ def worker_main() -> None:
     faulthandler.enable()
     os.chdir(tempfile.mkdtemp(prefix="fuzz-worker-"))
     import explorer  # noqa: F401 - import before the first timed input
-    import explorer.replay  # noqa: F401
-    import explorer.traces  # noqa: F401
-    from explorer.parser import parse_spec
+    import explorer.engine.replay  # noqa: F401
+    import explorer.output.traces  # noqa: F401
+    from explorer.lang.parser import parse_spec
     engine = engine_hash()
     try:
         parse_spec("var x = 0\naction a: x' = 1\n", PATH)  # build the parser outside the timing

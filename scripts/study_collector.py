@@ -38,11 +38,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from explorer import Limits, check, check_liveness, load_model  # noqa: E402
-from explorer.config import config_constants  # noqa: E402
-from explorer.replay import format_replay, load_trace_file, replay  # noqa: E402
-from explorer.traces import format_result, itf_trace, result_json, trace_dot, write_json  # noqa: E402
-from explorer.values import TRUE, short  # noqa: E402
-from explorer.views import find_view, view_grid  # noqa: E402
+from explorer.lang.config import config_constants  # noqa: E402
+from explorer.engine.replay import load_trace_file, replay  # noqa: E402
+from explorer.output.traces import format_replay  # noqa: E402
+from explorer.output.traces import format_result, itf_trace, result_json, trace_dot, write_json  # noqa: E402
+from explorer.lang.values import TRUE, short  # noqa: E402
+from explorer.output.views import find_view, view_grid  # noqa: E402
 from study_deep import conformance_lines, deep_lines, deep_summary, run_sweeps  # noqa: E402
 
 SPEC = Path("spec/collector.spec")  # relative: what the traces record does not depend on the checkout
@@ -90,7 +91,7 @@ RECIPES = ["mopd", "qwen-8off"]
 def routes() -> list[tuple[str, str, dict[str, Any]]]:
     """Each loss route at the smallest constants that show it: the `route-*` configurations of
     spec/collector.toml."""
-    from explorer.config import load_configs
+    from explorer.lang.config import load_configs
 
     configs = load_configs(SPEC)
     return [(name, configs[f"route-{name}"]["description"], {**BASE, **config_constants(SPEC, f"route-{name}")})
@@ -100,7 +101,7 @@ def routes() -> list[tuple[str, str, dict[str, Any]]]:
 def liveness_points() -> list[dict[str, Any]]:
     """Where to check liveness beyond the stuck grid: every loss route and recipe, longer runs
     (three steps, saves every other step), and the refit that waits for the workers."""
-    from explorer.config import load_configs
+    from explorer.lang.config import load_configs
 
     named = [name for name in load_configs(SPEC) if name.startswith("route-")] + RECIPES
     points = [{**BASE, **config_constants(SPEC, name)} for name in named]

@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from explorer.grid import load_grid
-from explorer.sweep import engine_version, plan
+from explorer.study.grid import load_grid
+from explorer.study.sweep import engine_version, plan
 
 SPEC = "spec/collector.spec"
 SWEEPS = {

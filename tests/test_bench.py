@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.crosscheck import find_tlc
+from explorer.study.crosscheck import find_tlc
 
 ROOT = Path(__file__).resolve().parent.parent
 

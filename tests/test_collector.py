@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from explorer import check, load_model
-from explorer.errors import SpecError
-from explorer.values import TRUE, Map, Record
+from explorer.lang.errors import SpecError
+from explorer.lang.values import TRUE, Map, Record
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "spec" / "collector.spec"
@@ -424,7 +424,7 @@ def test_lowest_unfinished_without_its_loader_term_cuts_at_f_when_nothing_is_unf
     assert r.verdict == "holds" and r.complete  # min of an empty set would be an error
 
 
-from explorer.config import config_constants  # noqa: E402
+from explorer.lang.config import config_constants  # noqa: E402
 
 STALL = config_constants(SPEC, "stall-slow-collector")
 
@@ -462,7 +462,8 @@ def test_the_in_flight_rule_loses_a_fatal_failures_prompts():
 
 # ---- replay ----
 
-from explorer.replay import format_replay, load_trace_file, replay  # noqa: E402
+from explorer.engine.replay import load_trace_file, replay  # noqa: E402
+from explorer.output.traces import format_replay  # noqa: E402
 
 SCENARIOS = ROOT / "spec" / "scenarios"
 

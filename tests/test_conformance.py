@@ -13,9 +13,9 @@ import pytest
 
 from conformance import mapping
 from conformance.replay import _stale_dispatch_follows, held_loop
-from explorer.errors import SpecError
-from explorer.model import load_model
-from explorer.replay import load_trace_file
+from explorer.lang.errors import SpecError
+from explorer.lang.model import load_model
+from explorer.engine.replay import load_trace_file
 
 ROOT = Path(__file__).resolve().parent.parent
 TRACES = ROOT / "traces"

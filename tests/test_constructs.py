@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from explorer import check, load_model
-from explorer.errors import SpecError
-from explorer.replay import parse_step, replay
-from explorer.runtime import MAX_RECURSION
-from explorer.values import Map
+from explorer.lang.errors import SpecError
+from explorer.engine.replay import parse_step, replay
+from explorer.lang.runtime import MAX_RECURSION
+from explorer.lang.values import Map
 
 from test_language import bfs, counts, model_of, value
 

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from explorer import Limits, check, load_model
-from explorer.fingerprints import FingerprintSet, Fingerprinter, as_keys, collision_probability, encode
-from explorer.fpsearch import check_fingerprints
-from explorer.values import FALSE, TRUE, Map, Record
+from explorer.engine.fingerprints import FingerprintSet, Fingerprinter, as_keys, collision_probability, encode
+from explorer.engine.fpsearch import check_fingerprints
+from explorer.lang.values import FALSE, TRUE, Map, Record
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -73,7 +73,7 @@ def test_fingerprints_do_not_collide_where_python_hashes_do():
 
 
 def test_fingerprints_are_canonical_across_processes_and_seeds():
-    code = ("from explorer.fingerprints import Fingerprinter; from explorer.values import Map, Record, TRUE;"
+    code = ("from explorer.engine.fingerprints import Fingerprinter; from explorer.lang.values import Map, Record, TRUE;"
             "print(Fingerprinter()((frozenset({'a', 'b', 'c'}), Map({'x': (1, 'y')}), Record({'k': TRUE}), -1)))")
     outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                            env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("0", "1", "999")}
@@ -124,7 +124,7 @@ TEXTS = [
 
 @pytest.mark.parametrize("spec, consts, deadlock", CASES, ids=lambda x: str(x))
 def test_workers_give_the_exact_search_result(spec, consts, deadlock):
-    from explorer.workers import check_parallel
+    from explorer.engine.workers import check_parallel
 
     model = load_model(ROOT / spec, consts)
     for limits in LIMITS:
@@ -135,7 +135,7 @@ def test_workers_give_the_exact_search_result(spec, consts, deadlock):
 
 @pytest.mark.parametrize("text", TEXTS)
 def test_workers_report_like_the_exact_search(text):
-    from explorer.workers import check_parallel
+    from explorer.engine.workers import check_parallel
 
     model = load_model("t.spec", text=text)
     assert summary(check_parallel(model, 2)) == summary(check(model))

@@ -1,8 +1,8 @@
 """`Frontier` gives back exactly the states put in, in order, whatever values they hold."""
 from __future__ import annotations
 
-from explorer.frontier import Frontier
-from explorer.values import FALSE, TRUE, Map, Record
+from explorer.engine.frontier import Frontier
+from explorer.lang.values import FALSE, TRUE, Map, Record
 
 
 def test_a_frontier_gives_back_its_states_in_order():

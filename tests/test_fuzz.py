@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from explorer.errors import SpecError
-from explorer.model import load_model
+from explorer.lang.errors import SpecError
+from explorer.lang.model import load_model
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "spec" / "examples").glob("*.spec"))

@@ -7,8 +7,8 @@ import itertools
 import random
 
 from explorer import check, load_model
-from explorer.runtime import put
-from explorer.values import FALSE, TRUE, Map, Record, item_hash
+from explorer.lang.runtime import put
+from explorer.lang.values import FALSE, TRUE, Map, Record, item_hash
 
 
 def boolean_maps(n: int) -> list[Map]:

@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from explorer import load_model
-from explorer.workers import ForkTransport, check_parallel
+from explorer.engine.workers import ForkTransport, check_parallel
 
 ROOT = Path(__file__).resolve().parent.parent
 COUNTERS = ROOT / "bench/counters.spec"

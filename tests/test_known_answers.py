@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from explorer import check, load_model
-from explorer.values import Map
+from explorer.lang.values import Map
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "spec" / "examples"

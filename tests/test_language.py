@@ -8,7 +8,7 @@ from collections import deque
 import pytest
 
 from explorer import check, load_model
-from explorer.values import FALSE, TRUE, Bool, Map, Record
+from explorer.lang.values import FALSE, TRUE, Bool, Map, Record
 
 
 def model_of(text: str, **kwargs):
@@ -437,7 +437,7 @@ def test_parser_cache_is_rebuilt_or_skipped_and_never_changes_a_parse(tmp_path, 
         (target / name).write_bytes(b"0" * 64 + b"\n\x80\x04garbage")
     elif cache == "unwritable":
         home.write_text("not a directory")
-    code = ("import explorer.parser as p, explorer.errors as e\n"
+    code = ("import explorer.lang.parser as p, explorer.lang.errors as e\n"
             "print(len(p.parse_spec('var x = 0\\naction a: x\\' = 1\\n', 'a.spec').actions))\n"
             "try:\n    p.parse_spec('var x = 0\\naction a x\\' = 1\\n', 'b.spec')\n"
             "except e.SpecError as err:\n    print(err)\n")

@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 
 from explorer import check, load_model
-from explorer.crosscheck import cross_check, find_tlc, format_cross_check, parse_tlc_output
-from explorer.errors import SpecError
-from explorer.liveness import Graph, check_liveness, sccs, with_properties
-from explorer.replay import load_trace_file, replay
-from explorer.traces import format_result, lasso_length
-from explorer.values import FALSE, TRUE
+from explorer.study.crosscheck import cross_check, find_tlc, format_cross_check, parse_tlc_output
+from explorer.lang.errors import SpecError
+from explorer.engine.liveness import Graph, check_liveness, sccs, with_properties
+from explorer.engine.replay import load_trace_file, replay
+from explorer.output.traces import format_result, lasso_length
+from explorer.lang.values import FALSE, TRUE
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "spec" / "examples"
@@ -351,7 +351,7 @@ def test_a_stuttering_lasso_ends_as_tlc_prints_it():
 
 
 def test_limits_make_the_liveness_check_incomplete():
-    from explorer.limits import Limits
+    from explorer.run.limits import Limits
 
     m = model(COUNTER.format(inc="fair ", reset="fair "))
     r = check_liveness(m, Limits(max_states=2))

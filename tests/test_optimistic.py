@@ -8,11 +8,11 @@ import warnings
 from pathlib import Path
 
 import pytest
-
-from explorer import Limits, check, compiler, load_model
-from explorer.errors import SpecError
-
 from fuzzing import gen_spec
+
+from explorer import Limits, check, load_model
+from explorer.lang import compiler
+from explorer.lang.errors import SpecError
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = sorted([*ROOT.glob("spec/**/*.spec"), *ROOT.glob("tests/specs/*.spec")])

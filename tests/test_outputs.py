@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from explorer import Limits, check, load_model
-from explorer.crosscheck import TEMPORAL, CrossCheck, Row, TlcOutcome, cross_check, find_tlc, format_cross_check
+from explorer.study.crosscheck import TEMPORAL, CrossCheck, Row, TlcOutcome, cross_check, find_tlc, format_cross_check
 
 ROOT = Path(__file__).resolve().parent.parent
 DIEHARD = "spec/examples/diehard.spec"
@@ -145,8 +145,8 @@ def test_a_fifo_output_is_written_through(tmp_path):
 
 
 def test_writing_to_a_fifo_nobody_reads_is_an_error_not_a_hang(tmp_path, monkeypatch):
-    from explorer import traces
-    from explorer.errors import SpecError
+    from explorer.output import traces
+    from explorer.lang.errors import SpecError
 
     fifo = tmp_path / "f"
     os.mkfifo(fifo)
@@ -158,7 +158,7 @@ def test_writing_to_a_fifo_nobody_reads_is_an_error_not_a_hang(tmp_path, monkeyp
 
 def test_dev_null_stays_a_device(tmp_path):
     """Only once a FIFO is known to be written through: the old code replaced /dev/null, as root."""
-    from explorer import traces
+    from explorer.output import traces
 
     fifo = tmp_path / "probe"
     os.mkfifo(fifo)
@@ -306,7 +306,7 @@ CONSTANT_LEVEL = "var x = 0\naction a: x' = x\nproperty p: {p}\n"
 
 
 def test_the_family_tlc_misjudges_is_recognised():
-    from explorer.crosscheck import constant_level_properties
+    from explorer.study.crosscheck import constant_level_properties
 
     m = load_model("t.spec", text="const K = 1\ndef k = K\ndef at(c) = x == c\nvar x = 0\naction a: x' = x\n"
                                   "property p: false leads_to x == 5\nproperty q: at(1) leads_to k == 1\n"
@@ -320,7 +320,7 @@ def test_the_family_tlc_misjudges_is_recognised():
     ("x == 5 leads_to false", "holds"), ("always eventually false", "violated"), ("eventually always true", "holds"),
     ("true leads_to x == 0", "holds")])
 def test_brute_force_decides_constant_level_formulas(formula, verdict):
-    from explorer.crosscheck import brute_force
+    from explorer.study.crosscheck import brute_force
 
     m = load_model("t.spec", text=CONSTANT_LEVEL.format(p=formula))
     assert brute_force(m.properties[0], m.init_states()) == verdict
@@ -337,7 +337,7 @@ def _pretend(formula: str, ours_verdict: str) -> tuple[CrossCheck, object]:
 
 
 def test_a_brute_force_check_that_sides_with_tlc_keeps_the_disagreement():
-    from explorer.crosscheck import known_tlc_issue
+    from explorer.study.crosscheck import known_tlc_issue
 
     cc, m = _pretend("x == 0 leads_to false", "holds")  # as if the explorer had missed this violation
     known_tlc_issue(cc, m, Limits(), lambda model: pytest.fail("no other property to ask TLC about"))
@@ -346,7 +346,7 @@ def test_a_brute_force_check_that_sides_with_tlc_keeps_the_disagreement():
 
 
 def test_a_brute_force_check_that_sides_with_the_explorer_is_a_known_tlc_error():
-    from explorer.crosscheck import known_tlc_issue
+    from explorer.study.crosscheck import known_tlc_issue
 
     cc, m = _pretend("false leads_to x == 5", "holds")
     known_tlc_issue(cc, m, Limits(), lambda model: pytest.fail("no other property to ask TLC about"))

@@ -14,8 +14,8 @@ import pytest
 ray = pytest.importorskip("ray", reason="the ray extra is not installed (pip install -e '.[ray]')")
 
 from explorer import check, load_model  # noqa: E402
-from explorer.ray_backend import RayTransport  # noqa: E402
-from explorer.workers import check_parallel  # noqa: E402
+from explorer.engine.ray_backend import RayTransport  # noqa: E402
+from explorer.engine.workers import check_parallel  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.ray

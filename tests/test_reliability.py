@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from explorer import Limits, check, load_model
-from explorer.crosscheck import find_tlc
-from explorer.fpsearch import check_fingerprints
-from explorer.liveness import check_liveness
-from explorer.simulate import simulate
-from explorer.workers import check_parallel
+from explorer.study.crosscheck import find_tlc
+from explorer.engine.fpsearch import check_fingerprints
+from explorer.engine.liveness import check_liveness
+from explorer.engine.simulate import simulate
+from explorer.engine.workers import check_parallel
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -160,7 +160,7 @@ def test_max_seconds_stops_the_liveness_phase(tmp_path):
 def test_the_exact_search_records_the_graph_liveness_reads():
     """One exploration: the liveness check reads the graph the breadth-first search recorded, and
     gives the verdict and lasso it gives on a graph of its own."""
-    from explorer.liveness import GraphBuilder, check_liveness, with_properties
+    from explorer.engine.liveness import GraphBuilder, check_liveness, with_properties
 
     m = load_model("spec/collector.spec", {"CUT": "safe"})
     graph = GraphBuilder(m)

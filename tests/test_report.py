@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from explorer import check, load_model
-from explorer.errors import SpecError
-from explorer.report import check_html, sweep_html
-from explorer.views import grid_text, grids
+from explorer.lang.errors import SpecError
+from explorer.output.report import check_html, sweep_html
+from explorer.output.views import grid_text, grids
 
 ROOT = Path(__file__).resolve().parent.parent
 COLLECTOR = ROOT / "spec" / "collector.spec"

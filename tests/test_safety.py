@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from explorer import check, load_model
-from explorer import compiler as compiler_module
-from explorer.values import Map, Record
+from explorer.lang import compiler as compiler_module
+from explorer.lang.values import Map, Record
 
 ROOT = Path(__file__).resolve().parent.parent
 

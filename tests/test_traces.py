@@ -62,7 +62,7 @@ def test_sets_of_integer_sets_and_sequences_are_ordered_as_sort_key_orders_them(
     # the fast path for a set of subsets (printing and --json of a large state) keeps the canonical order
     import random
 
-    from explorer.values import FALSE, TRUE, ordered, sort_key
+    from explorer.lang.values import FALSE, TRUE, ordered, sort_key
     rng = random.Random(7)
     for _ in range(200):
         sets = frozenset(frozenset(rng.sample(range(-3, 6), rng.randint(0, 4))) for _ in range(rng.randint(1, 12)))
@@ -74,7 +74,7 @@ def test_sets_of_integer_sets_and_sequences_are_ordered_as_sort_key_orders_them(
 
 def test_itf_of_a_set_of_subsets_is_the_general_encoding():
     # a set mixing kinds, with integer subsets (each written by the plain-integer path)
-    from explorer.values import to_itf
+    from explorer.lang.values import to_itf
     s = frozenset({frozenset({2, 1}), frozenset(), "m", frozenset({3}), 7})
     assert to_itf(s) == {"#set": [7, "m", {"#set": []}, {"#set": [3]}, {"#set": [1, 2]}]}
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from explorer import Limits, check, load_model
-from explorer.errors import SpecError
-from explorer.values import FALSE, TRUE
+from explorer.lang.errors import SpecError
+from explorer.lang.values import FALSE, TRUE
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = sorted([*ROOT.glob("spec/*.spec"), *ROOT.glob("spec/examples/*.spec"), *ROOT.glob("tests/specs/*.spec"),
@@ -306,7 +306,7 @@ def test_sigterm_reports_what_was_found_and_writes_the_json(tmp_path):
 def test_a_guard_stops_once_so_a_later_tick_cannot_cut_the_report():
     # the fuzz campaign's "interrupted: nothing was checked" after a verdict: a second timer tick
     # landed in the handler reporting the first stop, before it had disarmed the guard
-    from explorer.limits import LimitReached, TICK, guard
+    from explorer.run.limits import LimitReached, TICK, guard
 
     stops = []
     with guard(Limits(max_seconds=0.01)):
@@ -417,11 +417,12 @@ def test_a_runtime_error_in_an_invariant_shows_the_failing_state(tmp_path):
 
 def test_an_internal_error_has_its_own_exit_code(monkeypatch, capsys):
     from explorer import cli as cli_module
+    from explorer.engine import explore as explore_module
 
     def broken(*args, **kwargs):
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(cli_module, "check", broken)
+    monkeypatch.setattr(explore_module, "check", broken)
     assert cli_module.main(["check", "spec/examples/diehard.spec"]) == 70
     err = capsys.readouterr().err
     assert "internal error: RuntimeError: a bug" in err and "not a verdict" in err and "Traceback" not in err
@@ -595,8 +596,8 @@ def test_a_huge_constant_is_summarised_not_sorted_in_the_report(tmp_path):
     """Found by the fuzz campaign: printing the Constants line sorted a constant of 10^5..10^6
     elements (seconds past --max-seconds, after the search had ended). One-line reports summarise
     a value of more than BRIEF_ELEMENTS elements, nested ones counted; small ones print in full."""
-    from explorer.traces import format_result
-    from explorer.values import BRIEF_ELEMENTS, brief
+    from explorer.output.traces import format_result
+    from explorer.lang.values import BRIEF_ELEMENTS, brief
 
     m = model("const BIG = {[i, i % 7] for i in 0..4999}\nconst NEST = {0..2000}\nconst SMALL = {3, 1, 2}\n"
               "var x = 0\naction a: x' = (x + 1) % 3\ninvariant small: x < 2\n")

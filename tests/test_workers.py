@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from explorer import Limits, check, load_model
-from explorer.workers import ForkTransport, _balance, check_parallel
+from explorer.engine.workers import ForkTransport, _balance, check_parallel
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -112,8 +112,8 @@ def test_ray_and_fork_workers_share_the_owner_protocol():
     # give the same next level whether packages travel pickled (fork) or as objects (Ray)
     import pickle
 
-    from explorer.fingerprints import FingerprintSet, Fingerprinter, as_keys
-    from explorer.workers import NEW, Owner
+    from explorer.engine.fingerprints import FingerprintSet, Fingerprinter, as_keys
+    from explorer.engine.workers import NEW, Owner
 
     model = load_model(ROOT / "spec/collector.spec", {})
     owners = [Owner(model), Owner(model)]

@@ -1,0 +1,36 @@
+"""The search `check` runs for its options: which back end, and the temporal properties after it.
+`sweep` runs this same function at each point, so a point's verdict is the one `check` gives."""
+from __future__ import annotations
+
+from explorer.engine.result import Result
+from explorer.engine.search import check
+from explorer.lang.model import Model
+from explorer.run.limits import Limits
+
+AUTO_FINGERPRINTS = 1_000_000  # states after which `check` goes on by fingerprint (see search.check)
+
+
+def explore(model: Model, limits: Limits, deadlock: bool, fingerprints: bool = False, workers: int = 1,
+            exact: bool = False, ray: str | None = None) -> Result:
+    """Search `model` with the back end these options name, then check its temporal properties."""
+    if ray:
+        from explorer.engine.ray_backend import RayTransport
+        from explorer.engine.workers import check_parallel
+        result = check_parallel(model, workers, deadlock=deadlock, limits=limits,
+                                transport=RayTransport(model, workers, ray))
+    elif workers > 1:
+        from explorer.engine.workers import check_parallel
+        result = check_parallel(model, workers, deadlock=deadlock, limits=limits)
+    elif fingerprints:
+        from explorer.engine.fpsearch import check_fingerprints
+        result = check_fingerprints(model, deadlock=deadlock, limits=limits)
+    elif model.properties:  # the search records the graph that the liveness check then reads
+        from explorer.engine.liveness import GraphBuilder, with_properties
+        graph = GraphBuilder(model)
+        return with_properties(model, check(model, deadlock=deadlock, limits=limits, record=graph), limits, graph)
+    else:
+        result = check(model, deadlock=deadlock, limits=limits, switch_at=None if exact else AUTO_FINGERPRINTS)
+    if model.properties:  # a fingerprint search keeps no states: the liveness check explores the graph itself
+        from explorer.engine.liveness import with_properties
+        result = with_properties(model, result, limits)
+    return result

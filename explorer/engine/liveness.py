@@ -1,0 +1,615 @@
+"""Temporal properties under fairness, checked on the reachable state graph (TLC's semantics).
+
+What is checked. A behaviour is an infinite sequence of states that starts in an initial state
+and takes steps of the spec's actions or *stutters* (repeats its state); as in TLA+ (`[][Next]_vars`)
+it may stutter forever anywhere, including in a state with no enabled action (deadlock checking
+off, or a terminal state), unless fairness forbids it. A step of an action that changes nothing is a
+stutter, not a step of that action (TLA+'s `<<A>>_vars`). Fairness, on an action as a whole
+(any binding) or per value of its `fair(p)` parameters:
+
+- weak (`fair action`, `WF_vars(A)`): a behaviour in which A is enabled in every state from some
+  point on must take an A step infinitely often;
+- strong (`strong fair action`, `SF_vars(A)`): a behaviour in which A is enabled infinitely often
+  must take an A step infinitely often.
+
+A property holds when every fair behaviour satisfies it: `always eventually P` (`[]<>P`),
+`eventually always P` (`<>[]P`), `P leads_to Q` (`P ~> Q`, i.e. `[](P => <>Q)`). A property with
+parameters is one property per binding (`\\A c \\in Clients : ...`), reported with its binding.
+
+Algorithm. The reachable graph is explored breadth-first (states kept whole, ids in BFS order,
+edges in flat integer arrays, the BFS tree kept for shortest prefixes); every state has an
+implicit stuttering self-loop, so every state alone is a cycle. A counterexample is a reachable
+*fair cycle* of a restricted graph, found by strongly connected components (Tarjan's algorithm,
+iterative, over integer ids: no recursion, linear in the edges):
+
+- `always eventually P` fails iff some fair cycle lies inside the states where P is false;
+- `eventually always P` fails iff some fair cycle visits a state where P is false;
+- `P leads_to Q` fails iff some state where P holds and Q does not reaches, through states where
+  Q is false, a fair cycle of those states (the two-state tableau of `<>(P /\\ []~Q)`).
+
+A strongly connected component C contains a fair cycle iff (Emerson-Lei / Streett emptiness,
+as TLC's possible-error models): for each strong fairness condition with no step inside C, the
+states of C where it is enabled are removed and the rest is split into components again; once
+none is removed, every weak condition must have a step inside C or a state of C where it is
+disabled (and, for `eventually always`, C must hold a state where P is false). A single state
+is fair iff no fairness condition is enabled in it: stuttering there forever is then allowed.
+
+The lasso. The prefix is a shortest path from an initial state to a fair component (for
+`leads_to`, a shortest path that passes a P-and-not-Q state and goes on through not-Q states to a
+fair component of those: breadth-first over the graph times the tableau). The cycle
+is built greedily inside the component: from its entry, a shortest path to the nearest state or
+step that a still-unmet condition needs, and so on, then a shortest path back (TLC builds its cycle
+the same way). The prefix is therefore shortest and the cycle short, but the lasso as a whole is
+not guaranteed minimal; TLC reports the first bad component its depth-first search completes,
+which is not always the nearest (docs/language.md gives an example).
+
+Livelocks. The nearest violation is often a stall (a single state where stuttering is fair), which
+says nothing about cycles farther away. `cycles_only` keeps only the fair components of several
+states: their fair loops are cycles of real steps (a fair component of one state has no edge
+inside, since self-loops are not stored), so a study can tell "the run may stop" from "the run may
+loop for ever without progress".
+"""
+from __future__ import annotations
+
+import time
+from array import array
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+from explorer.engine.result import Result, Step, label_step, report_limit
+from explorer.lang.errors import EvalError
+from explorer.lang.model import MAX_FAIRNESS, CompiledProperty, Model  # fairness: bits of a 64-bit mask
+from explorer.run.limits import LimitReached, Limits, disarm, guard, no_cycle_collector, rearm
+from explorer.run.progress import publish
+
+
+@dataclass
+class Graph:
+    """The reachable states (ids in BFS order), their successors (CSR: the edges of state i are
+    `indices[indptr[i]:indptr[i + 1]]`, self-loops left out) and, per edge and per state, the
+    fairness conditions the step satisfies (`emask`, empty without fairness) / that are enabled
+    (bit j: `model.fairness[j]`)."""
+    states: list[tuple]
+    parent: array
+    indptr: array
+    indices: array
+    emask: array
+    enabled: array
+    generated: int = 0
+    depth: int = 0
+
+    def succ(self, v: int) -> range:
+        return range(self.indptr[v], self.indptr[v + 1])
+
+
+@dataclass
+class Lasso:
+    prefix: list[int]  # state ids from an initial state to the loop's first state (included)
+    cycle: list[int]  # the loop after its first state (empty: the loop is a stutter)
+
+
+class _Error(Exception):
+    """A runtime error of the spec at state `state` (an id, or None), with the states and BFS
+    parents found so far, to print the trace to it."""
+
+    def __init__(self, err: Exception, state: int | None, where: str):
+        self.err, self.state, self.where = err, state, where
+        self.states: list[tuple] = []
+        self.parent: array = array("i")
+
+
+class GraphBuilder:
+    """Records the edges of the reachable graph as a breadth-first search expands each state
+    (`expand`), so that the safety search and the liveness check share one exploration. A state
+    failing a `constraint` is left out, with the edges into it, as TLC leaves it out of its
+    behaviour graph; but the step into it still makes its action enabled for fairness, since TLC
+    evaluates ENABLED on the state alone."""
+
+    def __init__(self, model: Model):
+        self.model = model
+        self.whole = [0] * len(model.actions)  # bits of the conditions on an action as a whole
+        self.per_value: dict[int, list[tuple[tuple[int, ...], dict[tuple, int]]]] = {}
+        for j, f in enumerate(model.fairness):
+            if not f.by:
+                self.whole[f.action] |= 1 << j
+            else:
+                groups = self.per_value.setdefault(f.action, [])
+                for by, bits in groups:
+                    if by == f.by:
+                        bits[f.values] = bits.get(f.values, 0) | 1 << j
+                        break
+                else:
+                    groups.append((f.by, {f.values: 1 << j}))
+        self.fair = bool(model.fairness)
+        self.indptr = array("q", [0])
+        self.indices = array("i")  # 4 bytes an edge (up to 2**31 states), 8 more for its mask
+        self.emask = array("Q")  # stays empty without fairness
+        self.enabled = array("Q")
+        self.graph: Graph | None = None
+
+    def expand(self, s: tuple, lists: list[list[tuple]], index_of: Any) -> None:
+        """The edges out of the next state in BFS order, `s`, whose successors per action are
+        `lists`; `index_of(t)` is a successor's id, or None when a constraint left it out."""
+        en = 0  # enabled: a step that changes the state, also one into a pruned state (as TLC)
+        out: dict[int, int] = {}
+        for ai, succ in enumerate(lists):
+            bits = self.whole[ai]
+            for t in succ:
+                if t == s:
+                    continue  # a stutter: no step of the action, no edge
+                en |= bits
+                n = index_of(t)
+                if n is not None:
+                    out[n] = out.get(n, 0) | bits
+            for by, table in self.per_value.get(ai, ()):
+                for binding, t in self.model.actions[ai].labelled(s, [None]):
+                    if t != s:
+                        b = table.get(tuple(binding[i] for i in by), 0)
+                        en |= b
+                        n = index_of(t)
+                        if n is not None:
+                            out[n] |= b
+        self.indices.extend(out)
+        if self.fair:
+            self.emask.extend(out.values())
+        self.enabled.append(en)
+        self.indptr.append(len(self.indices))
+
+    def finish(self, states: list[tuple], parent: Any, generated: int, depth: int) -> Graph:
+        """The graph, once every state found has been expanded."""
+        assert len(self.enabled) == len(states), "a state of the graph was never expanded"
+        self.graph = Graph(states, parent, self.indptr, self.indices, self.emask, self.enabled, generated, depth)
+        return self.graph
+
+
+def build_graph(model: Model, limits: Limits, result: Result, started: float | None = None) -> Graph:
+    """Explore every reachable state, keeping every edge (see `GraphBuilder`), for a liveness
+    check whose safety search did not record the graph (a fingerprint search, or the API's
+    `check_liveness` alone)."""
+    builder = GraphBuilder(model)
+    constraints = [p.holds for p in model.constraints]
+    ids: dict[tuple, int] = {}
+    states: list[tuple] = []
+    parent = array("i")
+    level = array("i")
+    generated = 0
+    started = time.monotonic() if started is None else started
+    deadline = started + limits.max_seconds if limits.max_seconds else None
+
+    def fail(err: Exception, state: int | None, where: str) -> _Error:
+        stop = _Error(err, state, where)
+        stop.states, stop.parent = states, parent
+        return stop
+
+    def add(t: tuple, p: int) -> int | None:
+        n = ids.get(t)
+        if n is not None:
+            return n
+        try:
+            if not all(c(t) for c in constraints):
+                return None
+        except Exception as err:
+            raise fail(err, p, "a constraint") from None
+        if limits.max_states and len(states) >= limits.max_states:
+            raise LimitReached("max-states")
+        ids[t] = n = len(states)
+        states.append(t)
+        parent.append(p)
+        level.append(1 if p < 0 else level[p] + 1)
+        return n
+
+    try:
+        for t in model.initial():
+            generated += 1
+            add(t, -1)
+    except (_Error, LimitReached, KeyboardInterrupt, MemoryError):
+        raise
+    except Exception as err:
+        raise fail(err, None, "the initial states") from None
+    head = 0
+    succ_all = model.successors
+    while head < len(states):
+        s = states[head]
+        if head & 255 == 0:
+            publish(level[head], len(states), len(states) - head, generated, "liveness: building the state graph")
+            if deadline and time.monotonic() > deadline:
+                raise LimitReached("max-seconds")
+        if limits.max_depth and level[head] > limits.max_depth:
+            raise LimitReached("max-depth")
+        try:
+            lists = succ_all(s)
+            for ai, succ in enumerate(lists):
+                generated += len(succ)
+                for t in succ:
+                    if t != s:
+                        add(t, head)
+            builder.expand(s, lists, ids.get)
+        except (_Error, LimitReached, KeyboardInterrupt, MemoryError):
+            raise
+        except Exception as err:
+            raise fail(err, head, "action") from None
+        head += 1
+    result.distinct = len(states)
+    return builder.finish(states, parent, generated, max(level, default=0))
+
+
+def sccs(g: Graph, alive: bytearray, roots: Any) -> list[list[int]]:
+    """The strongly connected components of the subgraph of `alive` states reachable from
+    `roots` (Tarjan's algorithm, iterative: an explicit stack of (state, next edge))."""
+    indptr, indices = g.indptr, g.indices
+    index: dict[int, int] = {}
+    low: dict[int, int] = {}
+    stack: list[int] = []
+    on: set[int] = set()
+    comps: list[list[int]] = []
+    counter = 0
+    for r in roots:
+        if r in index or not alive[r]:
+            continue
+        index[r] = low[r] = counter
+        counter += 1
+        stack.append(r)
+        on.add(r)
+        work = [(r, indptr[r])]
+        while work:
+            v, i = work[-1]
+            end = indptr[v + 1]
+            descended = False
+            while i < end:
+                w = indices[i]
+                i += 1
+                if not alive[w]:
+                    continue
+                if w not in index:
+                    work[-1] = (v, i)
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, indptr[w]))
+                    descended = True
+                    break
+                if w in on and index[w] < low[v]:
+                    low[v] = index[w]
+            if descended:
+                continue
+            work.pop()
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                comps.append(comp)
+            if work:
+                u = work[-1][0]
+                if low[v] < low[u]:
+                    low[u] = low[v]
+    return comps
+
+
+class Checker:
+    """Fair cycles of one graph under the model's fairness conditions."""
+
+    def __init__(self, model: Model, g: Graph):
+        self.g = g
+        self.weak = sum(1 << j for j, f in enumerate(model.fairness) if f.kind == "weak")
+        self.strong = sum(1 << j for j, f in enumerate(model.fairness) if f.kind == "strong")
+        self.all = self.weak | self.strong
+
+    def taken(self, comp: list[int], inside: set[int]) -> int:
+        """The fairness conditions some step inside `comp` satisfies."""
+        g, bits = self.g, 0
+        if not self.all:
+            return 0
+        for v in comp:
+            for e in g.succ(v):
+                if g.indices[e] in inside:
+                    bits |= g.emask[e]
+        return bits
+
+    def fair_parts(self, comp: list[int], need: bytearray | None) -> list[list[int]]:
+        """The sub-components of `comp` that hold a fair cycle (visiting a `need` state)."""
+        g = self.g
+        if len(comp) == 1:
+            v = comp[0]
+            return [comp] if not g.enabled[v] & self.all and (need is None or need[v]) else []
+        found, work = [], [comp]
+        while work:
+            c = work.pop()
+            inside = set(c)
+            taken = self.taken(c, inside)
+            drop = self.strong & ~taken
+            if drop:
+                rest = [v for v in c if not g.enabled[v] & drop]
+                if len(rest) < len(c):
+                    alive = bytearray(len(g.states))
+                    for v in rest:
+                        alive[v] = 1
+                    work.extend(sccs(g, alive, sorted(rest)))
+                    continue
+            always = self.weak
+            for v in c:
+                always &= g.enabled[v]
+            if always & ~taken:
+                continue
+            if need is not None and not any(need[v] for v in c):
+                continue
+            found.append(c)
+        return found
+
+    def fair_components(self, alive: bytearray, need: bytearray | None,
+                        cycles_only: bool = False) -> list[list[int]]:
+        """Every fair component of the `alive` subgraph (each sorted: its first state is the one
+        nearest an initial state); `cycles_only`: only those of several states, whose fair loops
+        are cycles of real steps (a single state's loop is a stutter)."""
+        g = self.g
+        out = []
+        for comp in sccs(g, alive, range(len(g.states))):
+            out.extend(sorted(c) for c in self.fair_parts(comp, need) if not cycles_only or len(c) > 1)
+        return out
+
+    def cycle(self, comp: list[int], need: bytearray | None, real: bool = False) -> list[int]:
+        """A fair cycle of `comp` from its first state: the states after it, back to it (empty:
+        stuttering there is fair); `real`: at least one step (`comp` has several states)."""
+        g = self.g
+        inside = set(comp)
+        start = comp[0]
+        taken = self.taken(comp, inside)
+        node_goals: list[set[int]] = []
+        edge_goals = 0
+        for j in range(MAX_FAIRNESS):
+            bit = 1 << j
+            if bit & self.weak:
+                off = {v for v in comp if not g.enabled[v] & bit}
+                if off:
+                    node_goals.append(off)
+                else:
+                    edge_goals |= bit
+            elif bit & self.strong and bit & taken:
+                edge_goals |= bit
+        if need is not None:
+            node_goals.append({v for v in comp if need[v]})
+        path = [start]
+
+        def met(v: int) -> None:
+            node_goals[:] = [goal for goal in node_goals if v not in goal]
+
+        met(start)
+        cur = start
+        while node_goals or edge_goals:
+            prev = {cur: -1}
+            queue = deque([cur])
+            hit = None
+            while queue and hit is None:
+                u = queue.popleft()
+                if u != cur and any(u in goal for goal in node_goals):
+                    hit = [u]
+                    break
+                for e in g.succ(u):
+                    w = g.indices[e]
+                    if w not in inside:
+                        continue
+                    if edge_goals and g.emask[e] & edge_goals:
+                        hit = [u, w]
+                        edge_goals &= ~g.emask[e]
+                        break
+                    if w not in prev:
+                        prev[w] = u
+                        queue.append(w)
+            assert hit is not None, "a fair component lost its fair cycle"
+            u = hit[0]
+            back = []
+            while u != cur:
+                back.append(u)
+                u = prev[u]
+            steps = back[::-1] + hit[1:]
+            for v in steps:
+                met(v)
+            path.extend(steps)
+            cur = path[-1]
+        if real and len(path) == 1:  # every goal is met at the start: one step out, then back
+            path.append(next(w for e in g.succ(start) if (w := g.indices[e]) in inside))
+            cur = path[-1]
+        if cur != start:
+            path.extend(self.path(cur, {start}, inside)[1:])
+        if len(path) > 1:
+            path.pop()  # the loop's first state is not repeated (also when a goal's step closed it)
+        return path[1:]
+
+    def path(self, src: int, targets: set[int], inside: set[int] | bytearray) -> list[int]:
+        """A shortest path from `src` to one of `targets` through `inside` states."""
+        g = self.g
+        prev = {src: -1}
+        queue = deque([src])
+        while queue:
+            u = queue.popleft()
+            if u in targets:
+                out = []
+                while u != -1:
+                    out.append(u)
+                    u = prev[u]
+                return out[::-1]
+            for e in g.succ(u):
+                w = g.indices[e]
+                if w not in prev and (w in inside if isinstance(inside, set) else inside[w]):
+                    prev[w] = u
+                    queue.append(w)
+        raise AssertionError("no path where the components say there is one")
+
+
+def _prefix(g: Graph, v: int) -> list[int]:
+    out = []
+    while v >= 0:
+        out.append(v)
+        v = g.parent[v]
+    return out[::-1]
+
+
+def _values(g: Graph, fn: Any, prop: CompiledProperty) -> bytearray:
+    out = bytearray(len(g.states))
+    for n, s in enumerate(g.states):
+        try:
+            out[n] = 1 if fn(s) else 0
+        except Exception as err:
+            stop = _Error(err, n, f"property {prop.label}")
+            stop.states, stop.parent = g.states, g.parent
+            raise stop from None
+    return out
+
+
+def find_lasso(checker: Checker, g: Graph, prop: CompiledProperty, cycles_only: bool = False) -> Lasso | None:
+    """A fair behaviour violating `prop`, as a lasso, or None when the property holds;
+    `cycles_only`: a behaviour whose loop is a cycle of real steps (a livelock), or None when every
+    violation stops in one state (or there is none)."""
+    n = len(g.states)
+    p = _values(g, prop.p, prop)
+    if prop.form == "always_eventually":  # a fair cycle where P is false throughout
+        alive = bytearray(1 - x for x in p)
+        comps = checker.fair_components(alive, None, cycles_only)
+        need = None
+    elif prop.form == "eventually_always":  # a fair cycle through a state where P is false
+        alive = bytearray(b"\x01") * n
+        need = bytearray(1 - x for x in p)
+        comps = checker.fair_components(alive, need, cycles_only)
+    else:  # P, then Q false forever after: a fair cycle of not-Q states that a P state reaches
+        q = _values(g, prop.q, prop)
+        alive = bytearray(1 - x for x in q)
+        need = None
+        comps = checker.fair_components(alive, None, cycles_only)
+        member = {v: c for c in comps for v in c}
+        path = _leads_to_path(g, p, q, member) if member else None
+        if path is None:
+            return None
+        comp = member[path[-1]]
+        comp = [path[-1]] + [v for v in comp if v != path[-1]]  # enter where the path reaches it
+        return Lasso(path, checker.cycle(comp, None, cycles_only))
+    if not comps:
+        return None
+    comp = min(comps, key=lambda c: c[0])
+    return Lasso(_prefix(g, comp[0]), checker.cycle(comp, need, cycles_only))
+
+
+def _leads_to_path(g: Graph, p: bytearray, q: bytearray, targets: dict[int, Any]) -> list[int] | None:
+    """A shortest path from an initial state through a state where P holds and Q does not, then
+    through states where Q is false, to one of `targets`: breadth-first over (state, phase), phase 1
+    once P-and-not-Q has been seen (the tableau of `<>(P /\\ []~Q)` times the graph)."""
+    prev: dict[tuple[int, int], tuple[int, int] | None] = {}
+    queue: deque[tuple[int, int]] = deque()
+
+    def reach(v: int, phase: int, came: tuple[int, int] | None) -> bool:
+        if (v, phase) in prev:
+            return False
+        prev[v, phase] = came
+        queue.append((v, phase))
+        if phase == 0 and p[v] and not q[v]:
+            return reach(v, 1, came)
+        return phase == 1 and v in targets
+
+    found = None
+    for v in range(len(g.states)):
+        if g.parent[v] >= 0:
+            break  # initial states come first
+        if reach(v, 0, None):
+            found = (v, 1)
+            break
+    while found is None and queue:
+        u, phase = queue.popleft()
+        for e in g.succ(u):
+            w = g.indices[e]
+            if phase == 1 and q[w]:
+                continue
+            if reach(w, phase, (u, phase)):
+                found = (w, 1)
+                break
+    if found is None:
+        return None
+    out = []
+    node: tuple[int, int] | None = found
+    while node is not None:
+        if not out or out[-1] != node[0]:
+            out.append(node[0])
+        node = prev[node]
+    return out[::-1]
+
+
+def _steps(model: Model, g: Graph, ids: list[int]) -> list[Step]:
+    steps = [Step(None, {}, g.states[ids[0]])]
+    for a, b in zip(ids, ids[1:]):
+        steps.append(label_step(model, g.states[a], g.states[b]))
+    return steps
+
+
+def check_liveness(model: Model, limits: Limits | None = None, cycles_only: bool = False,
+                   graph: Graph | None = None, started: float | None = None) -> Result:
+    """Check the model's temporal properties (in declaration order, each binding in canonical
+    order) on its whole reachable graph (`graph`, recorded by the safety search, or built here);
+    the first violated one is reported with a lasso. `cycles_only` looks for livelocks alone: a
+    violation whose loop is a cycle of real steps ("holds" then means that every violation, if
+    any, stops in one state). Limits count from `started` (the start of the run), not from here."""
+    limits = limits or Limits()
+    started = time.monotonic() if started is None else started
+    result = Result("holds")
+    try:
+        with guard(limits, started), no_cycle_collector():
+            if graph is None:
+                g = build_graph(model, limits, result, started)
+            else:
+                g, result.distinct = graph, len(graph.states)
+            publish(g.depth, len(g.states), 0, g.generated, "liveness: searching for fair cycles")
+            checker = Checker(model, g)
+            for prop in model.properties:
+                if limits.max_seconds and time.monotonic() > started + limits.max_seconds:
+                    raise LimitReached("max-seconds")  # where no timer signal reaches (not the main thread)
+                lasso = find_lasso(checker, g, prop, cycles_only)
+                if lasso is not None:
+                    result.verdict, result.property = "violated", prop.label
+                    ids = lasso.prefix + lasso.cycle
+                    result.trace = _steps(model, g, ids)
+                    result.loop = len(lasso.prefix) - 1
+                    if lasso.cycle:
+                        result.loop_step = label_step(model, g.states[ids[-1]], g.states[lasso.prefix[-1]])
+                    break
+            result.complete = True
+            result.generated, result.depth = g.generated, g.depth
+            disarm()
+    except _Error as stop:
+        disarm()
+        if stop.state is not None and stop.states:
+            fake = Graph(stop.states, stop.parent, array("q"), array("i"), array("Q"), array("Q"))
+            result.trace = _steps(model, fake, _prefix(fake, stop.state))
+        result.verdict = "error"
+        err = stop.err
+        message = err.message if isinstance(err, EvalError) else f"{type(err).__name__}: {err}"
+        result.error = f"while computing {stop.where}: {message}"
+        result.error_loc = model.located(err) if isinstance(err, EvalError) else None
+        result.internal = not isinstance(err, (EvalError, RecursionError))
+    except (LimitReached, KeyboardInterrupt, MemoryError) as stop:
+        report_limit(result, stop)
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def with_properties(model: Model, safety: Result, limits: Limits | None = None,
+                    graph: GraphBuilder | None = None) -> Result:
+    """`safety` (the breadth-first search's result), then the temporal properties if it found
+    nothing: a temporal violation, a limit or an error of that pass replaces its verdict. The
+    counts stay those of the breadth-first search (TLC's). `graph`: what the safety search
+    recorded (`check(..., record=...)`), so the graph is not explored twice. The limits go on
+    counting from the start of the safety search."""
+    if safety.verdict != "holds" or not model.properties:
+        return safety
+    started = time.monotonic() - safety.seconds
+    rearm()  # the safety search disarmed the guard in force to report; this phase is limited too
+    live = check_liveness(model, limits, graph=graph.graph if graph is not None else None, started=started)
+    safety.seconds = live.seconds
+    if live.verdict == "holds":
+        return safety
+    for name in ("verdict", "property", "trace", "loop", "loop_step", "stopped_by", "error", "error_loc",
+                 "internal"):
+        setattr(safety, name, getattr(live, name))
+    safety.complete = live.complete
+    return safety

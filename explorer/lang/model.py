@@ -1,0 +1,268 @@
+"""A spec made ready to search: parsed, checked, constants fixed, compiled.
+
+`load_model` is the one entry point from text to `Model`; everything it raises is a `SpecError`
+that points into the spec (or names the bad `--const`)."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from explorer.lang import ast as A
+from explorer.lang.checks import check_spec, check_value_expr
+from explorer.lang.compiler import CompiledAction, CompiledPredicate, CompiledView, Compiler, Guard, eval_constant
+from explorer.lang.errors import EvalError, SpecError
+from explorer.lang.kinds import base, value_kind
+from explorer.lang.parser import parse_expr, parse_spec
+from explorer.lang.runtime import BUILTIN_VALUES, domain_iter
+from explorer.lang.values import TRUE, kind_of, normalize, short
+from explorer.run.limits import Limits, guard
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_KEYWORDS = {"true", "false"} | set(BUILTIN_VALUES)
+
+
+@dataclass
+class Model:
+    spec: A.Spec
+    constants: dict[str, Any]
+    var_names: list[str]
+    actions: list[CompiledAction]
+    invariants: list[CompiledPredicate]
+    constraints: list[CompiledPredicate]
+    terminals: list[CompiledPredicate]
+    initial: Any  # () -> generator of the initial states
+    first_failing_invariant: Any
+    successors: Any  # state -> tuple of successor lists, one per action
+    locs: list[A.Loc] = field(default_factory=list)
+    guards: list[Guard] = field(default_factory=list)
+    source: tuple = ()  # (path, text, constant overrides, invariants): how to load it again elsewhere
+    fingerprinted: Any = None  # (state, component fingerprints, cache) -> (successors, their fingerprints)
+    properties: list[CompiledProperty] = field(default_factory=list)  # temporal, one per binding
+    fairness: list[Fairness] = field(default_factory=list)  # WF/SF conditions, one per `fair(p)` value
+    views: list[CompiledView] = field(default_factory=list)  # `view` declarations (see views.py)
+
+    def init_states(self) -> list[tuple]:
+        return list(self.initial())
+
+    def state_dict(self, state: tuple) -> dict[str, Any]:
+        return dict(zip(self.var_names, state))
+
+    def state_from(self, values: Mapping[str, Any]) -> tuple:
+        """A state tuple from variable values by name (for tests and replay)."""
+        missing = [v for v in self.var_names if v not in values]
+        if missing:
+            raise SpecError(f"a state needs a value for {', '.join(missing)}")
+        return tuple(normalize(values[v]) for v in self.var_names)
+
+    def located(self, err: EvalError) -> A.Loc | None:
+        return self.locs[err.loc] if isinstance(err.loc, int) and 0 <= err.loc < len(self.locs) else err.loc
+
+    def action(self, name: str) -> CompiledAction:
+        for a in self.actions:
+            if a.name == name:
+                return a
+        raise SpecError(f"no action named {name}; the spec has {', '.join(a.name for a in self.actions)}")
+
+
+def parse_const_value(text: str, what: str = "--const") -> Any:
+    """A value given on the command line or in a scenario: an expression of the language,
+    or a bare word that names nothing, taken as a string (`CUT=frontier`)."""
+    text = text.strip()
+    if _WORD.fullmatch(text) and text not in _KEYWORDS:
+        return text
+    expr = parse_expr(text, what)
+    check_value_expr(expr, what, text)
+    spec = A.Spec(what, text, [], [], [], [], [])
+    try:
+        return eval_constant(expr, spec, [])
+    except EvalError as err:
+        raise SpecError(err.message, what, text, err.loc if isinstance(err.loc, A.Loc) else None) from None
+
+
+def const_text(value: Any) -> str:
+    """A value as `--const` writes it: `parse_const_value` reads it back to the same value."""
+    if type(value) is str and _WORD.fullmatch(value) and value not in _KEYWORDS:
+        return value
+    return short(value)
+
+
+def read_spec(path: str | Path) -> str:
+    """A spec file's text; a file that is not UTF-8 is an error located at its first bad byte."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as err:
+        raise SpecError(f"cannot read spec: {err.strerror}", str(path)) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        before = data[:err.start].decode("utf-8", "replace")
+        line = before.count("\n") + 1
+        col = len(before) - (before.rfind("\n") + 1) + 1
+        text = data.decode("utf-8", "replace")
+        raise SpecError(f"the spec is not valid UTF-8 (byte 0x{data[err.start]:02x})", str(path), text,
+                        A.Loc(line, col)) from None
+
+
+def _evaluate(e: A.Expr, spec: A.Spec, values: list[Any], what: str) -> Any:
+    try:
+        return eval_constant(e, spec, values)
+    except EvalError as err:
+        raise SpecError(f"cannot evaluate {what}: {err.message}", spec.path, spec.text,
+                        err.loc if isinstance(err.loc, A.Loc) else e.loc) from None
+
+
+def override_error(c: A.Const, value: Any, spec: A.Spec, values: list[Any]) -> str | None:
+    """Why an override does not fit its constant, or None. It must be of the kind of the
+    constant's default: `--const BARRIER=False` (a string) for a boolean constant would silently
+    change the question."""
+    try:
+        default = eval_constant(c.value, spec, values)
+    except (EvalError, RecursionError):
+        return None  # a default that cannot be evaluated has no kind to compare with
+    want, got = base(value_kind(default)), base(value_kind(value))
+    if want == got or {want, got} <= {"map", "record"}:
+        return None
+    hint = ""
+    if type(value) is str and value.lower() in ("true", "false") and want == "bool":
+        hint = f" (did you mean {value.lower()}?)"
+    return (f"constant {c.name} is {kind_of(default)} (its default is {short(default)}), "
+            f"but the override is {kind_of(value)} {short(value)}{hint}")
+
+
+@dataclass
+class CompiledProperty:
+    """One temporal property for one binding of its parameters."""
+    name: str  # the declaration's name
+    binding: dict[str, Any]
+    form: str  # always_eventually | eventually_always | leads_to
+    p: Any  # state -> bool
+    q: Any  # state -> bool (leads_to), else None
+    loc: A.Loc
+
+    @property
+    def label(self) -> str:
+        args = ", ".join(f"{k}={short(v)}" for k, v in self.binding.items())
+        return f"{self.name}({args})" if args else self.name
+
+
+@dataclass
+class Fairness:
+    """Weak (WF) or strong (SF) fairness of the steps of one action, or of those whose `fair(p)`
+    parameters have the values `values` (positions `by` in the action's binding)."""
+    kind: str  # weak | strong
+    action: int
+    by: tuple[int, ...]
+    values: tuple
+
+    def label(self, model: "Model") -> str:
+        a = model.actions[self.action]
+        args = ", ".join(f"{a.params[i]}={short(v)}" for i, v in zip(self.by, self.values))
+        return f"{'strong fair' if self.kind == 'strong' else 'fair'} {a.name}" + (f"({args})" if args else "")
+
+
+MAX_FAIRNESS = 64  # conditions after expanding fair(p): each is one bit of a 64-bit mask (liveness)
+
+
+def _bindings(binders: list[A.Binder], spec: A.Spec, values: list[Any]) -> list[tuple]:
+    """Every binding of constant-domain binders, in canonical order (first binder outermost)."""
+    out: list[tuple] = [()]
+    for b in binders:
+        dom = domain_iter(_evaluate(b.domain, spec, values, f"the domain of {b.name}"), b.domain.loc)
+        out = [t + (v,) for t in out for v in dom]
+    return out
+
+
+def _named(decls: list, wanted: list[str] | None, kind: str, path: str) -> list:
+    """The declarations named in `wanted` (all of them when it is None); an unknown name is an error."""
+    if wanted is None:
+        return decls
+    names = {d.name for d in decls}
+    for name in wanted:
+        if name not in names:
+            raise SpecError(f"no {kind} named {name} (the spec has: {', '.join(sorted(names)) or 'none'})", path)
+    return [d for d in decls if d.name in wanted]
+
+
+def _temporal(spec: A.Spec, comp: Compiler, values: list[Any], wanted: list[str] | None,
+              path: str) -> tuple[list[CompiledProperty], list[Fairness]]:
+    props = _named(spec.properties, wanted, "property", path)
+    compiled = []
+    for p in props:
+        what = f"property {p.name}"
+        fp = comp.state_function(p.p, p.params, what)
+        fq = comp.state_function(p.q, p.params, what) if p.q is not None else None
+        for binding in _bindings(p.params, spec, values):
+            compiled.append(CompiledProperty(
+                p.name, {b.name: v for b, v in zip(p.params, binding)}, p.form,
+                (lambda s, f=fp, b=binding: f(s, *b)),
+                None if fq is None else (lambda s, f=fq, b=binding: f(s, *b)), p.loc))
+    fairness = []
+    for i, a in enumerate(spec.actions):
+        if a.fairness is None:
+            continue
+        by = tuple(next(n for n, b in enumerate(a.params) if b.name == name) for name in a.fair_by)
+        for vals in _bindings([a.params[n] for n in by], spec, values):
+            fairness.append(Fairness(a.fairness, i, by, vals))
+        if len(fairness) > MAX_FAIRNESS:
+            raise SpecError(f"at most {MAX_FAIRNESS} fairness conditions are supported (fair(p) is one per "
+                            f"value of p); with this action there are {len(fairness)}", path, spec.text, a.loc)
+    return compiled, fairness
+
+
+def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
+               invariants: list[str] | None = None, text: str | None = None, limits: Limits | None = None,
+               properties: list[str] | None = None) -> Model:
+    """Parse, check and compile a spec. `constants` overrides defaults by name (values, not text);
+    `invariants` restricts checking to the named ones, `properties` the temporal properties.
+    Evaluating constants and state-free expressions can take long; `limits` (time, memory) bounds
+    it by raising `LimitReached`."""
+    if limits is not None:
+        with guard(limits):
+            return load_model(source, constants, invariants, text, properties=properties)
+    path = str(source)
+    if text is None:
+        text = read_spec(source)
+    spec = check_spec(parse_spec(text, path))
+    overrides = {k: normalize(v) for k, v in (constants or {}).items()}
+    unknown = sorted(set(overrides) - {c.name for c in spec.consts})
+    if unknown:
+        names = ", ".join(c.name for c in spec.consts) or "none"
+        raise SpecError(f"unknown constant {unknown[0]} (the spec's constants: {names})", path)
+    values: list[Any] = []
+    for c in spec.consts:
+        if c.name in overrides:
+            problem = override_error(c, overrides[c.name], spec, values)
+            if problem:
+                raise SpecError(problem, spec.path, spec.text, c.loc)
+            values.append(overrides[c.name])
+        else:
+            values.append(_evaluate(c.value, spec, values, f"constant {c.name}"))
+
+    for p in spec.by_kind("assume"):
+        for e in p.conjuncts:
+            holds = _evaluate(e, spec, values, f"assumption {p.name}")
+            if holds is not TRUE:
+                shown = ", ".join(f"{c.name} = {short(v)}" for c, v in zip(spec.consts, values))
+                raise SpecError(f"assumption {p.name} does not hold for these constants ({shown})", path, text, e.loc)
+    comp = Compiler(spec, values)
+    try:
+        actions = [comp.action(a, i) for i, a in enumerate(spec.actions)]
+        preds = {kind: [comp.predicate(p, n) for n, p in enumerate(spec.predicates) if p.kind == kind]
+                 for kind in ("invariant", "constraint", "terminal")}
+        wanted = _named(spec.by_kind("invariant"), invariants, "invariant", path)
+        if invariants is not None:
+            preds["invariant"] = [p for p in preds["invariant"] if p.name in invariants]
+        first_failing = comp.first_failing(wanted, 0)
+        successors = comp.all_successors()
+        fingerprinted = comp.fingerprinted_successors(successors)
+        initial = comp.init_states()
+        temporal, fairness = _temporal(spec, comp, values, properties, path)
+        views = [comp.view(v, i) for i, v in enumerate(spec.views)]
+    except EvalError as err:
+        raise SpecError(err.message, path, text, comp.locs[err.loc] if isinstance(err.loc, int) else err.loc) from None
+    return Model(spec, {c.name: v for c, v in zip(spec.consts, values)}, [v.name for v in spec.vars],
+                 actions, preds["invariant"], preds["constraint"], preds["terminal"], initial,
+                 first_failing, successors, comp.locs, comp.guards, (path, text, overrides, invariants), fingerprinted,
+                 views=views, properties=temporal, fairness=fairness)

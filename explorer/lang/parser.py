@@ -1,0 +1,455 @@
+"""Text -> syntax tree. Lark (LALR) does the parsing; this module turns its tree into `ast` nodes
+and its exceptions into located `SpecError`s that say what was expected."""
+from __future__ import annotations
+
+import ast as pyast
+import os
+import sys
+import warnings
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import lark
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import (
+    LarkError,
+    UnexpectedCharacters,
+    UnexpectedEOF,
+    UnexpectedInput,
+    UnexpectedToken,
+    VisitError,
+)
+from lark.indenter import DedentError, Indenter
+
+from explorer.lang import ast as A
+from explorer.lang.errors import SpecError
+
+
+class _Indenter(Indenter):
+    NL_type = "_NL"
+    OPEN_PAREN_types = ["LPAR", "LSQB", "LBRACE"]
+    CLOSE_PAREN_types = ["RPAR", "RSQB", "RBRACE"]
+    INDENT_type = "_INDENT"
+    DEDENT_type = "_DEDENT"
+    tab_len = 8
+
+
+def _cache_file() -> str | bool:
+    """Where lark keeps its analysed grammar (building it costs about half a second per process;
+    loading it, a few milliseconds). A per-user directory, not the shared temporary one, since the
+    file is a pickle; lark checks the grammar's hash in it and rebuilds a stale or torn file."""
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "explorer"
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return str(base / f"parser-lark{lark.__version__}-py{sys.version_info[0]}{sys.version_info[1]}.pickle")
+
+
+@lru_cache(maxsize=1)
+def _lark() -> Lark:
+    grammar = resources.files(__package__).joinpath("grammar.lark").read_text()
+    return Lark(grammar, parser="lalr", lexer="basic", postlex=_Indenter(), start=["start", "expr"],
+                propagate_positions=True, maybe_placeholders=True, cache=_cache_file())
+
+
+_READABLE = {
+    "_NL": "end of line", "_INDENT": "an indented block", "_DEDENT": "end of block",
+    "NAME": "a name", "PRIMED": "a primed variable (x')", "INT": "an integer", "STRING": "a string",
+    "CMPOP": "a comparison", "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'",
+    "LBRACE": "'{'", "RBRACE": "'}'", "COLON": "':'", "COMMA": "','", "EQUAL": "'='",
+    "DOT": "'.'", "VBAR": "'|'", "AMPERSAND": "'&'", "PLUS": "'+'", "MINUS": "'-'",
+    "STAR": "'*'", "DSLASH": "'//'", "PERCENT": "'%'", "CARET": "'^'", "ARROW": "'->'", "$END": "end of file", "LEADS_TO": "'leads_to'",
+}
+
+
+def _readable(term: str) -> str:
+    if term in _READABLE:
+        return _READABLE[term]
+    if term.startswith('"') or term.startswith("'"):
+        return f"'{term.strip(chr(34) + chr(39))}'"
+    return f"'{term.lower()}'" if term.isupper() else term
+
+
+def _expected(names: set[str] | frozenset[str]) -> str:
+    items = sorted({_readable(n) for n in names if not n.startswith("__")})
+    if not items:
+        return ""
+    if len(items) > 12:
+        items = items[:12] + ["..."]
+    return "expected " + ", ".join(items)
+
+
+class _Located(Exception):
+    """A construct the grammar accepts but the language does not, raised while building the tree."""
+
+    def __init__(self, message: str, loc: A.Loc):
+        super().__init__(message)
+        self.message, self.loc = message, loc
+
+
+def _loc(meta) -> A.Loc:
+    return A.Loc(getattr(meta, "line", 1) or 1, getattr(meta, "column", 1) or 1)
+
+
+def _tok_loc(tok: Token) -> A.Loc:
+    return A.Loc(tok.line or 1, tok.column or 1)
+
+
+@v_args(meta=True)
+class _ToAst(Transformer):
+    """Lark tree -> `ast` nodes. One method per grammar alias."""
+
+    # declarations
+    def start(self, meta, items):
+        return items
+
+    def const_decl(self, meta, c):
+        return A.Const(_tok_loc(c[0]), str(c[0]), c[1])
+
+    def var_eq(self, meta, c):
+        return A.Var(_tok_loc(c[0]), str(c[0]), c[1], False)
+
+    def var_in(self, meta, c):
+        return A.Var(_tok_loc(c[0]), str(c[0]), c[1], True)
+
+    def params(self, meta, c):
+        return [A.Binder(_tok_loc(t), str(t), A.Lit(_tok_loc(t), None)) for t in c if t is not None]
+
+    def def_decl(self, meta, c):
+        return A.Def(_tok_loc(c[0]), str(c[0]), c[1], c[2])
+
+    def action_decl(self, meta, c):
+        return A.Action(_tok_loc(c[0]), str(c[0]), c[1] or [], c[2])
+
+    def weak_fair(self, meta, c):
+        return self._fair("weak", c)
+
+    def strong_fair(self, meta, c):
+        return self._fair("strong", c)
+
+    @staticmethod
+    def _fair(kind: str, c) -> A.Action:
+        by, action = c
+        action.fairness, action.fair_by = kind, by or []
+        return action
+
+    def fair_by(self, meta, c):
+        return [str(t) for t in c]
+
+    def property_decl(self, meta, c):
+        name, params, (form, p, q) = c
+        return A.Property(_tok_loc(name), str(name), params or [], form, p, q)
+
+    def always_eventually(self, meta, c):
+        return ("always_eventually", c[0], None)
+
+    def eventually_always(self, meta, c):
+        return ("eventually_always", c[0], None)
+
+    def leads_to(self, meta, c):
+        return ("leads_to", c[0], c[1])
+    def view_decl(self, meta, c):
+        return A.View(_tok_loc(c[0]), str(c[0]), c[1], c[2])
+
+    def _pred(kind):  # noqa: N805 - a method factory used at class creation
+        def make(self, meta, c):
+            return A.Predicate(_tok_loc(c[0]), kind, str(c[0]), c[1])
+        return make
+
+    invariant_decl = _pred("invariant")
+    constraint_decl = _pred("constraint")
+    terminal_decl = _pred("terminal")
+    init_decl = _pred("init")
+    assume_decl = _pred("assume")
+    del _pred
+
+    def predicate(self, meta, c):
+        return list(c)
+
+    def _block_quant(kind):  # noqa: N805 - a method factory used at class creation
+        def make(self, meta, c):
+            binders, *lines = c
+            body = lines[0]
+            for line in lines[1:]:  # the lines of the block are conjuncts
+                body = A.Binary(line.loc, "and", body, line)
+            return A.Quant(_loc(meta), kind, binders, body)
+        return make
+
+    forall_block = _block_quant("forall")
+    exists_block = _block_quant("exists")
+    del _block_quant
+
+    # statements
+    def body(self, meta, c):
+        return list(c)
+
+    block = body
+
+    def require(self, meta, c):
+        return A.Require(_loc(meta), c[0])
+
+    def let_stmt(self, meta, c):
+        return A.LetStmt(_loc(meta), A.Binder(_tok_loc(c[0]), str(c[0]), c[1]))
+
+    def assign(self, meta, c):
+        return A.Assign(_tok_loc(c[0]), str(c[0])[:-1], c[1])
+
+    def skip(self, meta, c):
+        return A.Skip(_loc(meta))
+
+    def if_stmt(self, meta, c):
+        *pairs, orelse = c
+        branches = [(pairs[i], pairs[i + 1]) for i in range(0, len(pairs), 2)]
+        return A.IfStmt(_loc(meta), branches, orelse or [])
+
+    def either_stmt(self, meta, c):
+        return A.Either(_loc(meta), list(c))
+
+    def pick_stmt(self, meta, c):
+        return A.Pick(_loc(meta), c[0], c[1])
+
+    def binders(self, meta, c):
+        return list(c)
+
+    def binder(self, meta, c):
+        return A.Binder(_tok_loc(c[0]), str(c[0]), c[1])
+
+    letbind = binder
+
+    # expressions
+    def forall_(self, meta, c):
+        return A.Quant(_loc(meta), "forall", c[0], c[1])
+
+    def exists_(self, meta, c):
+        return A.Quant(_loc(meta), "exists", c[0], c[1])
+
+    def choose_(self, meta, c):
+        return A.Choose(_loc(meta), c[0], c[1])
+
+    def fn_set(self, meta, c):
+        return A.FnSet(_loc(meta), c[0], c[2])
+
+    def ifexpr(self, meta, c):
+        return A.If(_loc(meta), c[0], c[1], c[2])
+
+    def letexpr(self, meta, c):
+        return A.Let(_loc(meta), list(c[:-1]), c[-1])
+
+    def implies(self, meta, c):
+        return A.Binary(_loc(meta), "implies", c[0], c[1])
+
+    def or_(self, meta, c):
+        return A.Binary(_loc(meta), "or", c[0], c[1])
+
+    def and_(self, meta, c):
+        return A.Binary(_loc(meta), "and", c[0], c[1])
+
+    def not_(self, meta, c):
+        return A.Unary(_loc(meta), "not", c[0])
+
+    def cmp(self, meta, c):
+        return A.Binary(_tok_loc(c[1]), str(c[1]), c[0], c[2])
+
+    def notin(self, meta, c):
+        return A.Binary(_loc(meta), "notin", c[0], c[1])
+
+    def isin(self, meta, c):
+        return A.Binary(_loc(meta), "in", c[0], c[1])
+
+    def union_op(self, meta, c):
+        return A.Binary(_loc(meta), "|", c[0], c[1])
+
+    def inter_op(self, meta, c):
+        return A.Binary(_loc(meta), "&", c[0], c[1])
+
+    def range_(self, meta, c):
+        return A.Binary(_loc(meta), "..", c[0], c[1])
+
+    def arith(self, meta, c):
+        return A.Binary(_tok_loc(c[1]), str(c[1]), c[0], c[2])
+
+    def neg(self, meta, c):
+        return A.Unary(_loc(meta), "-", c[1])
+
+    def index(self, meta, c):
+        return A.Index(_loc(meta), c[0], c[1])
+
+    def slice(self, meta, c):
+        return A.Slice(_loc(meta), c[0], c[1], c[2])
+
+    def field(self, meta, c):
+        return A.Field(_tok_loc(c[1]), c[0], str(c[1]))
+
+    def call(self, meta, c):
+        return A.Call(_tok_loc(c[0]), str(c[0]), [a for a in c[1:] if a is not None])
+
+    def int_lit(self, meta, c):
+        return A.Lit(_loc(meta), int(c[0]))
+
+    def str_lit(self, meta, c):
+        try:
+            with warnings.catch_warnings():  # "\q" keeps its backslash, as in Python; no warning
+                warnings.simplefilter("ignore")
+                text = pyast.literal_eval(str(c[0]))
+        except (SyntaxError, ValueError) as err:
+            raise _Located(f"bad string literal: {err.msg if isinstance(err, SyntaxError) else err}",
+                           _loc(meta)) from None
+        if any(0xD800 <= ord(ch) <= 0xDFFF for ch in text):
+            raise _Located("bad string literal: a lone surrogate (\\ud800-\\udfff) is not a character",
+                           _loc(meta))
+        return A.Lit(_loc(meta), text)
+
+    def true_lit(self, meta, c):
+        return A.Lit(_loc(meta), True)
+
+    def false_lit(self, meta, c):
+        return A.Lit(_loc(meta), False)
+
+    def name(self, meta, c):
+        return A.Name(_tok_loc(c[0]), str(c[0]))
+
+    def tuple_lit(self, meta, c):
+        return A.TupleLit(_loc(meta), [x for x in c if x is not None])
+
+    def seq_lit(self, meta, c):
+        return A.TupleLit(_loc(meta), [x for x in c if x is not None])
+
+    def rec_lit(self, meta, c):
+        return A.RecordLit(_loc(meta), list(c))
+
+    def recfield(self, meta, c):
+        return (str(c[0]), c[1])
+
+    def set_lit(self, meta, c):
+        return A.SetLit(_loc(meta), [x for x in c if x is not None])
+
+    def set_comp(self, meta, c):
+        return A.SetComp(_loc(meta), c[0], c[1], c[2])
+
+    def empty_map(self, meta, c):
+        return A.MapLit(_loc(meta), [])
+
+    def map_lit(self, meta, c):
+        return A.MapLit(_loc(meta), list(c))
+
+    def mapitem(self, meta, c):
+        return (c[0], c[1])
+
+    def map_comp(self, meta, c):
+        return A.MapComp(_loc(meta), c[0], c[1], c[2], c[3])
+
+
+def _syntax_error(err: Exception, path: str, text: str) -> SpecError:
+    if isinstance(err, UnexpectedToken):
+        tok = err.token
+        loc = A.Loc(getattr(tok, "line", None) or err.line or 1, getattr(tok, "column", None) or err.column or 1)
+        if tok.type == "$END":
+            what = "unexpected end of file"
+        elif tok.type == "_NL":
+            what = "unexpected end of line"
+        elif tok.type in ("_INDENT", "_DEDENT"):
+            what = "unexpected indentation"
+        else:
+            what = f"unexpected {tok.value!r}"
+        exp = _expected(err.accepts or err.expected)
+        return SpecError(f"syntax error: {what}" + (f"; {exp}" if exp else ""), path, text, loc)
+    if isinstance(err, UnexpectedCharacters):
+        exp = _expected(err.allowed or set())
+        char = text[err.pos_in_stream] if 0 <= err.pos_in_stream < len(text) else "?"
+        return SpecError(f"syntax error: unexpected character {char!r}" + (f"; {exp}" if exp else ""),
+                         path, text, A.Loc(err.line, err.column))
+    if isinstance(err, UnexpectedEOF):
+        lines = text.splitlines() or [""]
+        return SpecError("syntax error: unexpected end of file; " + _expected(set(err.expected)),
+                         path, text, A.Loc(len(lines), len(lines[-1]) + 1))
+    if isinstance(err, UnexpectedInput):
+        return SpecError("syntax error", path, text, A.Loc(err.line, err.column))
+    return SpecError(f"syntax error: {err}", path, text, None)
+
+
+def _dedent_loc(text: str, err: DedentError) -> A.Loc:
+    # lark's DedentError carries no position: find the first line whose indentation matches no open block
+    stack = [0]
+    for n, line in enumerate(text.splitlines(), 1):
+        stripped = line.lstrip(" \t")
+        if not stripped or stripped.startswith("#"):
+            continue
+        indent = len(line.expandtabs(8)) - len(stripped.expandtabs(8))
+        if indent > stack[-1]:
+            stack.append(indent)
+            continue
+        while indent < stack[-1]:
+            stack.pop()
+        if indent != stack[-1]:
+            return A.Loc(n, indent + 1)
+    return A.Loc(1, 1)
+
+
+def _check_indentation(text: str, path: str) -> None:
+    """Indentation is by spaces or by tabs, never both: with both, how far a line is indented
+    depends on a tab width, and a line that looks inside an `if` could run outside it."""
+    first: dict[str, int] = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        indent = line[:len(line) - len(line.lstrip(" \t"))]
+        if not indent or not line.strip() or line.lstrip(" \t").startswith("#"):
+            continue
+        kinds = {"tab" if ch == "\t" else "space" for ch in indent}
+        if len(kinds) > 1:
+            raise SpecError("inconsistent indentation: this line's indentation mixes tabs and spaces",
+                            path, text, A.Loc(n, 1))
+        kind = kinds.pop()
+        first.setdefault(kind, n)
+        other = "space" if kind == "tab" else "tab"
+        if other in first:
+            raise SpecError(f"inconsistent indentation: this line is indented with {kind}s, line "
+                            f"{first[other]} with {other}s; use one or the other", path, text, A.Loc(n, 1))
+
+
+def _parse(text: str, path: str, start: str):
+    if start == "start" and not text.endswith("\n"):
+        text += "\n"
+    _check_indentation(text, path)
+    try:
+        return _ToAst().transform(_lark().parse(text, start=start))
+    except DedentError as err:
+        raise SpecError("inconsistent indentation: this line lines up with no enclosing block",
+                        path, text, _dedent_loc(text, err)) from None
+    except VisitError as err:
+        if isinstance(err.orig_exc, _Located):
+            raise SpecError(err.orig_exc.message, path, text, err.orig_exc.loc) from None
+        raise SpecError(f"malformed construct: {err.orig_exc}", path, text, None) from None
+    except LarkError as err:
+        raise _syntax_error(err, path, text) from None
+    except RecursionError:  # building the tree of a pathologically nested expression
+        raise SpecError("the spec is nested too deeply to parse", path, text, None) from None
+
+
+def parse_spec(text: str, path: str = "<spec>") -> A.Spec:
+    """Parse a whole spec; the result is unresolved (run `checks.check_spec` next)."""
+    decls = _parse(text, path, "start")
+    spec = A.Spec(path, text, [], [], [], [], [])
+    for d in decls:
+        if isinstance(d, A.Const):
+            spec.consts.append(d)
+        elif isinstance(d, A.Var):
+            spec.vars.append(d)
+        elif isinstance(d, A.Def):
+            spec.defs.append(d)
+        elif isinstance(d, A.Action):
+            spec.actions.append(d)
+        elif isinstance(d, A.Property):
+            spec.properties.append(d)
+        elif isinstance(d, A.View):
+            spec.views.append(d)
+        else:
+            spec.predicates.append(d)
+    return spec
+
+
+def parse_expr(text: str, path: str = "<expr>") -> A.Expr:
+    """Parse one expression (a `--const` value, a scenario's constant)."""
+    if "\n" in text.strip():
+        raise SpecError("an expression must fit on one line", path, text, A.Loc(1, 1))
+    return _parse(text.strip(), path, "expr")

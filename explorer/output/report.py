@@ -1,0 +1,147 @@
+"""One self-contained HTML page per run, for a design review: the verdict in plain words, the
+constants, the statistics and coverage, and for a trace the steps (only what changed, the whole
+state one click away), its picture (inline SVG) and the spec's views. A second page shows a
+sweep's verdict matrix. Nothing on either page is fetched from anywhere: CSS and SVG are inline
+and there is no script, so the page reads the same offline, attached to a ticket or an e-mail."""
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any, Iterable, Mapping
+
+import jinja2
+
+from explorer.engine.result import Result
+from explorer.lang.errors import SpecError
+from explorer.lang.model import Model
+from explorer.lang.values import short
+from explorer.output.traces import checks, collision, dot_to_svg, lasso_end, lasso_kind, stop_reason, trace_dot
+from explorer.output.views import counterexample, grids
+from explorer.version import __version__
+
+
+def _env() -> jinja2.Environment:
+    return jinja2.Environment(loader=jinja2.PackageLoader("explorer.output", "templates"),
+                              autoescape=True, undefined=jinja2.StrictUndefined)
+
+
+def verdict_words(result: Result) -> str:
+    """What the run established, in a sentence a reviewer can quote."""
+    if result.verdict == "holds":
+        text = (f"Every invariant holds in all {result.distinct:,} reachable states: a proof, for these "
+                "constants (and only these).")
+        if result.pruned:
+            text += " The state constraint pruned part of the space, so the proof covers the constrained space only."
+        if result.fingerprints:
+            text += (f" States were remembered by fingerprint; the chance that a collision hid part of the "
+                     f"space is {collision(result):.1e}.")
+        return text
+    if result.verdict == "violated":
+        where = ""
+        if result.witness:
+            where = " (it fails for " + ", ".join(f"{k} = {short(v)}" for k, v in result.witness) + ")"
+        return (f"Invariant {result.property} is violated{where}: the trace below, of {len(result.trace)} "
+                "states, is a shortest behaviour that reaches a state where it fails.")
+    if result.verdict == "deadlock":
+        return (f"A deadlock is reachable: the trace below, of {len(result.trace)} states, ends in a state where "
+                "no action is enabled and that no terminal predicate accepts.")
+    if result.verdict == "incomplete":
+        return (f"INCOMPLETE: the search stopped because {stop_reason(result.stopped_by)}. No violation was found "
+                f"in the {result.distinct:,} states explored, which proves nothing about the rest.")
+    if result.internal:
+        return "An internal error of the explorer stopped the run: a bug to report, not a verdict about the spec."
+    return "The spec could not be evaluated (a runtime error), so nothing was checked beyond the state where it failed."
+
+
+def _steps(model: Model, result: Result) -> list[dict[str, Any]]:
+    steps = []
+    prev: tuple | None = None
+    for n, step in enumerate(result.trace, 1):
+        full = [(name, short(v), prev is None or prev[i] != v) for i, (name, v) in enumerate(zip(model.var_names, step.state))]
+        changed = [(name, value) for name, value, c in full if c]
+        steps.append({"number": n, "label": step.label, "first": prev is None, "changed": changed, "full": full})
+        prev = step.state
+    return steps
+
+
+def check_html(model: Model, result: Result, spec_path: str = "", views: list[str] | None = None,
+               deadlock: bool | None = None) -> str:
+    """The report page of one `check` run (views: the ones to draw; default every declared view;
+    `deadlock`: whether the deadlock check was on, for the list of checks)."""
+    title = f"explorer: {spec_path or model.spec.path}"
+    trace_svg, note = "", ""
+    if result.trace:
+        try:
+            svg = dot_to_svg(trace_dot(model, result.trace, f"{result.verdict} {result.property or ''}".strip(),
+                                               result.loop, result.loop_step))
+            trace_svg = svg[svg.index("<svg"):]  # inline: no XML prologue, no DOCTYPE
+        except SpecError as err:
+            note = f"No picture: {err.message}"
+    try:
+        drawn = [{**asdict(g), "pairs": list(zip(g.rows, g.cells))} for g in grids(model, counterexample(result), views)]
+        view_note = ""
+    except SpecError as err:  # a view that fails on this trace: said in its place, the verdict stands
+        drawn, view_note = [], f"The views cannot be drawn for this trace: {err.message}"
+    stats = {"distinct": f"{result.distinct:,}", "generated": f"{result.generated:,}", "depth": result.depth,
+             "queue": f"{result.queue:,}", "pruned": f"{result.pruned:,}" if result.pruned else "",
+             "complete": result.complete, "seconds": f"{result.seconds:.2f} s",
+             "collision": f"{collision(result):.1e} (TLC's optimistic estimate)" if result.fingerprints else ""}
+    actions = [{"name": name, "generated": f"{c['generated']:,}", "distinct": f"{c['distinct']:,}",
+                "never": c["generated"] == 0} for name, c in result.actions.items()]
+    words = verdict_words(result)
+    if result.verdict == "violated" and result.loop is not None:  # a temporal property's lasso
+        words = (f"Property {result.property} is violated: the behaviour below runs {len(result.trace)} states "
+                 f"and then loops ({lasso_end(result)}). {lasso_kind(model, result)}")
+    return _env().get_template("report.html.j2").render(
+        title=title, verdict_class=result.verdict, verdict_text=words,
+        error_detail=result.error if result.verdict == "error" else "",
+        constants=[(k, short(v)) for k, v in model.constants.items()], stats=stats, actions=actions,
+        never_fired=[a["name"] for a in actions if a["never"]], steps=_steps(model, result),
+        trace_svg=trace_svg, picture_note=note, grids=drawn, view_note=view_note,
+        checks=checks(model, result, deadlock),
+        footer=f"Written by explorer {__version__}. Every claim holds for the constants above only.")
+
+
+_CSS = {"proved": "proved", "holds": "proved", "refuted": "refuted", "violated": "refuted", "deadlock": "refuted",
+        "incomplete": "incomplete", "error": "error"}
+
+
+def sweep_html(points: Iterable[Mapping[str, Any]], title: str = "Sweep", columns: str | None = None) -> str:
+    """A sweep's verdict matrix. Each point is a mapping with `constants` (name -> value, a
+    Python value or spec value), `verdict` (proved/holds, refuted/violated/deadlock, incomplete,
+    error, or any word) and optionally `link` (the URL of that point's report, usually
+    relative). Constants equal at every point are listed once; of those that vary, `columns` (or
+    the last one) gives the columns and the others the rows; a cell holds every point with its
+    row's and column's values."""
+    pts = [{"constants": dict(p["constants"]), "verdict": str(p["verdict"]), "link": p.get("link")} for p in points]
+    names = list(dict.fromkeys(k for p in pts for k in p["constants"]))
+    shown = {k: [short(p["constants"].get(k)) if k in p["constants"] else "-" for p in pts] for k in names}
+    varying = [k for k in names if len(set(shown[k])) > 1]
+    fixed = [(k, shown[k][0]) for k in names if k not in varying and pts]
+    if columns is not None and columns not in varying:
+        raise SpecError(f"cannot lay the matrix out by {columns}: it does not vary between points "
+                        f"(the varying constants: {', '.join(varying) or 'none'})")
+    col = columns or (varying[-1] if varying else None)
+    row_names = [k for k in varying if k != col]
+    col_labels = list(dict.fromkeys(shown[col])) if col else [""]
+    row_labels = list(dict.fromkeys(", ".join(f"{k}={shown[k][i]}" for k in row_names) for i in range(len(pts))))
+    cells: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for i, p in enumerate(pts):
+        key = (", ".join(f"{k}={shown[k][i]}" for k in row_names), shown[col][i] if col else "")
+        cells.setdefault(key, []).append(p)
+    rows = []
+    for r in row_labels:
+        line = []
+        for c in col_labels:
+            here = cells.get((r, c), [])
+            kinds = {_CSS.get(p["verdict"], "error") for p in here}
+            css = "missing" if not here else "refuted" if "refuted" in kinds else kinds.pop() if len(kinds) == 1 else "incomplete"
+            line.append({"points": here, "css": css})
+        rows.append((r, line))
+    counts: dict[str, int] = {}
+    for p in pts:
+        counts[p["verdict"]] = counts.get(p["verdict"], 0) + 1
+    summary = f"{len(pts)} points: " + ", ".join(f"{n} {v}" for v, n in counts.items()) + "." if pts else "No points."
+    return _env().get_template("sweep.html.j2").render(
+        title=title, summary=summary, fixed=fixed, row_names=row_names, col_name=col or "",
+        col_labels=col_labels, rows=rows)
+

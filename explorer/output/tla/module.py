@@ -1,0 +1,204 @@
+"""The TLA+ module of an export, assembled from its parts (`Exporter`)."""
+from __future__ import annotations
+
+from typing import NoReturn
+
+from explorer.lang.errors import SpecError
+from explorer.output.tla import config
+from explorer.output.tla.actions import Actions
+from explorer.output.tla.expressions import Expressions
+from explorer.output.tla.helpers import helper_text
+from explorer.output.tla.layout import comment_text, conj, disj, place
+from explorer.output.tla.names import Names
+from explorer.output.tla.types import ANY, Types, describe
+from explorer.output.tla.values import tla_string, tla_value
+
+TERMINAL_MODES = ("refuse", "stutter", "invariant")
+
+
+def _unspellable(msg: str) -> NoReturn:
+    raise ValueError(msg)
+
+
+class Exporter:
+    """The export of one model (its constants fixed): `module_text()`, `cfg_text()`, and the
+    module's name and how TLC must be run (`needs_deadlock_flag`)."""
+
+    def __init__(self, model, deadlock: bool = True, terminal: str = "refuse"):
+        if terminal not in TERMINAL_MODES:
+            raise ValueError(f"terminal must be one of {TERMINAL_MODES}, not {terminal!r}")
+        self.model = model
+        self.spec = model.spec
+        self.deadlock = deadlock
+        # how terminal predicates meet TLC's deadlock check (only when it is on)
+        self.terminal = terminal if deadlock and model.spec.by_kind("terminal") else None
+        constants = list(model.constants.values())
+        self.names = Names(self.spec, constants)
+        self.module = self.names.module
+        types = Types(self.spec, constants, self.names.model_values)
+        self.expr = Expressions(self.spec, constants, self.names, types)
+        self.actions = Actions(self.expr)
+        self.fail = self.expr.fail
+        # temporal properties: the ones the model checks (selected by --property), by TLA+ name
+        wanted = {p.name for p in model.properties}
+        self.properties = [(p, self.names.fresh_global(p.name)) for p in self.spec.properties if p.name in wanted]
+
+    def name_of(self, kind: str, name: str) -> str:
+        """The TLA+ name of the spec's `kind` ("var", "action", "invariant", ...) `name`."""
+        return self.names.name_of(kind, name)
+
+    @property
+    def needs_deadlock_flag(self) -> bool:
+        """Whether TLC must be run with -deadlock (its deadlock check switched off)."""
+        return config.needs_deadlock_flag(self.deadlock, self.terminal)
+
+    @property
+    def invariant_names(self) -> list[str]:
+        """The operators the cfg lists under INVARIANT."""
+        names = [self.name_of("invariant", p.name) for p in self.model.invariants]
+        return [*names, "NotDeadlocked"] if self.terminal == "invariant" else names
+
+    @property
+    def constraint_names(self) -> list[str]:
+        return [self.name_of("constraint", p.name) for p in self.spec.by_kind("constraint")]
+
+    def cfg_text(self) -> str:
+        names = self.names
+        return config.cfg_text(
+            self.module, self.spec.path, deadlock=self.deadlock, terminal=self.terminal,
+            model_values=[(names.const_name(i), names.model_values[i]) for i in sorted(names.model_values)],
+            invariants=self.invariant_names, constraints=self.constraint_names,
+            properties=[name for _, name in self.properties])
+
+    def module_text(self) -> str:
+        spec, model, names, expr = self.spec, self.model, self.names, self.expr
+        consts = []
+        for i, (c, v) in enumerate(zip(spec.consts, model.constants.values())):
+            if i not in names.model_values:
+                consts.append(f"{names.const_name(i)} == {tla_value(v, f'constant {c.name}', self.fail)}")
+        var_names = [names.var_name(i) for i in range(len(spec.vars))]
+
+        init_items = []
+        for i, v in enumerate(spec.vars):
+            if v.choose:
+                t = expr.ty(v.value, {})
+                if t[0] not in ("set", "bot", "any"):
+                    self.fail(f"`var {v.name} in` needs a finite set, this is {describe(t)}", v.value.loc)
+                init_items.append([f"{var_names[i]} \\in {expr.rhs(v.value, {})}"])
+            else:
+                init_items.append([f"{var_names[i]} = {expr.rhs(v.value, {})}"])
+        init_preds = []
+        for p in spec.by_kind("init"):
+            init_preds.append(self.actions.predicate(p))
+            name = names.name_of("init", p.name)
+            init_items.append([f"TLCEval({name})" if any(expr.branches(c) for c in p.conjuncts) else name])
+
+        preds: dict[str, list[str]] = {kind: [] for kind in ("invariant", "constraint", "terminal", "assume")}
+        pred_text = []
+        for p in spec.predicates:
+            if p.kind in preds:
+                pred_text.append(self.actions.predicate(p))
+                preds[p.kind].append(names.name_of(p.kind, p.name))
+                if p.kind == "assume":  # load_model has checked it; TLC checks it again
+                    pred_text[-1] = [*pred_text[-1], f"ASSUME {names.name_of(p.kind, p.name)}"]
+
+        actions = [self.actions.action(a) for a in spec.actions]
+        fairness = []
+        for a in spec.actions:
+            if a.fairness is not None:
+                ops, conjunct = self.actions.fairness(a)
+                actions.extend(ops)
+                fairness.append(conjunct)
+        temporal = [self.actions.temporal(p, name) for p, name in self.properties]
+        next_items = [[names.name_of("action", a.name)] for a in spec.actions]
+
+        # definitions no action, predicate or other definition used: export them if possible
+        for d in spec.defs:
+            if id(d) not in expr.def_done:
+                try:
+                    expr.def_op(d, tuple([ANY] * len(d.params or [])))
+                except SpecError as err:
+                    expr.out_defs.append(f"\\* {d.name} is not exported: {err.message}")
+
+        terminals = preds["terminal"]
+        if self.terminal == "refuse":
+            self.fail("the spec has terminal predicates, and TLC's deadlock check cannot exempt "
+                      "terminal states; export with deadlock checking off (--no-deadlock, TLC's "
+                      "-deadlock), or choose --terminal stutter (terminal states stutter; TLC "
+                      "counts those steps as generated states) or --terminal invariant (deadlocks "
+                      "checked as the invariant `ENABLED Next \\/ Terminal`, TLC run with -deadlock)",
+                      spec.by_kind("terminal")[0].loc)
+        if self.terminal == "stutter":
+            next_items.append(["TerminalStutter"])
+
+        lines: list[str] = []
+        header = f"---- MODULE {self.module} ----"
+        lines.append(header)
+        lines.append(f"\\* Exported from {comment_text(spec.path)} by explorer.tla; check with TLC (see {self.module}.cfg).")
+        if model.constants:
+            lines.append("\\* Constants are the model's values: " + ", ".join(
+                f"{k} = {tla_value(v, k, self.fail)}" for k, v in model.constants.items()))
+        if names.model_values:
+            lines.append("\\* " + ", ".join(names.const_name(i) for i in sorted(names.model_values))
+                         + " are TLC model values (set in the cfg): strings no literal spells, used as markers.")
+        for note in expr.notes:
+            lines.append(f"\\* Note: {note}")
+        for v in spec.views:  # a view draws traces and constrains nothing: TLA+ has no counterpart
+            lines.append(f"\\* View {v.name} is not exported: it only draws traces (see docs/tla-export.md).")
+        lines.append("EXTENDS Integers, Sequences, FiniteSets, TLC")
+        lines.append("")
+        strings = sorted(names.literal_strings | names.constant_strings)
+        if strings:
+            spelled = []
+            for x in strings:
+                try:
+                    spelled.append(tla_string(x, _unspellable))
+                except ValueError:
+                    pass
+            lines.append("\\* TLC orders strings (and enumerates sets of them) by first appearance in the")
+            lines.append("\\* module; listing them here first makes that this explorer's order (sorted).")
+            lines.append(f"StringOrder == <<{', '.join(spelled)}>>")
+            lines.append("")
+        if names.model_values:
+            lines.append("CONSTANTS " + ", ".join(names.const_name(i) for i in sorted(names.model_values)))
+            lines.append("")
+        if consts:
+            lines.extend(consts)
+            lines.append("")
+        lines.append(f"VARIABLES {', '.join(var_names)}")
+        lines.append(f"vars == <<{', '.join(var_names)}>>")
+        lines.append("")
+        helpers = helper_text(expr.helpers_used, names.taken | names.used_locals | names.spec_idents)
+        if helpers:
+            lines.extend(helpers)
+            lines.append("")
+        if expr.out_defs:
+            lines.extend(expr.out_defs)
+            lines.append("")
+        for block in init_preds + pred_text:
+            lines.extend(block)
+            lines.append("")
+        if terminals:
+            lines.append("Terminal == " + " \\/ ".join(terminals))
+            lines.append("")
+        lines.extend(["Init ==", *place("  ", conj(init_items)), ""])
+        for block in actions:
+            lines.extend(block)
+            lines.append("")
+        if self.terminal == "stutter":
+            lines.append("\\* a terminal state is not a deadlock: it may stutter (TLC counts these steps")
+            lines.append("\\* as generated states; -coverage shows how many)")
+            lines.append("TerminalStutter == TLCEval(Terminal) /\\ UNCHANGED vars")
+            lines.append("")
+        lines.extend(["Next ==", *place("  ", disj(next_items)), ""])
+        lines.append(" /\\ ".join(["Spec == Init", "[][Next]_vars", *fairness]))
+        for block in temporal:
+            lines.append("")
+            lines.extend(block)
+        if self.terminal == "invariant":
+            lines.append("")
+            lines.append("\\* replaces TLC's deadlock check (run TLC with -deadlock): a state with no")
+            lines.append("\\* successor must satisfy a terminal predicate")
+            lines.append("NotDeadlocked == (ENABLED Next) \\/ Terminal")
+        lines.append("=" * len(header))
+        return "\n".join(lines) + "\n"

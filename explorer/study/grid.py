@@ -1,0 +1,444 @@
+"""Grid files for `explorer sweep`: which constants to vary, what to check, and the limits of
+each point (the format is in docs/sweep.md).
+
+    [constants]
+    P = [1, 2]                    # a list is an axis: every value is tried
+    CUT = ["frontier", "safe"]
+    STEPS = 2                     # a scalar is fixed for every point
+    [[points]]                    # more points: a product of its own over [constants]
+    P = 2
+    PROMPTS = [6, 8]
+    [[exclude]]                   # drop the points that match every key given
+    P = 2
+    CUT = "safe"
+    where = "PROMPTS % P == 0"    # top level: keep the points where this holds
+    size = "P * PROMPTS"          # top level: the order key (default: see `_default_size`)
+    [check]
+    invariants = ["no_prompt_lost"]
+    deadlock = false
+    [limits]
+    max_states = 600000
+    skip_beyond_cut = true        # a point beyond one that max_states cut is not run
+
+Every mistake is reported at its line in the grid file, with what was expected; nothing here
+raises anything but `SpecError`."""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import difflib
+import itertools
+import math
+import re
+import tomllib
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from explorer.lang import ast as A
+from explorer.lang.checks import Checker, Ref, check_spec
+from explorer.lang.compiler import eval_constant
+from explorer.lang.errors import EvalError, SpecError
+from explorer.lang.model import override_error, parse_const_value, read_spec
+from explorer.lang.parser import parse_expr, parse_spec
+from explorer.lang.values import TRUE, Bool, normalize, short
+from explorer.run.limits import Limits, memory_size  # the same sizes as --max-memory
+
+TOP = {"description", "constants", "points", "exclude", "where", "size", "check", "limits"}
+CHECK = {"invariants": list, "properties": list, "deadlock": bool, "separately": bool, "stop_at_first": bool, "group_by": list}
+LIMITS = {"max_states": int, "max_depth": int, "max_seconds": (int, float), "max_memory": (int, str),
+          "fingerprints": bool, "workers": int, "skip_beyond_cut": bool}
+MAX_NAME = 120  # characters of a point's name before it is shortened with a hash
+
+
+@dataclass(frozen=True)
+class Point:
+    name: str  # stable and readable: built from the axes' values, e.g. P=1,CUT=frontier
+    constants: dict[str, Any]  # every constant the grid sets at this point (values of the language)
+    size: int  # the order key: smaller points run first
+
+
+@dataclass
+class Grid:
+    path: str
+    spec: str
+    description: str
+    points: list[Point]  # in size order
+    axes: list[str]  # the constants that vary (they name the points), in the order first written
+    invariants: list[str] | None  # None: every invariant of the spec
+    properties: list[str] | None = None  # None: every temporal property of the spec; []: none
+    deadlock: bool = True
+    separately: bool = False  # one search per invariant (and one for deadlock) at each point
+    stop_at_first: bool = False
+    group_by: list[str] = field(default_factory=list)  # axes whose values each get their own smallest refutation
+    limits: Limits = field(default_factory=Limits)
+    fingerprints: bool = False
+    workers: int = 1
+    skip_beyond_cut: bool = False  # a point at or beyond one a state or depth limit cut is not run
+    generated: int = 0  # points before `where` and [[exclude]] dropped some (duplicates merged)
+
+
+class _Source:
+    """The grid file's text, to point at the line where a table or a key is written. TOML
+    parsers keep no positions, so this scans the lines: `[table]`/`[[table]]` headers and
+    `key =` lines (a key it cannot find is reported at the table, or at the file)."""
+
+    HEADER = re.compile(r"\s*(\[\[?)\s*([A-Za-z0-9_.\-\"]+)\s*\]\]?")
+    KEY = re.compile(r"\s*([A-Za-z0-9_\-]+|\"[^\"]*\")\s*=")
+
+    def __init__(self, path: str, text: str):
+        self.path, self.text = path, text
+        self.lines: dict[tuple[str, int, str], tuple[int, int]] = {}
+        table, index, counts = "", 0, {}
+        for n, line in enumerate(text.splitlines(), 1):
+            if m := self.HEADER.match(line):
+                table = m.group(2).strip('"')
+                index = counts[table] = counts.get(table, -1) + 1 if m.group(1) == "[[" else 0
+                self.lines.setdefault((table, index, ""), (n, m.start(1) + 1))
+            elif m := self.KEY.match(line):
+                self.lines.setdefault((table, index, m.group(1).strip('"')), (n, m.start(1) + 1))
+
+    def loc(self, table: str, key: str = "", index: int = 0) -> A.Loc | None:
+        found = self.lines.get((table, index, key)) or self.lines.get((table, index, ""))
+        return A.Loc(*found) if found else None
+
+    def error(self, message: str, table: str = "", key: str = "", index: int = 0) -> SpecError:
+        return SpecError(message, self.path, self.text, self.loc(table, key, index))
+
+    def line(self, loc: A.Loc | None) -> str:
+        lines = self.text.splitlines()
+        return lines[loc.line - 1] if loc and 1 <= loc.line <= len(lines) else ""
+
+
+def _did_you_mean(name: str, known) -> str:
+    close = difflib.get_close_matches(name, list(known), n=1)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+def _where(table: str, index: int | None) -> str:
+    return f"[[{table}]] #{index + 1}" if index is not None else f"[{table}]"
+
+
+def load_grid(grid_path: str | Path, spec_path: str | Path) -> Grid:
+    """Read and check a grid file against the spec it sweeps: the points in size order."""
+    path = str(grid_path)
+    try:
+        text = Path(grid_path).read_text(encoding="utf-8")
+    except OSError as err:
+        raise SpecError(f"cannot read grid file: {err.strerror}", path) from None
+    except UnicodeDecodeError:
+        raise SpecError("the grid file is not valid UTF-8", path) from None
+    src = _Source(path, text)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        message = str(err)
+        m = re.search(r"\s*\(at line (\d+), column (\d+)\)$", message)
+        loc = A.Loc(int(m.group(1)), int(m.group(2))) if m else None
+        message = message[:m.start()] if m else message
+        raise SpecError(f"bad TOML: {message[0].lower()}{message[1:]}", path, text, loc) from None
+
+    spec = check_spec(parse_spec(read_spec(spec_path), str(spec_path)))
+    for key, value in data.items():
+        if key not in TOP:
+            what = f"table [{key}]" if isinstance(value, dict) else f"key {key}"
+            raise src.error(f"unknown {what}{_did_you_mean(key, TOP)}; a grid file has "
+                            + ", ".join(sorted(TOP)), *((key,) if isinstance(value, dict) else ("", key)))
+    if not isinstance(data.get("constants", {}), dict):
+        raise src.error("constants must be a table: [constants]", "", "constants")
+    for name in ("points", "exclude"):
+        if name in data and not (isinstance(data[name], list) and all(isinstance(t, dict) for t in data[name])):
+            raise src.error(f"{name} must be an array of tables: [[{name}]]", "", name)
+
+    values = _Values(src, spec)
+    base = values.table(data.get("constants", {}), "constants", None)
+    extra = [values.table(t, "points", i) for i, t in enumerate(data.get("points", []))]
+    excludes = [values.table(t, "exclude", i) for i, t in enumerate(data.get("exclude", []))]
+    if not base and not extra:
+        raise src.error("the grid sets no constant: list values under [constants], e.g. N = [1, 2, 3]")
+    listed = [n for n, v in data.get("constants", {}).items() if isinstance(v, list)]  # axes, even of one value
+    axes = list(dict.fromkeys(listed + [n for t in extra for n in t]))
+
+    generated: list[dict[str, Any]] = []
+    seen: set[frozenset] = set()
+    # [constants] with no list only sets what the [[points]] share; with a list it is a product too
+    products = ([base] if listed or not extra else []) + [{**base, **t} for t in extra]
+    for table in products:
+        names = list(table)
+        for combo in itertools.product(*(table[n] for n in names)):
+            point = dict(zip(names, combo))
+            if frozenset(point.items()) not in seen:
+                seen.add(frozenset(point.items()))
+                generated.append(point)
+    names_known = list(dict.fromkeys(n for p in generated for n in p))
+    where = _Expression(src, data, "where", names_known, "a boolean")
+    size = _Expression(src, data, "size", names_known, "an integer")
+    kept = [p for p in generated
+            if not any(all(p.get(k) in vs for k, vs in ex.items()) for ex in excludes) and where.holds(p)]
+    if not kept:
+        raise src.error("no point is left once `where` and [[exclude]] are applied", "",
+                        "where" if "where" in data else "")
+    sizes = [size.value(p) if size.source else _default_size(p, axes) for p in kept]
+    order = sorted(range(len(kept)), key=lambda i: sizes[i])  # stable: ties keep the written order
+    named = _names([kept[i] for i in order], axes)
+    points = [Point(name, kept[i], sizes[i]) for name, i in zip(named, order)]
+
+    check = _options(src, data, "check", CHECK)
+    invariants = check.get("invariants")
+    if invariants is not None:
+        known = [p.name for p in spec.by_kind("invariant")]
+        for name in invariants:
+            if not isinstance(name, str):
+                raise src.error(f"invariants: a list of invariant names (strings), got {name!r}", "check", "invariants")
+            if name not in known:
+                raise src.error(f"no invariant named {name}{_did_you_mean(name, known)} in {spec_path} "
+                                f"(it has: {', '.join(known) or 'none'})", "check", "invariants")
+    properties = check.get("properties")
+    if properties is not None:
+        known = [p.name for p in spec.properties]
+        for name in properties:
+            if not isinstance(name, str):
+                raise src.error(f"properties: a list of property names (strings), got {name!r}", "check", "properties")
+            if name not in known:
+                raise src.error(f"no property named {name}{_did_you_mean(name, known)} in {spec_path} "
+                                f"(it has: {', '.join(known) or 'none'})", "check", "properties")
+    if properties is None and invariants is not None:
+        properties = []  # naming invariants checks those alone, as `check --invariant` does
+    checked = invariants if invariants is not None else [p.name for p in spec.by_kind("invariant")]
+    temporal = properties if properties is not None else [p.name for p in spec.properties]
+    if not checked and not temporal and not check.get("deadlock", True):
+        raise src.error("nothing is checked: name an invariant or a property, or leave deadlock on", "check",
+                        "invariants" if invariants is not None else "deadlock")
+    group_by = check.get("group_by", [])
+    for name in group_by:
+        if name not in axes:
+            raise src.error(f"group_by: {name!r} is not an axis of the grid{_did_you_mean(str(name), axes)} "
+                            f"(the axes: {', '.join(axes)})", "check", "group_by")
+    lim = _options(src, data, "limits", LIMITS)
+    for key in ("max_states", "max_depth", "max_seconds", "workers", "max_memory"):
+        value = lim.get(key)
+        if isinstance(value, (int, float)) and not (math.isfinite(value) and value > 0):
+            unset = "the default" if key == "max_memory" else "no limit"
+            raise src.error(f"{key} must be a finite number above 0, got {value} (leave it out for {unset})",
+                            "limits", key)
+    memory = lim.get("max_memory")
+    if isinstance(memory, str):
+        try:
+            memory = memory_size(memory)
+        except argparse.ArgumentTypeError:
+            raise src.error(f"max_memory: a size such as \"4G\" or \"512M\", got {memory!r}", "limits",
+                            "max_memory") from None
+    return Grid(path, str(spec_path), str(data.get("description", "")), points, axes, invariants,
+                properties=properties, deadlock=check.get("deadlock", True), separately=check.get("separately", False),
+                stop_at_first=check.get("stop_at_first", False), group_by=group_by,
+                limits=Limits(lim.get("max_states"), lim.get("max_depth"), lim.get("max_seconds"), memory),
+                fingerprints=lim.get("fingerprints", False), workers=lim.get("workers", 1),
+                skip_beyond_cut=lim.get("skip_beyond_cut", False), generated=len(generated))
+
+
+def _options(src: _Source, data: dict, table: str, allowed: dict[str, Any]) -> dict[str, Any]:
+    options = data.get(table, {})
+    if not isinstance(options, dict):
+        raise src.error(f"{table} must be a table: [{table}]", "", table)
+    for key, value in options.items():
+        if key not in allowed:
+            raise src.error(f"unknown key {key} in [{table}]{_did_you_mean(key, allowed)}; expected one of "
+                            + ", ".join(allowed), table, key)
+        want = allowed[key]
+        if not isinstance(value, want) or (isinstance(value, bool) and want is not bool):
+            kinds = {list: "a list", bool: "true or false", int: "an integer", (int, float): "a number",
+                     (int, str): "a size such as \"4G\" or a number of bytes"}[want]
+            raise src.error(f"{key} must be {kinds}, got {value!r}", table, key)
+    return options
+
+
+class _Values:
+    """Turns the tables of constants into lists of values of the language, checked against the
+    spec's constants (names and kinds)."""
+
+    def __init__(self, src: _Source, spec: A.Spec):
+        self.src, self.spec = src, spec
+        self.consts = {c.name: c for c in spec.consts}
+        self.defaults: list[Any] = []
+        for c in spec.consts:  # the defaults, for the kind check (as load_model does)
+            try:
+                self.defaults.append(eval_constant(c.value, spec, self.defaults))
+            except (EvalError, RecursionError):
+                break
+
+    def table(self, table: dict, name: str, index: int | None) -> dict[str, list[Any]]:
+        out: dict[str, list[Any]] = {}
+        for key, raw in table.items():
+            if key not in self.consts:
+                known = ", ".join(self.consts) or "none"
+                raise self.src.error(f"unknown constant {key}{_did_you_mean(key, self.consts)} in "
+                                     f"{_where(name, index)} (the spec's constants: {known})", name, key, index or 0)
+            if isinstance(raw, list):
+                if not raw:
+                    raise self.src.error(f"{key}: an empty list gives no point; list at least one value",
+                                         name, key, index or 0)
+                values = [self.value(key, v, name, index) for v in raw]
+            else:
+                values = [self.value(key, raw, name, index)]
+            out[key] = list(dict.fromkeys(values))
+        return out
+
+    def value(self, key: str, raw: Any, table: str, index: int | None) -> Any:
+        where = f"{_where(table, index)} {key}"
+        if isinstance(raw, str):
+            try:
+                value = parse_const_value(raw, where)
+            except SpecError as err:
+                raise self.src.error(f"{where}: {err.message}", table, key, index or 0) from None
+        elif isinstance(raw, (bool, int)):
+            value = raw
+        else:
+            raise self.src.error(f"{where}: a value is an integer, true/false or a string (a bare word is a "
+                                 f"string, anything else an expression such as \"{{1, 2}}\"), got {raw!r}",
+                                 table, key, index or 0)
+        value = normalize(value)
+        position = [c.name for c in self.spec.consts].index(key)
+        if position < len(self.defaults):
+            problem = override_error(self.consts[key], value, self.spec, self.defaults[:position])
+            if problem:
+                raise self.src.error(f"{where}: {problem}", table, key, index or 0)
+        return value
+
+
+class _Expression:
+    """`where` or `size`: an expression of the spec language over the grid's constants."""
+
+    def __init__(self, src: _Source, data: dict, key: str, names: list[str], kind: str):
+        self.src, self.key, self.names, self.kind = src, key, names, kind
+        self.source = data.get(key)
+        if self.source is None:
+            return
+        if not isinstance(self.source, str):
+            raise src.error(f"{key} must be an expression in a string, e.g. {key} = \"N > 1\"", "", key)
+        loc = src.loc("", key)
+        line = src.line(loc)
+        self.offset = line.find(self.source) if self.source and self.source in line else -1
+        try:
+            self.expr = parse_expr(self.source, key)
+            self.spec = A.Spec(key, self.source, [A.Const(A.Loc(1, 1), n, A.Lit(A.Loc(1, 1), None)) for n in names],
+                               [], [], [], [])
+            checker = Checker(self.spec)
+            scope = {n: Ref("const", i) for i, n in enumerate(names)}
+            checker.expr(self.expr, [scope], allow_globals=False)
+            checker.check_kinds()
+        except SpecError as err:
+            raise self._located(err.message, err.loc) from None
+        self.used = sorted(_constants_used(self.expr))  # the value depends on these alone: see _eval
+        self.memo: dict[tuple, Any] = {}
+
+    def _located(self, message: str, loc: A.Loc | None) -> SpecError:
+        at = self.src.loc("", self.key)
+        if at and loc and self.offset >= 0 and loc.line == 1:
+            at = A.Loc(at.line, self.offset + loc.col)
+        hint = f" (it may use the grid's constants: {', '.join(self.names)})" if "unknown name" in message else ""
+        return SpecError(f"{self.key}: {message}{hint}", self.src.path, self.src.text, at)
+
+    def _eval(self, point: dict[str, Any]) -> Any:
+        """The value at a point, computed once for each combination of the constants it uses (a
+        grid of tens of thousands of points has few of those)."""
+        key = tuple(point.get(self.names[i], _UNSET) for i in self.used)
+        if key not in self.memo:
+            try:
+                missing = [self.names[i] for i, v in zip(self.used, key) if v is _UNSET]
+                if missing:  # a constant only some points set: the others see no value for it
+                    raise EvalError(f"{missing[0]} is not set at this point")
+                values = [point.get(n) for n in self.names]
+                self.memo[key] = eval_constant(self.expr, self.spec, values)
+            except EvalError as err:
+                shown = ", ".join(f"{k} = {short(v)}" for k, v in point.items())
+                raise self._located(f"cannot evaluate at {shown}: {err.message}", err.loc) from None
+        return self.memo[key]
+
+    def holds(self, point: dict[str, Any]) -> bool:
+        if self.source is None:
+            return True
+        value = self._eval(point)
+        if type(value) is not Bool:
+            raise self._located(f"must be {self.kind}, got {short(value)}", None)
+        return value is TRUE
+
+    def value(self, point: dict[str, Any]) -> int:
+        value = self._eval(point)
+        if type(value) is not int:
+            raise self._located(f"must be {self.kind}, got {short(value)}", None)
+        return value
+
+
+_UNSET = object()
+
+
+def _constants_used(e: A.Node) -> set[int]:
+    """The slots of the constants an expression names (resolved by the checker)."""
+    found: set[int] = set()
+
+    def walk(x: Any) -> None:
+        if isinstance(x, A.Name) and isinstance(x.ref, Ref) and x.ref.kind == "const":
+            found.add(x.ref.target)
+        if isinstance(x, A.Node):
+            for f in dataclasses.fields(x):
+                walk(getattr(x, f.name))
+        elif isinstance(x, (list, tuple)):
+            for y in x:
+                walk(y)
+
+    walk(e)
+    return found
+
+
+def beyond(point: dict[str, Any], other: dict[str, Any], axes: list[str]) -> bool:
+    """Whether `point` is at or beyond `other`: every integer axis at least as large, every other
+    axis equal. Larger constants usually mean a larger state space, so a point beyond one that a
+    state limit cut would be cut too; skipping it claims nothing (it is listed as not run)."""
+    for name in axes:
+        a, b = point.get(name), other.get(name)
+        if type(a) is int and type(b) is int:
+            if a < b:
+                return False
+        elif a != b:
+            return False
+    return True
+
+
+def _default_size(point: dict[str, Any], axes: list[str]) -> int:
+    """The sum of the axes' integer values (a boolean counts as 0 or 1; other values, such as the
+    name of a rule, add nothing: points that differ only there keep the order they are written in)."""
+    total = 0
+    for name in axes:
+        v = point.get(name)
+        if type(v) is int:
+            total += v
+        elif type(v) is Bool:
+            total += v is TRUE
+    return total
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.+\-]+")
+_BRACKETS = str.maketrans("", "", "{}[]()<>\"'")
+
+
+def _names(points: list[dict[str, Any]], axes: list[str]) -> list[str]:
+    """`P=1,CUT=frontier`: each axis the point sets, in the grid's order; a value that is not a
+    plain word or number is reduced to safe characters, and a clash gets a short hash."""
+    import hashlib
+
+    def slug(v: Any) -> str:  # {1, 2} -> 1+2, "a b" -> a-b
+        text = (v if type(v) is str else short(v)).replace(", ", "+").replace(",", "+").translate(_BRACKETS)
+        return _UNSAFE.sub("-", text) or "empty"
+
+    names = [",".join(f"{n}={slug(p[n])}" for n in axes if n in p) or "point" for p in points]
+    counts = Counter(names)
+    out: list[str] = []
+    taken: set[str] = set()
+    for name, point in zip(names, points):
+        if len(name) > MAX_NAME or counts[name] > 1 or name in taken:
+            digest = hashlib.sha256(repr(sorted((k, short(v)) for k, v in point.items())).encode()).hexdigest()[:8]
+            name = f"{name[:MAX_NAME]}~{digest}"
+        taken.add(name)
+        out.append(name)
+    return out

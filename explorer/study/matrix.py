@@ -1,0 +1,328 @@
+"""What a sweep writes in its folder: the verdict matrix as DIR/sweep.json, DIR/sweep.md and
+DIR/sweep.html, and one trace set per refuted point in DIR/points/<point>/ (what `check` prints,
+its --json, --itf and --html files, a graphviz .dot of the trace and of the spec's views, and,
+when graphviz's `dot` is installed, their .svg).
+
+sweep.json is the whole result; sweep.md and any other rendering are drawn from the same data."""
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import html
+import os
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from explorer.lang.errors import SpecError
+from explorer.lang.model import const_text
+from explorer.lang.values import to_itf
+from explorer.output.traces import stop_reason, write_json
+from explorer.run.limits import Limits
+from explorer.study.grid import Grid
+from explorer.study.sweep import Run, command, engine_version, limits_json
+
+MARKER = "sweep.json"  # a folder holding it is a sweep's: its points/ may be cleared and rewritten
+LOCK = ".sweep.lock"  # locked (flock) by the sweep writing the folder, from `prepare` to the final report
+TRACE_KINDS = {"txt": ".txt", "json": ".json", "itf": ".itf.json", "dot": ".dot", "view": ".view.txt",
+               "view_dot": ".view.dot", "html": ".html"}
+DRAWN = {"dot": ".svg", "view_dot": ".view.svg"}  # graphviz sources drawn as SVG when `dot` is installed
+
+
+_held: dict[Path, Any] = {}  # the folders this process is sweeping into: their locked files
+
+
+def prepare(out: Path) -> None:
+    """Make DIR ready: lock it for this sweep (a second sweep into it is refused: each would
+    delete the other's trace sets), then remove the trace sets of an earlier sweep (they are
+    rewritten from the cache). A folder that is not a sweep's is never cleared."""
+    points = out / "points"
+    try:
+        if (out / LOCK).exists():  # a sweep's folder: perhaps one is writing it now
+            _lock(out)
+        if points.exists() and not (out / MARKER).exists():
+            release(out)
+            raise SpecError(f"{points} exists and {out} holds no {MARKER}: it is not a sweep's folder; "
+                            "choose another --out")
+        out.mkdir(parents=True, exist_ok=True)
+        _lock(out)
+        if points.exists():
+            shutil.rmtree(points)
+    except OSError as err:
+        release(out)
+        raise SpecError(f"cannot write in {out}: {err.strerror}") from None
+
+
+def _lock(out: Path) -> None:
+    if out.resolve() in _held:
+        return
+    while True:
+        f = open(out / LOCK, "a")
+        try:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            f.close()
+            raise SpecError(f"another sweep is writing to {out}: wait for it to end, or choose another --out") from None
+        except OSError:
+            f.close()
+            raise
+        try:
+            if os.fstat(f.fileno()).st_ino == os.stat(out / LOCK).st_ino:
+                break
+        except FileNotFoundError:
+            pass
+        f.close()  # the sweep that held it removed it as it ended: lock the file there now
+    _held[out.resolve()] = f
+
+
+def release(out: Path) -> None:
+    """The sweep into DIR is over: another may write it (also when this process ends). The lock
+    file is removed while still locked, so that DIR holds only what the sweep wrote."""
+    f = _held.pop(out.resolve(), None)
+    if f is not None:
+        try:
+            os.unlink(out / LOCK)
+        except OSError:
+            pass
+        f.close()
+
+
+class Matrix:
+    """Writes the outputs as results come in (trace sets at once; the matrix every few seconds and
+    at the end)."""
+
+    def __init__(self, grid: Grid, out: Path, limits: Limits, jobs: int, ray: str | None = None):
+        self.grid, self.out, self.limits, self.jobs, self.ray = grid, out, limits, jobs, ray
+        self.started = time.monotonic()
+        self.svg = shutil.which("dot") is not None
+
+    def finished(self, run: Run) -> None:
+        run.record["files"] = self._write_traces(run)
+
+    def _write_traces(self, run: Run) -> list[str]:
+        traces = run.record.get("traces")
+        if not traces:
+            return []
+        folder = self.out / "points" / run.point.name
+        folder.mkdir(parents=True, exist_ok=True)
+        stem = file_stem(run.record.get("property") or ("error" if run.checks == "all" else f"error-{run.checks}"))
+        files = []
+        for kind, suffix in TRACE_KINDS.items():
+            if kind in traces:
+                path = folder / f"{stem}{suffix}"
+                if kind in ("json", "itf"):
+                    write_json(str(path), traces[kind])
+                else:
+                    path.write_text(traces[kind] + ("\n" if kind == "txt" else ""))
+                files.append(path)
+        for kind, suffix in DRAWN.items():
+            if self.svg and kind in traces:
+                svg = folder / f"{stem}{suffix}"
+                done = subprocess.run(["dot", "-Tsvg", str(folder / f"{stem}{TRACE_KINDS[kind]}"), "-o", str(svg)],
+                                      capture_output=True)
+                if done.returncode == 0:
+                    files.append(svg)
+        return [str(p.relative_to(self.out)) for p in files]
+
+    def report(self, runs: list[Run], final: bool) -> None:
+        if final:
+            self._drop_moot_traces(runs)
+        data = self.json(runs, final)
+        write_json(str(self.out / "sweep.json"), data)
+        for name, text in (("sweep.md", markdown(data)), ("sweep.html", self.html(runs, data))):
+            tmp = self.out / f"{name}.tmp"
+            tmp.write_text(text)
+            tmp.replace(self.out / name)
+        if final:
+            release(self.out)
+
+    def html(self, runs: list[Run], data: dict[str, Any], base: Path | None = None) -> str:
+        """sweep.html: the matrix as a table of cells (explorer.report.sweep_html), each refuted
+        point linked to its report page (relative to `base`, the page's folder, if not DIR)."""
+        from explorer.output.report import sweep_html
+
+        def link(files: list[str]) -> str | None:
+            page = next((f for f in files if f.endswith(".html")), None)
+            if page is None or base is None:
+                return page
+            return Path(os.path.relpath((self.out / page).resolve(), base.resolve())).as_posix()
+
+        points = [{"constants": run.point.constants,
+                   "verdict": row["verdict"] + (f" ({row['checks']})" if row["checks"] != "all" else ""),
+                   "link": link(row["files"])}
+                  for run, row in zip(runs, data["runs"])]
+        return sweep_html(points, f"Sweep of {data['spec']} over {data['grid']}")
+
+    def _drop_moot_traces(self, runs: list[Run]) -> None:
+        """Files of a run whose result was set aside at the end (stop-at-first) are removed."""
+        kept = {self.out / f for run in runs for f in run.record.get("files", [])}
+        points = self.out / "points"
+        for path in sorted(points.rglob("*"), reverse=True) if points.exists() else []:
+            if path.is_file() and path not in kept:
+                path.unlink()
+            elif path.is_dir() and not any(path.iterdir()):
+                path.rmdir()
+
+    def json(self, runs: list[Run], final: bool) -> dict[str, Any]:
+        rows = [self.row(run) for run in runs]
+        counts = {v: sum(r["verdict"] == v for r in rows) for v in ("proved", "refuted", "incomplete", "error")}
+        smallest: dict[tuple[str, str], dict[str, Any]] = {}
+        for r in rows:
+            if r["verdict"] == "refuted":
+                smallest.setdefault((r["property"], r["group"]), {"property": r["property"], "group": r["group"],
+                                                                  "point": r["name"], "index": r["index"]})
+        g = self.grid
+        return {
+            "spec": g.spec, "grid": g.path, "description": g.description, "finished": final,
+            "engine": engine_version(),
+            "axes": g.axes, "checks": {"invariants": g.invariants, "properties": g.properties, "deadlock": g.deadlock,
+                                       "separately": g.separately, "group_by": g.group_by},
+            "limits": {**limits_json(g.limits), "fingerprints": g.fingerprints, "workers": g.workers,
+                       "skip_beyond_cut": g.skip_beyond_cut},
+            "max_memory_per_point": self.limits.max_memory,
+            "jobs": self.jobs, "ray": self.ray, "points": len(g.points), "points_generated": g.generated,
+            "searches": len(rows), "counts": counts, "cached": sum(r["cached"] for r in rows),
+            "smallest_refuting": list(smallest.values()), "seconds": round(time.monotonic() - self.started, 1),
+            "runs": rows,
+        }
+
+    def row(self, run: Run) -> dict[str, Any]:
+        r = run.record
+        reason = r.get("reason")
+        if r.get("verdict") == "incomplete" and not reason:
+            reason = stop_reason(r.get("stopped_by"))
+        return {
+            "name": run.point.name, "index": run.index, "size": run.point.size,
+            "constants": {k: to_itf(v) for k, v in run.point.constants.items()},
+            "shown": {k: const_text(v) for k, v in run.point.constants.items()},
+            "checks": run.checks, "group": run.group, "verdict": r.get("verdict"), "property": r.get("property"),
+            "witness": r.get("witness"), "stopped_by": r.get("stopped_by"), "reason": reason,
+            "distinct": r.get("distinct", 0), "generated": r.get("generated", 0), "depth": r.get("depth", 0),
+            "trace_length": r.get("trace_length", 0), "seconds": r.get("seconds", 0),
+            "cached": r.get("cached", False), "error": r.get("error"), "internal": r.get("internal", False),
+            "fingerprints": r.get("fingerprints", False), "files": r.get("files", []),
+            "command": command(self.grid.spec, run, self.grid), "key": run.key,
+        }
+
+
+def _cell(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+_UNSAFE_STEM = re.compile(r"[^A-Za-z0-9_.,+=()\-]+")
+MAX_STEM = 100  # characters of a trace file's name before its extension (a name has at most 255 bytes)
+
+
+def file_stem(label: str) -> str:
+    """A trace set's file name from what was refuted (`p(c="a/b")`, of any length): a label of
+    safe characters as it is; any other reduced to them, cut to MAX_STEM characters, and given a
+    hash of the label, so that two labels never share a name."""
+    stem = _UNSAFE_STEM.sub("-", label).lstrip(".")
+    if stem != label or len(stem) > MAX_STEM or not stem:
+        stem = f"{stem[:MAX_STEM]}~{hashlib.sha256(label.encode()).hexdigest()[:8]}"
+    return stem
+
+
+def _text(text: Any) -> str:
+    """Text from a grid, a spec or a result, shown as text in Markdown: its HTML is not run."""
+    return html.escape(str(text), quote=False)
+
+
+def _code(text: Any) -> str:
+    """A code span holding any text (its fence is longer than any run of backticks inside)."""
+    text = str(text).replace("\n", " ")
+    fence = "`" * (max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _kind(path: str) -> str:
+    """A trace file's kind, as its link says it: txt, itf.json, view.svg..."""
+    name = Path(path).name
+    suffix = max((x for x in (*TRACE_KINDS.values(), *DRAWN.values()) if name.endswith(x)), key=len, default=None)
+    return suffix[1:] if suffix else name.split(".", 1)[-1]
+
+
+def verdict_text(r: dict[str, Any]) -> str:
+    if r["verdict"] == "refuted":
+        what = r["property"] + (f" ({r['witness']})" if r["witness"] else "")
+        return f"**refuted** {_text(what)}"
+    if r["verdict"] == "incomplete":
+        return f"incomplete: {_text(r['reason'])}"
+    if r["verdict"] == "error":
+        return "error" + (" (internal)" if r["internal"] else "") + f": {_text((r['error'] or '').splitlines()[0])}"
+    return "proved"
+
+
+def markdown(data: dict[str, Any]) -> str:
+    """sweep.md: the summary, then one table row per search."""
+    rows = data["runs"]
+    c = data["counts"]
+    inv = data["checks"]["invariants"]
+    temporal = data["checks"].get("properties")
+    checked = (", ".join(_code(n) for n in inv) if inv is not None else "every invariant") + \
+        ("; " + (", ".join(_code(n) for n in temporal) if temporal else "no temporal property")
+         if temporal is not None else "") + \
+        f"; deadlock {'on' if data['checks']['deadlock'] else 'off'}" + \
+        ("; each property in a search of its own" if data["checks"]["separately"] else "")
+    lim = data["limits"]
+    limits = ", ".join(f"{k} = {v}" for k, v in lim.items() if v not in (None, False) and (k, v) != ("workers", 1))
+    if lim["max_memory"] is None:
+        limits = (limits + ", " if limits else "") + (
+            f"max_memory = {data['max_memory_per_point']:,} bytes (the default: 75% of the machine divided by --jobs)"
+            if data["max_memory_per_point"] else "max_memory = 75% of each Ray node's memory divided by its CPUs (the default)")
+    lines = [f"# Sweep of {_code(data['spec'])} over {_code(data['grid'])}", ""]
+    if data["description"]:
+        lines += [_text(data["description"]), ""]
+    if not data["finished"]:
+        lines += ["**In progress**: this file is rewritten as points finish.", ""]
+    lines += [
+        f"Checked: {checked}. Limits per point: {limits}.",
+        f"{data['points']} points ({data['points_generated']} generated before `where` and `[[exclude]]`), "
+        f"{data['searches']} searches, {data['cached']} reused from the cache; {data['seconds']} s with "
+        f"{data['jobs']} job(s)" + (f" on Ray ({data['ray']})." if data.get("ray") else "."),
+        "",
+        f"**{c['proved']} proved, {c['refuted']} refuted, {c['incomplete']} incomplete, {c['error']} error.** "
+        "Proved: the search completed and nothing was violated, for those constants. Refuted: a violation, "
+        "with its shortest trace. Incomplete: a limit or a stop cut the search, and nothing is claimed.",
+        "",
+    ]
+    if data["smallest_refuting"]:
+        per = "property" + "".join(f" and {n}" for n in data["checks"]["group_by"])
+        lines += [f"Smallest refuting point per {per} (the first in the order below):", ""]
+        for s in data["smallest_refuting"]:
+            r = rows[s["index"]]
+            txt = next((f for f in r["files"] if f.endswith(".txt")), None)
+            link = f" ([trace]({txt}))" if txt else ""
+            group = f" at {_text(s['group'])}" if s["group"] else ""
+            how = f": {_code(r['command'])}" if r["command"] else ""
+            lines.append(f"- {_code(s['property'])}{group}: {_text(s['point'])}, a trace of {r['trace_length']} states"
+                         f"{link}{how}")
+        lines.append("")
+    cut = [r for r in rows if r["verdict"] == "incomplete"]
+    if cut:
+        lines += [f"Incomplete ({len(cut)}): nothing is claimed about " + ", ".join(_text(r["name"]) for r in cut[:20])
+                  + (f" and {len(cut) - 20} more" if len(cut) > 20 else "") + ".", ""]
+    axes = data["axes"]
+    head = ["#"] + axes + (["checks"] if data["checks"]["separately"] else []) + \
+        ["verdict", "distinct", "generated", "depth", "trace", "seconds", "files"]
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        files = " ".join(f"[{_kind(f)}]({f})" for f in r["files"])
+        cells = [r["index"] + 1] + [_text(r["shown"].get(a, "")) for a in axes] + \
+            ([_text(r["checks"])] if data["checks"]["separately"] else []) + \
+            [verdict_text(r), f"{r['distinct']:,}", f"{r['generated']:,}", r["depth"], r["trace_length"] or "",
+             f"{r['seconds']:.2f}" + (" (cached)" if r["cached"] else ""), files]
+        lines.append("| " + " | ".join(_cell(x) for x in cells) + " |")
+    fixed = {}
+    for r in rows:
+        for k, v in r["shown"].items():
+            if k not in axes:
+                fixed[k] = v
+    if fixed:
+        lines += ["", "Fixed at every point: " + ", ".join(f"{_text(k)} = {_text(v)}" for k, v in fixed.items()) + "."]
+    return "\n".join(lines) + "\n"
+

@@ -1,0 +1,62 @@
+"""Issue 31: every artefact says exactly what was checked. Each report lists what each check
+established, and naming `--invariant` checks that invariant alone, so a command that verifies a
+fix exits with the verdict on what it names."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "explorer", *args], capture_output=True, text=True, cwd=ROOT,
+                          timeout=300)
+
+
+def checks_of(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess, dict[str, tuple[str, str]]]:
+    out = tmp_path / "r.json"
+    proc = cli("check", "spec/collector.spec", *args, "--json", str(out), "--quiet")
+    data = json.loads(out.read_text())
+    return proc, {f"{c['kind']} {c['name']}": (c["outcome"], c["detail"]) for c in data["checks"]}
+
+
+def test_a_violated_invariant_says_nothing_of_the_others(tmp_path):
+    proc, found = checks_of(tmp_path, "--no-deadlock")
+    assert proc.returncode == 1
+    assert found["invariant no_prompt_lost"][0] == "violated"
+    assert found["invariant retrained_bounded"][0] == "unrefuted"
+    assert found["deadlock deadlock"] == ("unchecked", "not checked (--no-deadlock)")
+    assert found["property trains(s=0)"][0] == found["property trains(s=1)"][0] == "unchecked"
+    assert "  invariant no_prompt_lost: violated: a shortest trace of" in proc.stdout
+
+
+def test_a_temporal_violation_names_the_invariants_that_hold(tmp_path):
+    proc, found = checks_of(tmp_path, "--no-deadlock", "--const", "CUT=safe")
+    assert proc.returncode == 1
+    assert found["invariant no_prompt_lost"] == ("holds", "holds in all 9,130 reachable states")
+    assert found["property trains(s=0)"][0] == "violated" and "(a stall)" in found["property trains(s=0)"][1]
+    assert found["property trains(s=1)"][0] == "unchecked"
+    assert "  invariant no_prompt_lost: holds in all 9,130 reachable states" in proc.stdout
+
+
+def test_naming_an_invariant_checks_it_alone(tmp_path):
+    proc, found = checks_of(tmp_path, "--no-deadlock", "--const", "CUT=safe", "--invariant", "no_prompt_lost")
+    assert proc.returncode == 0, proc.stdout
+    assert set(found) == {"invariant no_prompt_lost", "deadlock deadlock"}
+    assert found["invariant no_prompt_lost"][0] == "holds"
+    # a property named beside it is checked too
+    proc, found = checks_of(tmp_path, "--no-deadlock", "--const", "CUT=safe", "--invariant", "no_prompt_lost",
+                            "--property", "trains")
+    assert proc.returncode == 1 and found["property trains(s=0)"][0] == "violated"
+
+
+def test_the_html_report_lists_the_checks(tmp_path):
+    page = tmp_path / "r.html"
+    assert cli("check", "spec/collector.spec", "--no-deadlock", "--const", "CUT=safe", "--html", str(page),
+               "--quiet").returncode == 1
+    text = page.read_text()
+    assert '<table id="checks">' in text
+    assert '<tr class="check-violated"><th>property trains(s=0)</th>' in text
