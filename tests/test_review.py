@@ -60,3 +60,30 @@ def test_the_html_report_lists_the_checks(tmp_path):
     text = page.read_text()
     assert '<table id="checks">' in text
     assert '<tr class="check-violated"><th>property trains(s=0)</th>' in text
+
+
+# ---- did you mean ----
+
+def spec_file(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "t.spec"
+    path.write_text(text)
+    return str(path)
+
+
+def test_a_misspelt_keyword_or_name_gets_a_suggestion(tmp_path):
+    proc = cli("check", spec_file(tmp_path, "var flag = false\naction a:\n    requre flag\n    flag' = true\n"))
+    assert proc.returncode == 2 and "did you mean 'require'?" in proc.stderr, proc.stderr
+    proc = cli("check", spec_file(tmp_path, "var flag = false\naction a:\n    require flg\n    flag' = true\n"))
+    assert proc.returncode == 2 and "unknown name flg (did you mean flag?)" in proc.stderr, proc.stderr
+    proc = cli("check", spec_file(tmp_path, "var x = 0\naction a: x' = 1\ninvarient i: x < 2\n"))
+    assert proc.returncode == 2 and "did you mean 'invariant'?" in proc.stderr, proc.stderr
+
+
+def test_misspelt_command_line_names_get_a_suggestion():
+    for args, want in [(["--invariant", "no_promt_lost"], "did you mean no_prompt_lost?"),
+                       (["--const", "CUTT=frontier"], "did you mean CUT?"),
+                       (["--config", "route-interleavin"], "did you mean route-interleaving?"),
+                       (["--view", "promt"], "did you mean prompt?"),
+                       (["--property", "train"], "did you mean trains?")]:
+        proc = cli("check", "spec/collector.spec", *args)
+        assert proc.returncode == 2 and want in proc.stderr, (args, proc.stderr)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from explorer.lang import ast as A
-from explorer.lang.errors import SpecError
+from explorer.lang.errors import SpecError, did_you_mean
 from explorer.lang.kinds import Kinds, _a, base, static_kind_error
 from explorer.lang.runtime import BUILTIN_VALUES, BUILTINS
 
@@ -334,6 +334,11 @@ class Checker:
         return assigned
 
     # ---- expressions ----
+    def visible(self, scopes: list[dict[str, Ref]], allow_globals: bool = True) -> list[str]:
+        """Every name an expression could mean here (for a did-you-mean)."""
+        names = [n for scope in scopes for n in scope] + list(BUILTIN_VALUES) + list(BUILTINS)
+        return names + (list(self.globals) if allow_globals else [])
+
     def lookup(self, name: str, scopes: list[dict[str, Ref]], allow_globals: bool = True) -> Ref | None:
         for scope in reversed(scopes):
             if name in scope:
@@ -370,7 +375,8 @@ class Checker:
             if ref is None:
                 if e.id in BUILTINS:
                     self.error(f"{e.id} is a built-in function: call it, e.g. {e.id}(...)", e.loc)
-                hint = " (constants may use earlier constants only)" if not ag and e.id in self.globals else ""
+                hint = (" (constants may use earlier constants only)" if not ag and e.id in self.globals
+                        else did_you_mean(e.id, self.visible(scopes, ag)))
                 self.error(f"unknown name {e.id}{hint}", e.loc)
             e.ref = ref
             if ref.kind == "var":

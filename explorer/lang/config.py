@@ -14,7 +14,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from explorer.lang.errors import SpecError
+from explorer.lang.errors import SpecError, did_you_mean
 from explorer.lang.model import parse_const_value
 
 RESERVED = {"description", "extends"}
@@ -47,7 +47,8 @@ def config_constants(spec: str | Path, name: str) -> dict[str, Any]:
     configs = load_configs(spec)
     if name not in configs:
         known = ", ".join(sorted(configs)) or "none"
-        raise SpecError(f"no configuration named {name} in {config_path(spec)} (known: {known})")
+        raise SpecError(f"no configuration named {name}{did_you_mean(name, configs)} in {config_path(spec)} "
+                        f"(known: {known})")
     chain: list[str] = []
     while name:
         if name in chain:

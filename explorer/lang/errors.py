@@ -1,6 +1,7 @@
 """Errors a user sees: located in the spec source, printed with the line and a caret."""
 from __future__ import annotations
 
+import difflib
 import re
 
 from explorer.lang.ast import Loc
@@ -38,6 +39,12 @@ class SpecError(Exception):
         return format_located(self.message, self.path, self.text, self.loc)
 
 
+def did_you_mean(name: str, known) -> str:
+    """` (did you mean X?)` for the known name closest to a misspelt one, or nothing."""
+    close = difflib.get_close_matches(name, [k for k in known if k != name], n=1)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
 def format_located(message: str, path: str, text: str, loc: Loc | None) -> str:
     """`file:line:col: error: message`, then the source line and a caret under the column."""
     if loc is None:
@@ -47,7 +54,7 @@ def format_located(message: str, path: str, text: str, loc: Loc | None) -> str:
     if 1 <= loc.line <= len(lines):
         src = lines[loc.line - 1].expandtabs(8)
         # bidi controls shown escaped, the caret moved by what their escapes add before the column
-        before = len(_BIDI.sub("      ", src[:loc.col - 1]))
+        before = loc.col - 1 + 5 * len(_BIDI.findall(src[:loc.col - 1]))  # each escape is 6 characters for 1
         src = _BIDI.sub(lambda m: f"\\u{ord(m.group()):04x}", src)
         return f"{head}\n    {src}\n    {' ' * before}^"
     return head

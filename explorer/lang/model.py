@@ -12,7 +12,7 @@ from typing import Any, Mapping
 from explorer.lang import ast as A
 from explorer.lang.checks import check_spec, check_value_expr
 from explorer.lang.compiler import CompiledAction, CompiledPredicate, CompiledView, Compiler, Guard, eval_constant
-from explorer.lang.errors import EvalError, SpecError
+from explorer.lang.errors import EvalError, SpecError, did_you_mean
 from explorer.lang.kinds import base, value_kind
 from explorer.lang.parser import parse_expr, parse_spec
 from explorer.lang.runtime import BUILTIN_VALUES, domain_iter
@@ -181,7 +181,8 @@ def _named(decls: list, wanted: list[str] | None, kind: str, path: str) -> list:
     names = {d.name for d in decls}
     for name in wanted:
         if name not in names:
-            raise SpecError(f"no {kind} named {name} (the spec has: {', '.join(sorted(names)) or 'none'})", path)
+            raise SpecError(f"no {kind} named {name}{did_you_mean(name, names)} (the spec has: "
+                            f"{', '.join(sorted(names)) or 'none'})", path)
     return [d for d in decls if d.name in wanted]
 
 
@@ -229,7 +230,8 @@ def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
     unknown = sorted(set(overrides) - {c.name for c in spec.consts})
     if unknown:
         names = ", ".join(c.name for c in spec.consts) or "none"
-        raise SpecError(f"unknown constant {unknown[0]} (the spec's constants: {names})", path)
+        raise SpecError(f"unknown constant {unknown[0]}{did_you_mean(unknown[0], [c.name for c in spec.consts])} "
+                        f"(the spec's constants: {names})", path)
     values: list[Any] = []
     for c in spec.consts:
         if c.name in overrides:

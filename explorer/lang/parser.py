@@ -23,7 +23,7 @@ from lark.exceptions import (
 from lark.indenter import DedentError, Indenter
 
 from explorer.lang import ast as A
-from explorer.lang.errors import SpecError
+from explorer.lang.errors import SpecError, did_you_mean
 
 
 class _Indenter(Indenter):
@@ -353,7 +353,11 @@ def _syntax_error(err: Exception, path: str, text: str) -> SpecError:
             what = "unexpected indentation"
         else:
             what = f"unexpected {tok.value!r}"
-        exp = _expected(err.accepts or err.expected)
+        accepts = err.accepts or err.expected
+        exp = _expected(accepts)
+        if tok.type == "NAME":  # a misspelt keyword: `requre` where `require` was expected
+            words = [w.strip("'") for w in map(_readable, accepts) if w.startswith("'") and w[1:-1].isidentifier()]
+            exp += did_you_mean(str(tok.value), words).replace(" (did you mean ", "; did you mean '").replace("?)", "'?")
         return SpecError(f"syntax error: {what}" + (f"; {exp}" if exp else ""), path, text, loc)
     if isinstance(err, UnexpectedCharacters):
         exp = _expected(err.allowed or set())

@@ -11,7 +11,7 @@ from html import escape
 
 from explorer.engine.result import Result, Step
 from explorer.lang.compiler import CompiledView
-from explorer.lang.errors import EvalError, SpecError
+from explorer.lang.errors import EvalError, SpecError, did_you_mean
 from explorer.lang.model import Model
 from explorer.lang.values import kind_of, short
 
@@ -36,7 +36,8 @@ def find_view(model: Model, name: str) -> CompiledView:
         if v.name == name:
             return v
     have = ", ".join(v.name for v in model.views) or "none"
-    raise SpecError(f"no view named {name} (the spec's views: {have})", model.spec.path)
+    raise SpecError(f"no view named {name}{did_you_mean(name, [v.name for v in model.views])} "
+                    f"(the spec's views: {have})", model.spec.path)
 
 
 def symbols(statuses: list[str]) -> dict[str, str]:

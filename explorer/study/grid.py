@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import difflib
 import itertools
 import math
 import re
@@ -39,7 +38,7 @@ from typing import Any
 from explorer.lang import ast as A
 from explorer.lang.checks import Checker, Ref, check_spec
 from explorer.lang.compiler import eval_constant
-from explorer.lang.errors import EvalError, SpecError
+from explorer.lang.errors import EvalError, SpecError, did_you_mean
 from explorer.lang.model import override_error, parse_const_value, read_spec
 from explorer.lang.parser import parse_expr, parse_spec
 from explorer.lang.values import TRUE, Bool, normalize, short
@@ -111,11 +110,6 @@ class _Source:
         return lines[loc.line - 1] if loc and 1 <= loc.line <= len(lines) else ""
 
 
-def _did_you_mean(name: str, known) -> str:
-    close = difflib.get_close_matches(name, list(known), n=1)
-    return f" (did you mean {close[0]}?)" if close else ""
-
-
 def _where(table: str, index: int | None) -> str:
     return f"[[{table}]] #{index + 1}" if index is not None else f"[{table}]"
 
@@ -143,7 +137,7 @@ def load_grid(grid_path: str | Path, spec_path: str | Path) -> Grid:
     for key, value in data.items():
         if key not in TOP:
             what = f"table [{key}]" if isinstance(value, dict) else f"key {key}"
-            raise src.error(f"unknown {what}{_did_you_mean(key, TOP)}; a grid file has "
+            raise src.error(f"unknown {what}{did_you_mean(key, TOP)}; a grid file has "
                             + ", ".join(sorted(TOP)), *((key,) if isinstance(value, dict) else ("", key)))
     if not isinstance(data.get("constants", {}), dict):
         raise src.error("constants must be a table: [constants]", "", "constants")
@@ -192,7 +186,7 @@ def load_grid(grid_path: str | Path, spec_path: str | Path) -> Grid:
             if not isinstance(name, str):
                 raise src.error(f"invariants: a list of invariant names (strings), got {name!r}", "check", "invariants")
             if name not in known:
-                raise src.error(f"no invariant named {name}{_did_you_mean(name, known)} in {spec_path} "
+                raise src.error(f"no invariant named {name}{did_you_mean(name, known)} in {spec_path} "
                                 f"(it has: {', '.join(known) or 'none'})", "check", "invariants")
     properties = check.get("properties")
     if properties is not None:
@@ -201,7 +195,7 @@ def load_grid(grid_path: str | Path, spec_path: str | Path) -> Grid:
             if not isinstance(name, str):
                 raise src.error(f"properties: a list of property names (strings), got {name!r}", "check", "properties")
             if name not in known:
-                raise src.error(f"no property named {name}{_did_you_mean(name, known)} in {spec_path} "
+                raise src.error(f"no property named {name}{did_you_mean(name, known)} in {spec_path} "
                                 f"(it has: {', '.join(known) or 'none'})", "check", "properties")
     if properties is None and invariants is not None:
         properties = []  # naming invariants checks those alone, as `check --invariant` does
@@ -213,7 +207,7 @@ def load_grid(grid_path: str | Path, spec_path: str | Path) -> Grid:
     group_by = check.get("group_by", [])
     for name in group_by:
         if name not in axes:
-            raise src.error(f"group_by: {name!r} is not an axis of the grid{_did_you_mean(str(name), axes)} "
+            raise src.error(f"group_by: {name!r} is not an axis of the grid{did_you_mean(str(name), axes)} "
                             f"(the axes: {', '.join(axes)})", "check", "group_by")
     lim = _options(src, data, "limits", LIMITS)
     for key in ("max_states", "max_depth", "max_seconds", "workers", "max_memory"):
@@ -243,7 +237,7 @@ def _options(src: _Source, data: dict, table: str, allowed: dict[str, Any]) -> d
         raise src.error(f"{table} must be a table: [{table}]", "", table)
     for key, value in options.items():
         if key not in allowed:
-            raise src.error(f"unknown key {key} in [{table}]{_did_you_mean(key, allowed)}; expected one of "
+            raise src.error(f"unknown key {key} in [{table}]{did_you_mean(key, allowed)}; expected one of "
                             + ", ".join(allowed), table, key)
         want = allowed[key]
         if not isinstance(value, want) or (isinstance(value, bool) and want is not bool):
@@ -272,7 +266,7 @@ class _Values:
         for key, raw in table.items():
             if key not in self.consts:
                 known = ", ".join(self.consts) or "none"
-                raise self.src.error(f"unknown constant {key}{_did_you_mean(key, self.consts)} in "
+                raise self.src.error(f"unknown constant {key}{did_you_mean(key, self.consts)} in "
                                      f"{_where(name, index)} (the spec's constants: {known})", name, key, index or 0)
             if isinstance(raw, list):
                 if not raw:
