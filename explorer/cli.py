@@ -12,6 +12,7 @@ import os
 import shutil
 import signal
 import sys
+import textwrap
 import threading
 import time
 import traceback
@@ -324,13 +325,64 @@ def cmd_cross_check(args) -> int:
         return cc.exit_code
 
 
+def cmd_info(args) -> int:
+    from explorer.lang.checks import check_spec
+    from explorer.lang.config import load_configs
+    from explorer.lang.model import read_spec
+    from explorer.lang.parser import parse_spec
+    from explorer.output.traces import format_info
+
+    spec = check_spec(parse_spec(read_spec(args.spec), args.spec))
+    out(format_info(spec, load_configs(args.spec)))
+    return 0
+
+
+_EPILOGS = {
+    "check": ("0 every check holds and the search was complete (a proof, for these constants); 1 a violation "
+              "(invariant, deadlock or temporal property: the trace or lasso is printed); 2 bad input, a bad spec "
+              "or a runtime error in it; 3 incomplete (a limit, Ctrl-C or SIGTERM); 70 a bug of the explorer",
+              ["explorer check spec/collector.spec --no-deadlock",
+               "explorer check spec/collector.spec --config route-interleaving --const CUT=lowest_unfinished "
+               "--no-deadlock --invariant no_prompt_lost --html report.html"]),
+    "info": ("0 the spec was read; 2 it could not be (a located error)",
+             ["explorer info spec/collector.spec", "explorer info spec/examples/bakery.spec"]),
+    "simulate": ("1 a violation on some behaviour (its trace is printed); 3 none found (a simulation proves "
+                 "nothing); 2 bad input; 70 a bug of the explorer",
+                 ["explorer simulate spec/collector.spec --no-deadlock --traces 10000 --depth 60",
+                  "explorer simulate spec/examples/bakery.spec --seed 7 --max-seconds 30"]),
+    "sweep": ("0 every point proved; 1 some point refuted and none had an error; 2 bad input or an error at "
+              "some point; 3 some point incomplete and none refuted, or the sweep was stopped; 70 a bug",
+              ["explorer sweep spec/collector.spec --grid spec/collector-grid.toml --jobs 2",
+               "explorer sweep spec/examples/diehard.spec --grid tests/grids/diehard.toml --out /tmp/diehard"]),
+    "replay": ("0 the trace is a behaviour and every invariant holds along it; 1 it is a behaviour that "
+               "violates an invariant; 4 it is not a behaviour of the spec; 2 bad input; 3 stopped",
+               ["explorer replay spec/collector.spec --trace traces/frontier-smallest.json",
+                "explorer replay spec/collector.spec --config review-note --trace spec/scenarios/review-note.trace"]),
+    "conformance": ("0 the real code follows the trace; 1 it diverges; 2 bad input or a missing dependency",
+                    ["explorer conformance traces/frontier-smallest.json --nemo-rl ~/NeMo-RL --commit-label pre",
+                     "explorer conformance traces/frontier-smallest.itf.json --json out.json"]),
+    "export-tla": ("0 written; 2 bad input; 3 stopped (a signal while the constants were evaluated)",
+                   ["explorer export-tla spec/examples/bakery.spec -o /tmp/bakery",
+                    "explorer export-tla spec/collector.spec --config route-interleaving --no-deadlock -o /tmp/c"]),
+    "cross-check": ("0 the two tools agree; 1 they disagree; 5 they differ on a formula TLC 2.15 is known to "
+                    "misjudge; 2 bad input; 3 stopped or timed out",
+                    ["explorer cross-check spec/examples/ewd840.spec",
+                     "explorer cross-check spec/collector.spec --no-deadlock --max-seconds 600"]),
+}
+
+
+def _epilog(command: str) -> str:
+    codes, examples = _EPILOGS[command]
+    return textwrap.fill("exit codes: " + codes, 100) + "\n\nexamples:\n" + "\n".join(f"  {e}" for e in examples)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="explorer", description="A TLA+-style explicit-state model checker.")
     parser.add_argument("--version", action="version", version=f"explorer {__version__}")
     parser.add_argument("--debug", action="store_true", help="print the Python traceback of an internal error")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    c = sub.add_parser("check", help="explore every reachable state breadth-first")
+    c = sub.add_parser("check", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_epilog("check"), help="explore every reachable state breadth-first")
     _add_model_args(c)
     c.add_argument("--invariant", action="append", metavar="NAME",
                    help="check only these invariants (and no temporal property, unless --property names some)")
@@ -368,7 +420,12 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--quiet", action="store_true", help="no progress on stderr while searching")
     c.set_defaults(func=cmd_check)
 
-    m = sub.add_parser("simulate", help="walk random behaviours (finds deep violations; proves nothing)")
+    i = sub.add_parser("info", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_epilog("info"), help="what a spec declares: constants, configurations, actions, invariants, "
+                       "properties, views")
+    i.add_argument("spec", help="the spec file")
+    i.set_defaults(func=cmd_info)
+
+    m = sub.add_parser("simulate", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_epilog("simulate"), help="walk random behaviours (finds deep violations; proves nothing)")
     _add_model_args(m)
     m.add_argument("--invariant", action="append", metavar="NAME", help="check only these invariants")
     m.add_argument("--traces", type=positive_int, default=1000, metavar="N", help="how many behaviours (default 1000)")
@@ -380,7 +437,7 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--json", metavar="FILE", help="write the result as JSON")
     m.set_defaults(func=cmd_simulate)
 
-    w = sub.add_parser("sweep", help="check every point of a grid of constants (see docs/sweep.md)")
+    w = sub.add_parser("sweep", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_epilog("sweep"), help="check every point of a grid of constants (see docs/sweep.md)")
     w.add_argument("spec", help="the spec file")
     w.add_argument("--grid", required=True, metavar="GRID.toml",
                    help="the constants and their values, what to check, and the limits of each point")
@@ -396,7 +453,7 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--html", metavar="FILE", help="also write the verdict matrix page here (it is always in DIR/sweep.html)")
     w.set_defaults(func=cmd_sweep)
 
-    r = sub.add_parser("replay", help="check that a sequence of actions is a behaviour of the spec")
+    r = sub.add_parser("replay", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_epilog("replay"), help="check that a sequence of actions is a behaviour of the spec")
     _add_model_args(r)
     r.add_argument("--trace", required=True, metavar="FILE", help="the steps: one `action(p=v, ...)` a line, or JSON")
     r.add_argument("--json", metavar="FILE", help="write the outcome as JSON")
@@ -406,7 +463,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="stop when resident memory exceeds SIZE (default: 75%% of the machine)")
     r.set_defaults(func=cmd_replay)
 
-    k = sub.add_parser("conformance", help="replay a trace of spec/collector.spec on NeMo RL's real collector "
+    k = sub.add_parser("conformance", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_epilog("conformance"), help="replay a trace of spec/collector.spec on NeMo RL's real collector "
                        "(see conformance/README.md)")
     k.add_argument("trace", help="a trace written by `check --json` or `--itf`")
     k.add_argument("--nemo-rl", metavar="PATH", help="a NeMo RL source tree (default: $NEMO_RL_SRC)")
@@ -415,7 +472,7 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("--json", metavar="FILE", help="write the outcome as JSON")
     k.set_defaults(func=cmd_conformance)
 
-    e = sub.add_parser("export-tla", help="write the spec as a TLA+ module and a TLC config")
+    e = sub.add_parser("export-tla", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_epilog("export-tla"), help="write the spec as a TLA+ module and a TLC config")
     _add_model_args(e)
     e.add_argument("-o", "--output", required=True, metavar="DIR")
     _add_temporal_args(e)
@@ -425,7 +482,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "states stutter, or check deadlocks as an invariant (see docs/tla-export.md)")
     e.set_defaults(func=cmd_export)
 
-    x = sub.add_parser("cross-check", help="check with this explorer and with TLC, and compare the figures")
+    x = sub.add_parser("cross-check", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_epilog("cross-check"), help="check with this explorer and with TLC, and compare the figures")
     _add_model_args(x)
     x.add_argument("--invariant", action="append", metavar="NAME", help="check only these invariants")
     x.add_argument("--no-deadlock", action="store_true")

@@ -87,3 +87,27 @@ def test_misspelt_command_line_names_get_a_suggestion():
                        (["--property", "train"], "did you mean trains?")]:
         proc = cli("check", "spec/collector.spec", *args)
         assert proc.returncode == 2 and want in proc.stderr, (args, proc.stderr)
+
+
+# ---- explorer info, and exit codes and examples in every subcommand's help ----
+
+def test_info_lists_what_the_spec_declares():
+    proc = cli("info", "spec/collector.spec")
+    assert proc.returncode == 0, proc.stderr
+    text = proc.stdout
+    for want in ("Constants (--const NAME=VALUE):", "  CUT = \"frontier\"", "Configurations (--config NAME):",
+                 "  route-interleaving: ", "Invariants (--invariant NAME):", "  no_prompt_lost",
+                 "Temporal properties (--property NAME):", "  trains(s in ", "Views (--view NAME):",
+                 "  prompt(p in ", "Actions:", "fair dispatch"):
+        assert want in text, want
+    assert cli("info", "spec/nope.spec").returncode == 2
+
+
+def test_every_subcommand_help_gives_exit_codes_and_examples():
+    from explorer.cli import _EPILOGS, build_parser
+
+    commands = build_parser()._subparsers._group_actions[0].choices
+    assert set(commands) == set(_EPILOGS)
+    for name in commands:
+        text = cli(name, "--help").stdout
+        assert "exit codes: " in text and "examples:\n  explorer " + name in text, name

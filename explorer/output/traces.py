@@ -11,6 +11,7 @@ from typing import Any
 from explorer.engine.replay import Outcome
 from explorer.engine.result import Result, Step
 from explorer.engine.simulate import Simulation
+from explorer.lang import ast as A
 from explorer.lang.errors import SpecError, format_located, readable
 from explorer.lang.model import Model
 from explorer.lang.values import brief, short, tlc, to_itf
@@ -464,4 +465,34 @@ def format_replay(model: Model, out: Outcome) -> str:
             lines.append(f"Verdict: the trace is a behaviour of the spec, and it violates {names}.")
         else:
             lines.append("Verdict: the trace is a behaviour of the spec; every invariant holds along it.")
+    return "\n".join(lines)
+
+
+def format_info(spec: A.Spec, configs: dict[str, dict[str, Any]]) -> str:
+    """What a spec declares, for `explorer info`: constants with their defaults, its named
+    configurations, variables, actions with their parameters and fairness, invariants and the
+    other predicates, temporal properties and views (the names every option takes)."""
+    def binders(bs: list[A.Binder]) -> str:
+        return "(" + ", ".join(f"{b.name} in {A.unparse(b.domain)}" for b in bs) + ")" if bs else ""
+
+    lines = [f"Spec {spec.path}"]
+    sections = [
+        ("Constants (--const NAME=VALUE)", [f"{c.name} = {A.unparse(c.value)}" for c in spec.consts]),
+        ("Configurations (--config NAME)", [f"{name}: {table.get('description', '')}".rstrip(": ")
+                                            for name, table in configs.items()]),
+        ("Variables", [f"{v.name} {'in' if v.choose else '='} {A.unparse(v.value)}" for v in spec.vars]),
+        ("Actions", [(f"{a.fairness} fair " if a.fairness == "strong" else "fair " if a.fairness else "")
+                     + f"{a.name}{binders(a.params)}" + (f" fair({', '.join(a.fair_by)})" if a.fair_by else "")
+                     for a in spec.actions]),
+        ("Invariants (--invariant NAME)", [p.name for p in spec.by_kind("invariant")]),
+        ("Temporal properties (--property NAME)", [f"{p.name}{binders(p.params)}: {p.form.replace('_', ' ')}"
+                                                   for p in spec.properties]),
+        ("Views (--view NAME)", [f"{v.name}{binders(v.params)}" for v in spec.views]),
+    ]
+    for kind in ("constraint", "terminal", "init", "assume"):
+        sections.append((f"{kind.capitalize()}s", [p.name for p in spec.by_kind(kind)]))
+    for title, items in sections:
+        if items:
+            lines.append(f"{title}:")
+            lines.extend(f"  {item}" for item in items)
     return "\n".join(lines)
