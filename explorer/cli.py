@@ -25,6 +25,7 @@ from explorer.engine.result import Result
 from explorer.lang.config import config_constants
 from explorer.lang.errors import SpecError, readable
 from explorer.lang.model import Model, load_model, parse_const_value
+from explorer.lang.values import short
 from explorer.output.traces import (
     EXIT_CODES,
     EXIT_INTERNAL,
@@ -53,9 +54,16 @@ def _const_pairs(items: list[str]) -> dict[str, Any]:
     return out
 
 
-def _model(args) -> Model:
+def _given(args) -> dict[str, Any]:
+    """The constants the command line sets: a named configuration's, then --const."""
     constants = config_constants(args.spec, args.config) if args.config else {}
     constants.update(_const_pairs(args.const))
+    return constants
+
+
+def _model(args, base: dict[str, Any] | None = None) -> Model:
+    """The model with the command line's constants over `base` (a replayed trace's)."""
+    constants = {**(base or {}), **_given(args)}
     named = getattr(args, "invariant", None)
     # naming invariants checks those alone, unless properties are named too
     properties = [] if getattr(args, "no_properties", False) else getattr(args, "property", None) or ([] if named else None)
@@ -264,20 +272,26 @@ def _guarded_model(args) -> Model | None:
 
 
 def cmd_replay(args) -> int:
-    from explorer.engine.replay import load_trace_file, replay
+    from explorer.engine.replay import load_trace_file, replay, trace_constants
     from explorer.output.traces import format_replay
 
     # Only a limit the user asks for: without one, replay bounds its closing remark on its own.
     limited = args.max_seconds is not None or args.max_memory is not None
     # (SIGTERM without a guard is main's: INCOMPLETE, exit 3)
     with guard(Limits(max_seconds=args.max_seconds, max_memory=args.max_memory)) if limited else nullcontext():
-        model = _model(args)
+        recorded = trace_constants(args.trace, args.spec)  # the constants the trace was found with
+        given = _given(args)
+        model = _model(args, recorded)
         steps = load_trace_file(args.trace)
         outcome = replay(model, steps, args.trace)
         disarm()  # the outcome is known: the report is not cut
     _on_sigterm(signal.SIG_IGN)  # nor by main's SIGTERM handler (main puts its own back)
     if args.json:
         write_json(args.json, outcome.to_json(model))
+    if recorded:
+        changed = [f"{k} = {short(model.constants[k])} (the trace: {short(recorded[k])})"
+                   for k in given if k in recorded and model.constants.get(k) != recorded[k]]
+        out("Constants from the trace's metadata" + (", except " + ", ".join(changed) if changed else "") + ".")
     out(format_replay(model, outcome))
     return outcome.exit_code
 

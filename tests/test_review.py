@@ -111,3 +111,27 @@ def test_every_subcommand_help_gives_exit_codes_and_examples():
     for name in commands:
         text = cli(name, "--help").stdout
         assert "exit codes: " in text and "examples:\n  explorer " + name in text, name
+
+
+# ---- replay takes the constants the trace was found with ----
+
+def test_replay_takes_the_constants_from_the_trace(tmp_path):
+    for option in ("--json", "--itf"):
+        trace = tmp_path / f"t{option}.json"
+        proc = cli("check", "spec/examples/diehard.spec", "--const", "BIG=7", "--const", "SMALL=4", option, str(trace),
+                   "--quiet")
+        assert proc.returncode == 1
+        proc = cli("replay", "spec/examples/diehard.spec", "--trace", str(trace))  # no --const: the trace's
+        assert proc.returncode == 1, proc.stdout  # a behaviour, violating not_solved
+        assert "Constants from the trace's metadata." in proc.stdout
+        assert "Constants: SMALL = 4, BIG = 7" in proc.stdout
+
+
+def test_replay_under_other_constants_says_which_and_where_it_leaves_the_trace(tmp_path):
+    trace = tmp_path / "t.json"
+    assert cli("check", "spec/examples/diehard.spec", "--json", str(trace), "--quiet").returncode == 1
+    proc = cli("replay", "spec/examples/diehard.spec", "--trace", str(trace), "--const", "BIG=6")
+    assert proc.returncode == 4
+    assert "except BIG = 6 (the trace: 5)" in proc.stdout
+    assert "<fill_big_jug> does NOT reach the recorded state" in proc.stdout
+    assert "big = 6 where the trace has 5" in proc.stdout

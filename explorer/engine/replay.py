@@ -14,8 +14,10 @@ from typing import Any
 
 from explorer.engine.result import Step, witness
 from explorer.lang.ast import Loc, unparse
+from explorer.lang.checks import check_spec
 from explorer.lang.errors import EvalError, SpecError, format_located
-from explorer.lang.model import Model, parse_const_value
+from explorer.lang.model import Model, parse_const_value, read_spec
+from explorer.lang.parser import parse_spec
 from explorer.lang.runtime import UNSET, Unevaluable
 from explorer.lang.values import from_itf, short, to_itf
 from explorer.run.limits import LimitReached, Limits, guard
@@ -109,6 +111,21 @@ def load_trace_file(path: str) -> list[TraceStep]:
     return out
 
 
+def trace_constants(path: str, spec_path: str) -> dict[str, Any]:
+    """The constants a JSON or ITF trace records (`check --json`'s `constants`, ITF's `#meta`) that
+    the spec declares, so that a replay runs with the constants the trace was found with; {} for
+    a text trace or a file that cannot be read (`load_trace_file` then says why)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        recorded = data.get("constants") or data.get("#meta", {}).get("constants") or {}
+        values = {k: from_itf(v) for k, v in recorded.items()}
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError, TypeError, KeyError, RecursionError):
+        return {}
+    declared = {c.name for c in check_spec(parse_spec(read_spec(spec_path), spec_path)).consts}
+    return {k: v for k, v in values.items() if k in declared}
+
+
 def _json_trace(path: str, text: str) -> list[TraceStep]:
     try:
         data = json.loads(text)
@@ -199,6 +216,9 @@ def _invariants(model: Model, state: tuple, n: int, out: Outcome) -> None:
             return
 
 
+ENABLED_ELSEWHERE = "it is enabled here, but leads to another state than the one the trace records"
+
+
 def _explain(model: Model, state: tuple, step: TraceStep) -> str:
     action = model.action(step.action)
     real = action.params[:action.nparams]  # the rest name the choices of the body (pick, either)
@@ -206,8 +226,10 @@ def _explain(model: Model, state: tuple, step: TraceStep) -> str:
     if any(p not in step.params for p in real):
         return _left_out(action, state, step, "parameters")
     why = action.explain(state, tuple(fixed))
-    if why[0] == "ok":  # ("ok", next state)
-        return "the action is enabled here but does not lead to the state the trace records"
+    if why[0] == "ok":  # ("ok", next state): enabled, but it reaches another state
+        differ = [f"{n} = {short(got)} where the trace has {short(step.state[n])}"
+                  for n, got in zip(model.var_names, why[1]) if step.state and n in step.state and step.state[n] != got]
+        return ENABLED_ELSEWHERE + (": " + "; ".join(differ) if differ else "")
     kind, detail, values = why
     if kind == "choice":
         return _left_out(action, state, step, "choices")

@@ -8,7 +8,7 @@ import os
 import stat
 from typing import Any
 
-from explorer.engine.replay import Outcome
+from explorer.engine.replay import ENABLED_ELSEWHERE, Outcome
 from explorer.engine.result import Result, Step
 from explorer.engine.simulate import Simulation
 from explorer.lang import ast as A
@@ -453,7 +453,8 @@ def format_replay(model: Model, out: Outcome) -> str:
         lines.append(f"Error: {out.error}")
         lines.append("Verdict: the replay stopped at a runtime error of the spec.")
     elif out.failed is not None:
-        lines.append(f"Step {len(out.steps)} -> line {out.failed.line}: <{out.failed.label}> is NOT enabled: {out.reason}")
+        what = "does NOT reach the recorded state" if out.reason.startswith(ENABLED_ELSEWHERE) else "is NOT enabled"
+        lines.append(f"Step {len(out.steps)} -> line {out.failed.line}: <{out.failed.label}> {what}: {out.reason}")
         lines.append("The state it was tried in:")
         lines.append(format_state(model, out.steps[-1].state))
         lines.append("Verdict: the trace is not a behaviour of the spec.")
