@@ -170,7 +170,10 @@ class CompiledView:
 
 
 class Compiler:
-    def __init__(self, spec: A.Spec, constants: list[Any]):
+    def __init__(self, spec: A.Spec, constants: list[Any], constant_level: bool = False):
+        """`constant_level`: only expressions that read no variable will be compiled (constants,
+        grid expressions), so the kinds of the spec's variables are not inferred (that fixpoint
+        over every action is most of the cost of a compiler, and a spec evaluates one a constant)."""
         self.spec = spec
         self.ns: dict[str, Any] = {"__builtins__": {"all": all, "any": any, "frozenset": frozenset}}
         self.ns.update(_HELPERS)
@@ -183,7 +186,7 @@ class Compiler:
         # the kinds of the values, not of the declarations: an override may differ from its default
         # (a default that cannot be evaluated has no kind to check it against); while constants are
         # evaluated, the later ones, which the earlier ones cannot use, are of any kind
-        self.kinds = Kinds(spec, [value_kind(v) for v in constants])
+        self.kinds = Kinds(spec, [value_kind(v) for v in constants], infer=not constant_level)
         self.locs: list[A.Loc] = []
         self.guards: list[Guard] = []
         self.hoisted = 0
@@ -931,7 +934,7 @@ class Compiler:
 
 def eval_constant(e: A.Expr, spec: A.Spec, constants: list[Any]) -> Any:
     """Evaluate a constant's expression (it may use earlier constants only)."""
-    comp = Compiler(spec, constants)
+    comp = Compiler(spec, constants, constant_level=True)
     try:
         return eval(comp._static(e), comp.ns)
     except EvalError as err:

@@ -110,7 +110,9 @@ def is_bool_op(e: A.Expr) -> bool:
 class Kinds:
     """Kinds of a resolved spec's expressions; `const_kinds` may come from actual values."""
 
-    def __init__(self, spec: A.Spec, const_kinds: list[Any] | None = None):
+    def __init__(self, spec: A.Spec, const_kinds: list[Any] | None = None, infer: bool = True):
+        """`infer`: the variables' kinds and the binders' (a fixpoint over every action); without
+        it, for an expression that reads no variable (a constant's), both are "any"."""
         self.spec = spec
         self.local: dict[str, Any] = {}  # generated local name -> kind
         self.consts: list[Any] = []
@@ -124,7 +126,10 @@ class Kinds:
             for c in spec.consts:  # each may use the earlier ones
                 self.consts.append(_plain(self.of(c.value)))
         self.vars: list[Any] = [NONE] * len(spec.vars)
-        self._infer(spec)
+        if infer:
+            self._infer(spec)
+        else:
+            self.vars = [ANY] * len(spec.vars)
 
     # ---- inference ----
     def _infer(self, spec: A.Spec) -> None:
