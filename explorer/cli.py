@@ -100,6 +100,13 @@ def _writable(option: str, path: str | None) -> None:
     """Fail before the search, not after it, when an output file cannot be written."""
     if not path:
         return
+    try:
+        _check_writable(option, path)
+    except OSError as err:  # a name too long, a loop of symlinks: said, not a crash
+        raise SpecError(f"cannot write {option} {path}: {err.strerror}") from None
+
+
+def _check_writable(option: str, path: str) -> None:
     target = Path(path)
     if target.is_dir():
         raise SpecError(f"cannot write {option} {path}: it is a directory")
@@ -114,6 +121,8 @@ def _writable(option: str, path: str | None) -> None:
         raise SpecError(f"cannot write {option} {path}: no directory {folder}")
     if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
         raise SpecError(f"cannot write {option} {path}: permission denied")
+    if len(os.fsencode(target.name)) > os.pathconf(folder, "PC_NAME_MAX"):
+        raise SpecError(f"cannot write {option} {path}: the file name is too long")
 
 
 def cmd_check(args) -> int:
@@ -518,7 +527,7 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except SpecError as err:
         _on_sigterm(signal.SIG_IGN)  # the error is being reported: a SIGTERM now cuts nothing
-        _error_json(args, str(err))
+        _error_json(args, str(err), unwritable=getattr(err, "output", None))
         print(err, file=sys.stderr)
         return 2
     except (KeyboardInterrupt, LimitReached) as stop:  # outside a search (which reports its own stop)
@@ -556,12 +565,13 @@ def _on_sigterm(handler):
     return signal.signal(signal.SIGTERM, handler)
 
 
-def _error_json(args, message: str | None = None, stopped_by: str | None = None, internal: bool = False) -> None:
+def _error_json(args, message: str | None = None, stopped_by: str | None = None, internal: bool = False,
+                unwritable: str | None = None) -> None:
     """With --json, the file always describes this run, even one that stopped at a bad spec (`message`),
     at a limit (`stopped_by`, the reason `check`'s own JSON gives) or at a bug of the explorer's
     (`internal`: the record `check` writes for one, `internal_error` true)."""
     path = getattr(args, "json", None)
-    if path:
+    if path and path != unwritable:  # not again where writing just failed (a FIFO nobody reads: 10 s more)
         what = ({"verdict": "error", "error": message, "internal_error": internal} if stopped_by is None
                 else {"verdict": "incomplete", "stopped_by": stopped_by})
         try:

@@ -431,3 +431,45 @@ def test_finished_in_covers_the_whole_run(tmp_path):
     seconds = float(re.search(r"Finished in ([\d.]+)s", proc.stdout).group(1))
     assert seconds >= 3.9, proc.stdout
     assert json.loads(out.read_text())["seconds"] >= 3.9
+
+
+# ---- the reliability campaign's findings (issue 27) ----
+
+def test_a_file_name_too_long_is_refused_before_the_search(tmp_path):
+    proc = cli("check", DIEHARD, "--json", str(tmp_path / ("L" * 300)))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "cannot write --json" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_long_legal_file_name_is_written(tmp_path):
+    """The temporary file beside the target has a short name of its own (`name.tmpPID` went past
+    255 bytes for a legal name and the whole search was lost)."""
+    target = tmp_path / ("L" * 250 + ".json")
+    proc = cli("check", DIEHARD, "--json", str(target), "--quiet")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert json.loads(target.read_text())["verdict"] == "violated"
+    assert [p.name for p in tmp_path.iterdir()] == [target.name]
+
+
+def test_an_existing_output_keeps_its_permissions(tmp_path):
+    from explorer.output import traces
+
+    target = tmp_path / "out.json"
+    target.write_text("old")
+    target.chmod(0o600)
+    traces.write_text(str(target), "new")
+    assert target.read_text() == "new" and stat.S_IMODE(target.stat().st_mode) == 0o600
+
+
+def test_an_unwritable_json_is_not_tried_again_for_the_error_record(tmp_path, monkeypatch):
+    from explorer import cli as cli_module
+    from explorer.output import traces
+
+    fifo = tmp_path / "f"
+    os.mkfifo(fifo)
+    monkeypatch.setattr(traces, "FIFO_WAIT", 0.2)
+    tries = []
+    real = traces._write_through
+    monkeypatch.setattr(traces, "_write_through", lambda path, *a: (tries.append(path), real(path, *a)))
+    assert cli_module.main(["check", DIEHARD, "--json", str(fifo), "--quiet"]) == 2
+    assert tries == [str(fifo)]

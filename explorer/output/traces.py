@@ -6,6 +6,7 @@ import errno
 import json
 import os
 import stat
+import tempfile
 from typing import Any
 
 from explorer.engine.replay import ENABLED_ELSEWHERE, Outcome
@@ -332,17 +333,34 @@ def write_text(path: str, text: str) -> None:
         _write_through(path, text, info)
         return
     target = os.path.realpath(path) if os.path.islink(path) else path
-    tmp = f"{target}.tmp{os.getpid()}"
-    try:
-        with open(tmp, "w", encoding="utf-8") as f:
+    tmp = None
+    try:  # a short temporary name beside the target (the target's own name may be as long as allowed)
+        fd, tmp = tempfile.mkstemp(prefix=".explorer-", dir=os.path.dirname(target) or ".")
+        os.fchmod(fd, stat.S_IMODE(info.st_mode) if info is not None else 0o666 & ~_umask())
+        with open(fd, "w", encoding="utf-8") as f:
             f.write(text)
         os.replace(tmp, target)
     except OSError as err:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise SpecError(f"cannot write {path}: {err.strerror}") from None
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        raise _unwritable(path, err.strerror) from None
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _unwritable(path: str, why: str) -> SpecError:
+    """The error for an output that cannot be written; it names the path (`output`), so that the
+    CLI does not try to write its error record there again."""
+    err = SpecError(f"cannot write {path}: {why}")
+    err.output = path
+    return err
 
 
 def _through_proc(path: str) -> bool:
@@ -381,7 +399,7 @@ def _write_through(path: str, text: str, info: os.stat_result | None) -> None:
             f.write(text)
     except OSError as err:
         why = "no process reads the FIFO" if err.errno == errno.ENXIO else err.strerror
-        raise SpecError(f"cannot write {path}: {why}") from None
+        raise _unwritable(path, why) from None
 
 
 def trace_dot(model: Model, trace: list[Step], title: str = "", loop: int | None = None,
