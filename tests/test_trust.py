@@ -501,7 +501,7 @@ def test_replay_of_an_itf_trace_checks_its_states(tmp_path):
     data["states"][2]["big"] = 3  # a state the recorded action does not reach
     itf.write_text(json.dumps(data))
     proc = cli("replay", "spec/examples/diehard.spec", "--trace", str(itf))
-    assert proc.returncode == 4 and "does not lead to the state the trace records" in proc.stdout
+    assert proc.returncode == 4 and "leads to another state than the one the trace records" in proc.stdout and "big = 2 where the trace has 3" in proc.stdout
 
 
 def test_replay_rejects_an_unknown_parameter_name(tmp_path):
