@@ -2,6 +2,7 @@
 `sweep` runs this same function at each point, so a point's verdict is the one `check` gives."""
 from __future__ import annotations
 
+from explorer.engine.liveness import GraphBuilder, with_properties
 from explorer.engine.result import Result
 from explorer.engine.search import check
 from explorer.lang.model import Model
@@ -13,6 +14,7 @@ AUTO_FINGERPRINTS = 1_000_000  # states after which `check` goes on by fingerpri
 def explore(model: Model, limits: Limits, deadlock: bool, fingerprints: bool = False, workers: int = 1,
             exact: bool = False, ray: str | None = None) -> Result:
     """Search `model` with the back end these options name, then check its temporal properties."""
+    graph = None
     if ray:
         from explorer.engine.ray_backend import RayTransport
         from explorer.engine.workers import check_parallel
@@ -24,13 +26,10 @@ def explore(model: Model, limits: Limits, deadlock: bool, fingerprints: bool = F
     elif fingerprints:
         from explorer.engine.fpsearch import check_fingerprints
         result = check_fingerprints(model, deadlock=deadlock, limits=limits)
-    elif model.properties:  # the search records the graph that the liveness check then reads
-        from explorer.engine.liveness import GraphBuilder, with_properties
-        graph = GraphBuilder(model)
-        return with_properties(model, check(model, deadlock=deadlock, limits=limits, record=graph), limits, graph)
-    else:
-        result = check(model, deadlock=deadlock, limits=limits, switch_at=None if exact else AUTO_FINGERPRINTS)
-    if model.properties:  # a fingerprint search keeps no states: the liveness check explores the graph itself
-        from explorer.engine.liveness import with_properties
-        result = with_properties(model, result, limits)
+    else:  # with temporal properties it records the graph they are checked on (and never switches)
+        graph = GraphBuilder(model) if model.properties else None
+        result = check(model, deadlock=deadlock, limits=limits, switch_at=None if exact else AUTO_FINGERPRINTS,
+                       record=graph)
+    if model.properties:  # after a search by fingerprint, the liveness check explores the graph itself
+        result = with_properties(model, result, limits, graph)
     return result
