@@ -54,6 +54,7 @@ class Model:
     quick: dict[str, str]  # the constants of --quick
     deadlock: bool = True
     about: str = ""
+    invariants: list[str] = field(default_factory=list)  # only these (every invariant when empty)
 
 
 MODELS = [
@@ -66,6 +67,12 @@ MODELS = [
           {"CUT": "safe", "PROMPTS": "2", "STEPS": "1"}, deadlock=False,
           about="a collector configuration that is proved (CUT=safe, no worker failures, two crashes, "
                 "no deadlock check): large nested states"),
+    Model("collector-19m", "spec/collector.spec",
+          {"CUT": "in_flight", "P": "1", "AGE": "2", "FAILURES": "2", "TOLERATED_FAILURES": "2", "CRASHES": "2",
+           "PROMPTS": "8", "STEPS": "6"},
+          {"CUT": "in_flight", "PROMPTS": "4", "STEPS": "2"}, deadlock=False, invariants=["retrained_bounded"],
+          about="the collector configuration of issue 29's targets: 19,030,160 states, invariant "
+                "retrained_bounded only"),
     Model("ewd998", "spec/examples/ewd998.spec", {"N": "3", "MAX_COUNTER": "3", "MAX_PENDING": "2", "MAX_Q": "1"},
           {"N": "2", "MAX_COUNTER": "2", "MAX_PENDING": "2", "MAX_Q": "4"}, deadlock=False,
           about="Safra's termination detection (tlaplus/Examples EWD998): maps, a record, a state constraint"),
@@ -171,6 +178,8 @@ def parse_options(help_text: str) -> dict[str, list[str] | None]:
     A fingerprint option whose argument is a metavar (not a set of choices) cannot be guessed:
     "fp" is None and "fp_unusable" names it."""
     found: dict[str, list[str] | None] = {"workers": None, "fp": None}
+    if re.search(r"(^|[\s\[])--engine\b", help_text):
+        found["engine"] = ["--engine"]
     if re.search(r"(^|[\s\[])--workers\b", help_text):
         found["workers"] = ["--workers", "{w}"]
         # "--workers N  explore with N processes (implies --fingerprints; ...)"
@@ -202,10 +211,15 @@ def const_args(consts: dict[str, str]) -> list[str]:
     return out
 
 
+def invariant_args(model: Model) -> list[str]:
+    return [a for name in model.invariants for a in ("--invariant", name)]
+
+
 def run_explorer(model: Model, consts: dict[str, str], workers: int, extra: list[str], work: Path,
                  timeout: float, tool: str) -> Run:
     js = work / f"{model.name}-{tool.replace(' ', '')}-w{workers}.json"
-    cmd = explorer_cmd("check", model.spec, *const_args(consts), "--json", str(js), "--no-properties", *extra)
+    cmd = explorer_cmd("check", model.spec, *const_args(consts), "--json", str(js), "--no-properties",
+                       *invariant_args(model), *extra)
     if not model.deadlock:
         cmd.append("--no-deadlock")
     run = Run(model.name, tool, workers)
@@ -253,7 +267,8 @@ def find_tlc() -> tuple[str | None, str | None, str | None]:
 def export(model: Model, consts: dict[str, str], work: Path) -> tuple[Path, Path, bool]:
     """Export the model to TLA+; (module, cfg, whether TLC needs -deadlock)."""
     out = work / f"{model.name}-tla"
-    cmd = explorer_cmd("export-tla", model.spec, *const_args(consts), "-o", str(out), "--no-properties")
+    cmd = explorer_cmd("export-tla", model.spec, *const_args(consts), "-o", str(out), "--no-properties",
+                       *invariant_args(model))
     if not model.deadlock:
         cmd.append("--no-deadlock")
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
@@ -457,7 +472,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"== {model.name} ({shown})", file=sys.stderr, flush=True)
             for w in worker_counts:
                 variants = [("explorer", [])]
-                if opts["fp"]:
+                if opts.get("engine"):  # the native engine (threads) and the Python engine (processes)
+                    variants = [("explorer native", ["--engine", "native"]), ("explorer python", ["--engine", "python"])]
+                if opts["fp"] and opts.get("engine"):
+                    if w == 1:
+                        variants.append((f"explorer python {' '.join(opts['fp'])}", ["--engine", "python", *opts["fp"]]))
+                elif opts["fp"]:
                     fp = (f"explorer {' '.join(opts['fp'])}", list(opts["fp"]))
                     # several workers in fingerprint mode only: one row, named for its mode
                     variants = [fp] if w > 1 and opts.get("workers_imply_fp") else variants + [fp]
@@ -468,7 +488,7 @@ def main(argv: list[str] | None = None) -> int:
                     runs.append(r)
                     print(f"   {tool} workers={w}: {fmt_int(r.distinct)} distinct in {r.seconds:.1f} s",
                           file=sys.stderr, flush=True)
-                    if tool == "explorer" and w == 1 and opts.get("exact") and r.distinct is not None \
+                    if tool in ("explorer", "explorer python") and w == 1 and opts.get("exact") and r.distinct is not None \
                             and r.distinct > int(opts["exact"][1]):
                         # the default switched to fingerprints part way: whole states as well
                         r = run_explorer(model, consts, w, ["--exact"], work, args.timeout, "explorer --exact")

@@ -20,7 +20,7 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-from explorer.engine.explore import AUTO_FINGERPRINTS, explore
+from explorer.engine.explore import AUTO_FINGERPRINTS, ENGINES, explore
 from explorer.engine.result import Result
 from explorer.lang.config import config_constants
 from explorer.lang.errors import SpecError, readable
@@ -166,7 +166,7 @@ def cmd_check(args) -> int:
 
 def _search(model: Model, args, limits: Limits) -> Result:
     return explore(model, limits, deadlock=not args.no_deadlock, fingerprints=args.fingerprints,
-                   workers=args.workers, exact=args.exact, ray=args.ray)
+                   workers=args.workers, exact=args.exact, ray=args.ray, engine=args.engine)
 
 
 def _pictures(model: Model, result, args, drawn: list) -> None:
@@ -422,8 +422,13 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--exact", action="store_true",
                    help=f"keep whole states however many there are (by default the search goes on by "
                         f"fingerprint past {AUTO_FINGERPRINTS:,} states)")
+    c.add_argument("--engine", choices=ENGINES, default="auto",
+                   help="native: the spec compiled to C (needs a C compiler; the same results, much faster); "
+                        "python: the reference engine; auto (default): native where the spec and the machine "
+                        "allow, else python, saying why (docs/engine.md)")
     c.add_argument("--workers", type=positive_int, default=1, metavar="N",
-                   help="explore with N processes (implies --fingerprints; the same results for every N)")
+                   help="explore with N threads of the native engine, or N processes of the Python engine "
+                        "(implies --fingerprints; the same results for every N)")
     c.add_argument("--ray", metavar="ADDRESS",
                    help="run the --workers on Ray actors: `local` (start a local Ray), `auto` (the cluster "
                         "this machine belongs to) or a cluster address such as ray://head:10001")

@@ -31,8 +31,9 @@ def test_bench_quick_counters(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     rows = _rows(proc.stdout)
     by_tool = {(r[0], r[1], r[2]): r for r in rows}
-    assert ("counters", "explorer", "1") in by_tool and ("counters", "TLC", "1") in by_tool, proc.stdout
-    ours, tlc = by_tool["counters", "explorer", "1"], by_tool["counters", "TLC", "1"]
+    assert ("counters", "explorer native", "1") in by_tool and ("counters", "TLC", "1") in by_tool, proc.stdout
+    assert ("counters", "explorer python", "1") in by_tool and ("counters", "explorer native", "2") in by_tool
+    ours, tlc = by_tool["counters", "explorer native", "1"], by_tool["counters", "TLC", "1"]
     # counters at N = 19: 20 * 20 * 20 * 2 states
     assert ours[3] == tlc[3] == "16,000", proc.stdout
     assert ours[4] == tlc[4] and ours[5] == tlc[5], proc.stdout

@@ -14,7 +14,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 # a few seconds of search: long enough for several lines at a tenth of a second
 LONG = ["check", "spec/collector.spec", "--no-deadlock", "--invariant", "retrained_bounded", "--const", "PROMPTS=8",
-        "--const", "STEPS=6", "--const", "CRASHES=2", "--max-states", "40000"]  # 19 million states: cut by the limit
+        "--const", "STEPS=6", "--const", "CRASHES=2", "--max-states", "40000",
+        "--engine", "python"]  # 19 million states: cut by the limit (the native engine has its own test)
 PLAIN = re.compile(r"Progress\((\d+)\) at \d\d:\d\d:\d\d: ([\d,]+) states generated, ([\d,]+) distinct states "
                    r"found \([\d,]+ distinct/s\), ([\d,]+) states left on queue; memory [\d.]+ (?:KiB|MiB|GiB); \d+s")
 
@@ -38,6 +39,15 @@ def test_plain_progress_lines_when_stderr_is_not_a_terminal(mode):
     distinct = [int(m.group(3).replace(",", "")) for m in found]
     assert distinct == sorted(distinct) and distinct[-1] > 0
     assert all(not line.startswith("Progress") for line in out.stdout.splitlines())
+
+
+def test_the_native_engine_reports_progress_too():
+    out = run(LONG[:-3] + ["3000000", "--engine", "native"])
+    assert out.returncode == 3, out.stderr
+    found = [PLAIN.fullmatch(line) for line in out.stderr.splitlines() if line.startswith("Progress(")]
+    assert len(found) >= 3 and all(found), out.stderr
+    distinct = [int(m.group(3).replace(",", "")) for m in found]
+    assert distinct == sorted(distinct) and distinct[-1] > 0
 
 
 def test_quiet_prints_no_progress():

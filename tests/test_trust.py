@@ -261,7 +261,8 @@ def test_the_time_limit_applies_while_constants_are_evaluated(tmp_path):
 
 
 def test_the_memory_limit_ends_the_search_as_incomplete(tmp_path):
-    proc = cli("check", "bench/counters.spec", "--max-memory", "120M", "--json", str(tmp_path / "r.json"))
+    proc = cli("check", "bench/counters.spec", "--max-memory", "120M", "--json", str(tmp_path / "r.json"),
+               "--engine", "python")  # the native engine's limits: tests/test_native.py
     assert proc.returncode == 3, proc.stdout + proc.stderr
     assert "the memory limit was reached" in proc.stdout
     assert json.loads((tmp_path / "r.json").read_text())["stopped_by"] == "max-memory"
@@ -290,7 +291,8 @@ def cpu_seconds(pid: int) -> float:
 def test_sigterm_reports_what_was_found_and_writes_the_json(tmp_path):
     out = tmp_path / "r.json"
     out.write_text('{"verdict": "stale"}')
-    proc = subprocess.Popen([sys.executable, "-m", "explorer", "check", "bench/counters.spec", "--json", str(out)],
+    proc = subprocess.Popen([sys.executable, "-m", "explorer", "check", "bench/counters.spec", "--json", str(out),
+                             "--engine", "python"],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while cpu_seconds(proc.pid) < 1.5 and time.monotonic() < deadline:  # loaded, and searching
@@ -423,11 +425,11 @@ def test_an_internal_error_has_its_own_exit_code(monkeypatch, capsys):
         raise RuntimeError("a bug")
 
     monkeypatch.setattr(explore_module, "check", broken)
-    assert cli_module.main(["check", "spec/examples/diehard.spec"]) == 70
+    assert cli_module.main(["check", "spec/examples/diehard.spec", "--engine", "python"]) == 70
     err = capsys.readouterr().err
     assert "internal error: RuntimeError: a bug" in err and "not a verdict" in err and "Traceback" not in err
     assert "(at test_trust.py:" in err and "in broken)" in err  # where it was raised, for a bug report
-    assert cli_module.main(["--debug", "check", "spec/examples/diehard.spec"]) == 70
+    assert cli_module.main(["--debug", "check", "spec/examples/diehard.spec", "--engine", "python"]) == 70
     assert "Traceback" in capsys.readouterr().err
 
 

@@ -49,6 +49,8 @@ class Result:
     memory: dict[str, int] = field(default_factory=dict)  # bytes held by the search's structures
     loop: int | None = None  # a temporal property's lasso: the trace's last state steps back to trace[loop]
     loop_step: Step | None = None  # that step (None: the lasso ends by stuttering in its last state)
+    engine: str = "python"  # python | native: which engine searched
+    engine_note: str | None = None  # why the engine is not the one asked for (auto, or a fallback)
 
 
 class Stop(Exception):

@@ -222,7 +222,10 @@ def format_result(model: Model, result: Result, spec_path: str = "", diff: bool 
     for name, c in result.actions.items():
         never = "  <- never fired" if c["generated"] == 0 else ""
         lines.append(f"  {name}: {c['generated']} / {c['distinct']}{never}")
-    lines.append(f"Finished in {run_seconds(model, result):.2f}s ({_rate(model, result)} distinct states/s).")
+    if result.engine_note:
+        lines.append(result.engine_note[0].upper() + result.engine_note[1:] + ".")
+    lines.append(f"Finished in {run_seconds(model, result):.2f}s ({_rate(model, result)} distinct states/s"
+                 f"{', native engine' if result.engine == 'native' else ''}).")
     return "\n".join(lines)
 
 
@@ -275,6 +278,8 @@ def result_json(model: Model, result: Result, deadlock: bool | None = None) -> d
         "witness": {k: to_itf(v) for k, v in result.witness} if result.witness else None,
         "error": result.error,
         "internal_error": result.internal,
+        "engine": result.engine,
+        "engine_note": result.engine_note,
         "fingerprints": result.fingerprints,
         "fingerprint_collision_probability": collision(result) if result.fingerprints else None,
         "trace": [step_json(s, model) for s in result.trace],

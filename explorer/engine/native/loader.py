@@ -1,0 +1,91 @@
+"""The generated C compiled by the system C compiler and loaded with cffi (ABI mode: a plain
+shared library, no Python headers needed), cached under the user's cache folder by the hash of
+its source, so a second run of the same spec (any constants) compiles nothing."""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+CDEF = """
+typedef struct Run {
+    int deadlock; uint64_t max_states; int64_t max_depth; int stop;
+    uint64_t distinct, generated, level, queue; uint64_t pruned, depth, bytes;
+    int verdict; int stopped; int prop; int64_t index; int uncounted; int threads; void *priv;
+} Run;
+int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned char *init, size_t ninit,
+           uint64_t *gen_by, uint64_t *new_by);
+int64_t trace_path(Run *r, int64_t index, uint32_t *out, int64_t max);
+void release(Run *r);
+"""
+FLAGS = ["-O2", "-g", "-shared", "-fPIC", "-pthread", "-fno-strict-aliasing", "-w"]
+
+
+class NativeUnavailable(Exception):
+    """No C compiler, no cffi, or the generated code did not compile."""
+
+
+def compiler() -> str | None:
+    """The C compiler: $CC, else cc or gcc on the PATH."""
+    for name in (os.environ.get("CC"), "cc", "gcc"):
+        if name and shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "tla-explorer" / "native"
+
+
+def full_source(spec_source: str) -> str:
+    here = resources.files(__package__)
+    return (here / "runtime.c").read_text() + "\n" + spec_source + "\n" + (here / "search.c").read_text()
+
+
+@lru_cache(maxsize=None)
+def _ffi() -> Any:
+    try:
+        import cffi
+    except ImportError:
+        raise NativeUnavailable("cffi is not installed") from None
+    ffi = cffi.FFI()
+    ffi.cdef(CDEF)
+    return ffi
+
+
+_loaded: dict[str, Any] = {}
+
+
+def load(spec_source: str) -> tuple[Any, Any, bool]:
+    """(ffi, library, whether it was compiled now) for the spec's generated C."""
+    ffi = _ffi()
+    cc = compiler()
+    if cc is None:
+        raise NativeUnavailable("no C compiler (cc, gcc or $CC) on the PATH")
+    source = full_source(spec_source)
+    key = hashlib.sha256("\0".join([source, cc, *FLAGS]).encode()).hexdigest()[:32]
+    if key in _loaded:
+        return ffi, _loaded[key], False
+    folder = cache_dir()
+    library = folder / f"{key}.so"
+    built = False
+    if not library.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=folder) as tmp:
+            c_file = Path(tmp) / "spec.c"
+            c_file.write_text(source)
+            out = Path(tmp) / "spec.so"
+            done = subprocess.run([cc, *FLAGS, "-o", str(out), str(c_file)], capture_output=True, text=True)
+            if done.returncode != 0:
+                raise NativeUnavailable(f"the generated C did not compile ({cc}):\n{done.stderr[-3000:]}")
+            os.replace(out, library)  # atomic: a concurrent run sees the whole library or none
+        built = True
+    _loaded[key] = ffi.dlopen(str(library))
+    return ffi, _loaded[key], built

@@ -1,0 +1,522 @@
+/* The native engine's value runtime and breadth-first search (see docs/engine.md).
+   Generated per spec: codegen.py writes the spec's actions and predicates after this file. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <setjmp.h>
+#include <pthread.h>
+#include <sys/mman.h>
+
+typedef uint64_t V;  /* an integer (low bit 1, 63 bits) or a pointer to an Obj */
+
+enum { K_BOOL = 0, K_INT = 1, K_STR = 2, K_SEQ = 3, K_SET = 4, K_MAP = 6, K_INF = 7 };
+
+typedef struct Obj {
+    uint16_t kind;
+    uint16_t interned;  /* a string of the spec's (its slot + 1 in STR_TABLE): equal strings are this one object */
+    uint32_t len;   /* elements (a map: pairs; a string: bytes) */
+    V it[];         /* SEQ, SET: elements; MAP: key, value, key, value...; STR: the bytes */
+} Obj;
+
+#define IS_INT(v) ((v) & 1)
+#define IVAL(v) ((int64_t)(v) >> 1)
+#define OBJ(v) ((Obj *)(uintptr_t)(v))
+#define KIND(v) (IS_INT(v) ? K_INT : OBJ(v)->kind)
+#define LEN(v) (OBJ(v)->len)
+#define IT(v, i) (OBJ(v)->it[i])
+#define INT_MIN63 (-(INT64_C(1) << 62))
+#define INT_MAX63 ((INT64_C(1) << 62) - 1)
+
+typedef struct Block { struct Block *next; size_t size; char data[]; } Block;
+
+/* One searcher's scratch: an arena reset after each state, the state it evaluates, the memo of
+   its state-dependent definitions, and where an evaluation error jumps to. */
+typedef struct Ctx {
+    Block *first, *cur;
+    char *top, *end;
+    jmp_buf fail;
+    V *s;                /* the state evaluated: a variable still 0 is read from the parent (lazy) */
+    V *par;              /* the parent being expanded, its encoding and where each variable starts */
+    const unsigned char *pbase;
+    const uint32_t *pvoff;
+    uint64_t gen;
+    uint64_t *memo_gen;
+    V *memo;
+    int depth;
+    /* successors of the state being expanded */
+    V *succ; int *succ_act; size_t nsucc, cap_succ;
+    volatile int *stop;  /* Python asked the search to stop: leave even a state's expansion */
+    uint64_t *fps; size_t *starts; size_t cap_fp;  /* the successors' fingerprints and encodings */
+} Ctx;
+
+static Obj TRUE_OBJ = {K_BOOL, 0, 1}, FALSE_OBJ = {K_BOOL, 0, 0};
+static Obj NAT_OBJ = {K_INF, 0, 0}, INT_OBJ = {K_INF, 0, 1};
+#define VTRUE ((V)(uintptr_t)&TRUE_OBJ)
+#define VFALSE ((V)(uintptr_t)&FALSE_OBJ)
+#define VNAT ((V)(uintptr_t)&NAT_OBJ)
+#define VINT ((V)(uintptr_t)&INT_OBJ)
+static Obj FAIL_OBJ = {99, 0, 0};  /* a state-free expression that failed to evaluate (codegen.FAILED) */
+#define VFAIL ((V)(uintptr_t)&FAIL_OBJ)
+#define BOOLV(b) ((b) ? VTRUE : VFALSE)
+#define MAX_RANGE 1000000
+#define MAX_RECURSION 400
+
+/* ---- errors: any evaluation error hands the run back to the Python engine ---- */
+__attribute__((noreturn)) static void fail(Ctx *c) { longjmp(c->fail, 1); }
+
+static V *KT;  /* the constants table: state-free values, computed by the Python engine */
+__attribute__((noreturn)) static V failv(Ctx *c) { fail(c); }
+#define K(i) (KT[i] != VFAIL ? KT[i] : failv(c))
+
+static inline V mk_int(Ctx *c, int64_t i) {
+    if (i < INT_MIN63 || i > INT_MAX63) fail(c);
+    return ((uint64_t)i << 1) | 1;
+}
+#define MK_INT(i) ((((uint64_t)(int64_t)(i)) << 1) | 1)
+
+/* ---- the arena ---- */
+static void *arena(Ctx *c, size_t n) {
+    n = (n + 15) & ~(size_t)15;
+    if ((size_t)(c->end - c->top) < n) {
+        Block *b = c->cur->next;
+        if (!b || b->size < n) {
+            size_t size = n > (1u << 20) ? n : (1u << 20);
+            Block *nb = malloc(sizeof(Block) + size);
+            if (!nb) fail(c);
+            nb->size = size; nb->next = c->cur->next; c->cur->next = nb; b = nb;
+        }
+        c->cur = b; c->top = b->data; c->end = b->data + b->size;
+    }
+    void *p = c->top; c->top += n; return p;
+}
+static void arena_reset(Ctx *c) { c->cur = c->first; c->top = c->first->data; c->end = c->first->data + c->first->size; }
+static Obj *obj(Ctx *c, uint32_t kind, uint32_t len, size_t words) {
+    Obj *o = arena(c, sizeof(Obj) + words * sizeof(V));
+    o->kind = (uint16_t)kind; o->interned = 0; o->len = len; return o;
+}
+#define V_OF(o) ((V)(uintptr_t)(o))
+
+/* ---- the canonical order (values.sort_key): kind, then length, then elements ---- */
+static int rank(V v) { return IS_INT(v) ? 1 : (OBJ(v)->kind == K_MAP ? 6 : (int)OBJ(v)->kind); }
+static int cmp(V a, V b) {
+    if (a == b) return 0;
+    int ra = rank(a), rb = rank(b);
+    if (ra != rb) return ra < rb ? -1 : 1;
+    if (ra == 1) { int64_t x = IVAL(a), y = IVAL(b); return x < y ? -1 : 1; }
+    Obj *x = OBJ(a), *y = OBJ(b);
+    if (ra == K_BOOL || ra == K_INF) return x->len < y->len ? -1 : (x->len > y->len);
+    if (ra == K_STR) {
+        uint32_t n = x->len < y->len ? x->len : y->len;
+        int r = memcmp(x->it, y->it, n);
+        if (r) return r < 0 ? -1 : 1;
+        return x->len < y->len ? -1 : (x->len > y->len);
+    }
+    if (x->len != y->len) return x->len < y->len ? -1 : 1;
+    uint32_t n = ra == K_MAP ? 2 * x->len : x->len;
+    for (uint32_t i = 0; i < n; i++) { int r = cmp(x->it[i], y->it[i]); if (r) return r; }
+    return 0;
+}
+static inline int eq(V a, V b) {
+    if (a == b) return 1;
+    if (IS_INT(a) || IS_INT(b) || (OBJ(a)->interned && OBJ(b)->interned)) return 0;
+    return cmp(a, b) == 0;
+}
+
+static void sort_values(V *a, size_t n) {  /* insertion sort for small n, merge sort beyond */
+    if (n < 24) {
+        for (size_t i = 1; i < n; i++) { V x = a[i]; size_t j = i; while (j && cmp(a[j - 1], x) > 0) { a[j] = a[j - 1]; j--; } a[j] = x; }
+        return;
+    }
+    size_t h = n / 2; sort_values(a, h); sort_values(a + h, n - h);
+    V *t = malloc(n * sizeof(V)); size_t i = 0, j = h, k = 0;
+    while (i < h && j < n) t[k++] = cmp(a[i], a[j]) <= 0 ? a[i++] : a[j++];
+    while (i < h) t[k++] = a[i++]; while (j < n) t[k++] = a[j++];
+    memcpy(a, t, n * sizeof(V)); free(t);
+}
+/* pairs (key, value) by key, then value */
+static void sort_pairs(V *a, size_t n) {
+    for (size_t i = 1; i < n; i++) {
+        V k = a[2 * i], v = a[2 * i + 1]; size_t j = i;
+        while (j) { int r = cmp(a[2 * j - 2], k); if (r < 0 || (r == 0 && cmp(a[2 * j - 1], v) <= 0)) break;
+            a[2 * j] = a[2 * j - 2]; a[2 * j + 1] = a[2 * j - 1]; j--; }
+        a[2 * j] = k; a[2 * j + 1] = v;
+    }
+}
+
+/* ---- constructors ---- */
+static V set_of(Ctx *c, V *items, size_t n) {  /* items: scratch, reordered */
+    sort_values(items, n);
+    Obj *o = obj(c, K_SET, 0, n); size_t m = 0;
+    for (size_t i = 0; i < n; i++) if (!m || !eq(o->it[m - 1], items[i])) o->it[m++] = items[i];
+    o->len = (uint32_t)m; return V_OF(o);
+}
+static V seq_of(Ctx *c, const V *items, size_t n) {
+    Obj *o = obj(c, K_SEQ, (uint32_t)n, n); memcpy(o->it, items, n * sizeof(V)); return V_OF(o);
+}
+static V map_of(Ctx *c, V *pairs, size_t n) {  /* a key given two values is an error */
+    sort_pairs(pairs, n);
+    Obj *o = obj(c, K_MAP, 0, 2 * n); size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m && eq(o->it[2 * m - 2], pairs[2 * i])) { if (!eq(o->it[2 * m - 1], pairs[2 * i + 1])) fail(c); continue; }
+        o->it[2 * m] = pairs[2 * i]; o->it[2 * m + 1] = pairs[2 * i + 1]; m++;
+    }
+    o->len = (uint32_t)m; return V_OF(o);
+}
+static V str_of(Ctx *c, const char *b, size_t n) {
+    Obj *o = obj(c, K_STR, (uint32_t)n, (n + 7) / 8); memcpy(o->it, b, n); return V_OF(o);
+}
+
+/* a growable list of values in the arena (comprehensions) */
+typedef struct { V *a; size_t n, cap; } Buf;
+static void push(Ctx *c, Buf *b, V x) {
+    if (b->n == b->cap) { size_t cap = b->cap ? 2 * b->cap : 16; V *a = arena(c, cap * sizeof(V)); if (b->n) memcpy(a, b->a, b->n * sizeof(V)); b->a = a; b->cap = cap; }
+    b->a[b->n++] = x;
+}
+
+/* ---- predicates on kinds ---- */
+static inline int is(V v, uint32_t k) { return !IS_INT(v) && OBJ(v)->kind == k; }
+static inline int truth(Ctx *c, V v) { if (v == VTRUE) return 1; if (v == VFALSE) return 0; fail(c); }
+static inline int64_t ival(Ctx *c, V v) { if (!IS_INT(v)) fail(c); return IVAL(v); }
+static inline V dom(Ctx *c, V v) { if (!is(v, K_SET)) fail(c); return v; }
+
+/* ---- lookup ---- */
+static long find_set(V s, V x) {
+    long lo = 0, hi = (long)LEN(s) - 1;
+    while (lo <= hi) { long m = (lo + hi) / 2; int r = cmp(IT(s, m), x); if (!r) return m; if (r < 0) lo = m + 1; else hi = m - 1; }
+    return -1;
+}
+static long find_key(V m, V k) {
+    long lo = 0, hi = (long)LEN(m) - 1;
+    while (lo <= hi) { long i = (lo + hi) / 2; int r = cmp(IT(m, 2 * i), k); if (!r) return i; if (r < 0) lo = i + 1; else hi = i - 1; }
+    return -1;
+}
+static int member(Ctx *c, V x, V s) {
+    if (IS_INT(s)) fail(c);
+    switch (OBJ(s)->kind) {
+    case K_SET: return find_set(s, x) >= 0;
+    case K_MAP: return find_key(s, x) >= 0;
+    case K_SEQ: for (uint32_t i = 0; i < LEN(s); i++) if (eq(IT(s, i), x)) return 1; return 0;
+    case K_INF: return IS_INT(x) && (OBJ(s)->len == 1 || IVAL(x) >= 0);
+    }
+    fail(c);
+}
+static int in_range(Ctx *c, V x, V a, V b) {
+    int64_t lo = ival(c, a), hi = ival(c, b);
+    return IS_INT(x) && IVAL(x) >= lo && IVAL(x) <= hi;
+}
+static int in_fnset(Ctx *c, V f, V s, V t) {
+    if (!(is(s, K_SET) || is(s, K_INF)) || !(is(t, K_SET) || is(t, K_INF))) fail(c);
+    if (is(s, K_INF) || !is(f, K_MAP) || LEN(f) != LEN(s)) return 0;
+    for (uint32_t i = 0; i < LEN(f); i++) if (!member(c, IT(f, 2 * i), s) || !member(c, IT(f, 2 * i + 1), t)) return 0;
+    return 1;
+}
+static V get(Ctx *c, V b, V k) {
+    if (is(b, K_SEQ)) { if (!IS_INT(k) || IVAL(k) < 0 || IVAL(k) >= LEN(b)) fail(c); return IT(b, IVAL(k)); }
+    if (is(b, K_MAP)) { long i = find_key(b, k); if (i < 0) fail(c); return IT(b, 2 * i + 1); }
+    fail(c);
+}
+static V field(Ctx *c, V b, V name) { if (!is(b, K_MAP)) fail(c); long i = find_key(b, name); if (i < 0) fail(c); return IT(b, 2 * i + 1); }
+
+/* ---- arithmetic (Python's meaning: floor division, the modulo takes the divisor's sign) ---- */
+static V add(Ctx *c, V a, V b) {
+    if (IS_INT(a) && IS_INT(b)) return mk_int(c, IVAL(a) + IVAL(b));
+    if (is(a, K_SEQ) && is(b, K_SEQ)) {
+        Obj *o = obj(c, K_SEQ, LEN(a) + LEN(b), LEN(a) + LEN(b));
+        memcpy(o->it, OBJ(a)->it, LEN(a) * sizeof(V)); memcpy(o->it + LEN(a), OBJ(b)->it, LEN(b) * sizeof(V)); return V_OF(o);
+    }
+    if (is(a, K_STR) && is(b, K_STR)) {
+        size_t n = LEN(a) + LEN(b); char *t = arena(c, n + 1);
+        memcpy(t, OBJ(a)->it, LEN(a)); memcpy(t + LEN(a), OBJ(b)->it, LEN(b)); return str_of(c, t, n);
+    }
+    fail(c);
+}
+static V set_diff(Ctx *c, V a, V b);
+static V sub(Ctx *c, V a, V b) {
+    if (IS_INT(a) && IS_INT(b)) return mk_int(c, IVAL(a) - IVAL(b));
+    if (is(a, K_SET) && is(b, K_SET)) return set_diff(c, a, b);
+    fail(c);
+}
+static V mul(Ctx *c, V a, V b) {
+    int64_t r;
+    if (!IS_INT(a) || !IS_INT(b) || __builtin_mul_overflow(IVAL(a), IVAL(b), &r)) fail(c);
+    return mk_int(c, r);
+}
+static V neg(Ctx *c, V a) { return mk_int(c, -ival(c, a)); }
+static V divi(Ctx *c, V a, V b) {
+    int64_t x = ival(c, a), y = ival(c, b); if (!y) fail(c);
+    int64_t q = x / y; if ((x % y) && ((x < 0) != (y < 0))) q--; return mk_int(c, q);
+}
+static V modi(Ctx *c, V a, V b) {
+    int64_t x = ival(c, a), y = ival(c, b); if (!y) fail(c);
+    int64_t m = x % y; if (m && ((m < 0) != (y < 0))) m += y; return mk_int(c, m);
+}
+static V powi(Ctx *c, V a, V b) {
+    int64_t x = ival(c, a), y = ival(c, b), r = 1; if (y < 0) fail(c);
+    while (y--) { if (__builtin_mul_overflow(r, x, &r)) fail(c); if (r == 0 || r == 1) break; }
+    return mk_int(c, r);
+}
+
+/* ---- sets ---- */
+static V set_union(Ctx *c, V a, V b) {
+    Obj *o = obj(c, K_SET, 0, LEN(a) + LEN(b)); uint32_t i = 0, j = 0, m = 0;
+    while (i < LEN(a) && j < LEN(b)) { int r = cmp(IT(a, i), IT(b, j)); if (r < 0) o->it[m++] = IT(a, i++); else if (r > 0) o->it[m++] = IT(b, j++); else { o->it[m++] = IT(a, i++); j++; } }
+    while (i < LEN(a)) o->it[m++] = IT(a, i++); while (j < LEN(b)) o->it[m++] = IT(b, j++);
+    o->len = m; return V_OF(o);
+}
+static V set_inter(Ctx *c, V a, V b) {
+    Obj *o = obj(c, K_SET, 0, LEN(a) < LEN(b) ? LEN(a) : LEN(b)); uint32_t i = 0, j = 0, m = 0;
+    while (i < LEN(a) && j < LEN(b)) { int r = cmp(IT(a, i), IT(b, j)); if (r < 0) i++; else if (r > 0) j++; else { o->it[m++] = IT(a, i++); j++; } }
+    o->len = m; return V_OF(o);
+}
+static V set_diff(Ctx *c, V a, V b) {
+    Obj *o = obj(c, K_SET, 0, LEN(a)); uint32_t i = 0, j = 0, m = 0;
+    while (i < LEN(a) && j < LEN(b)) { int r = cmp(IT(a, i), IT(b, j)); if (r < 0) o->it[m++] = IT(a, i++); else if (r > 0) j++; else { i++; j++; } }
+    while (i < LEN(a)) o->it[m++] = IT(a, i++);
+    o->len = m; return V_OF(o);
+}
+static int set_le(V a, V b) {  /* a is a subset of b */
+    uint32_t i = 0, j = 0;
+    while (i < LEN(a)) { if (j == LEN(b)) return 0; int r = cmp(IT(a, i), IT(b, j)); if (r < 0) return 0; if (r == 0) i++; j++; }
+    return 1;
+}
+static V map_union(Ctx *c, V a, V b) {  /* b's values win */
+    Obj *o = obj(c, K_MAP, 0, 2 * (LEN(a) + LEN(b))); uint32_t i = 0, j = 0, m = 0;
+    while (i < LEN(a) || j < LEN(b)) {
+        int r = i == LEN(a) ? 1 : j == LEN(b) ? -1 : cmp(IT(a, 2 * i), IT(b, 2 * j));
+        if (r < 0) { o->it[2 * m] = IT(a, 2 * i); o->it[2 * m + 1] = IT(a, 2 * i + 1); i++; }
+        else { o->it[2 * m] = IT(b, 2 * j); o->it[2 * m + 1] = IT(b, 2 * j + 1); j++; if (!r) i++; }
+        m++;
+    }
+    o->len = m; return V_OF(o);
+}
+static V union2(Ctx *c, V a, V b) {
+    if (is(a, K_SET) && is(b, K_SET)) return set_union(c, a, b);
+    if (is(a, K_MAP) && is(b, K_MAP)) return map_union(c, a, b);
+    fail(c);
+}
+static V inter2(Ctx *c, V a, V b) { if (is(a, K_SET) && is(b, K_SET)) return set_inter(c, a, b); fail(c); }
+static int compare(Ctx *c, V a, V b, int op) {  /* op: 0 <, 1 <=, 2 >, 3 >= */
+    if (IS_INT(a) && IS_INT(b)) { int64_t x = IVAL(a), y = IVAL(b); return op == 0 ? x < y : op == 1 ? x <= y : op == 2 ? x > y : x >= y; }
+    if (is(a, K_SET) && is(b, K_SET)) {
+        if (op >= 2) { V t = a; a = b; b = t; op -= 2; }
+        return set_le(a, b) && (op == 1 || LEN(a) < LEN(b));
+    }
+    fail(c);
+}
+static int subset(Ctx *c, V a, V b) { if (is(a, K_SET) && is(b, K_SET)) return set_le(a, b); fail(c); }
+static V range(Ctx *c, V a, V b) {
+    int64_t lo = ival(c, a), hi = ival(c, b);
+    if (hi < lo) return V_OF(obj(c, K_SET, 0, 0));
+    if (hi - lo + 1 > MAX_RANGE) fail(c);
+    Obj *o = obj(c, K_SET, (uint32_t)(hi - lo + 1), hi - lo + 1);
+    for (int64_t i = lo; i <= hi; i++) o->it[i - lo] = MK_INT(i);
+    return V_OF(o);
+}
+static int64_t range_count(Ctx *c, V a, V b, int build) {  /* a..b as a domain */
+    int64_t lo = ival(c, a), hi = ival(c, b);
+    if (build && hi - lo + 1 > MAX_RANGE) fail(c);
+    return hi < lo ? 0 : hi - lo + 1;
+}
+static V fn_set(Ctx *c, V s, V t) {  /* [S -> T]: every map, in the canonical order */
+    if (!is(s, K_SET) || !is(t, K_SET)) fail(c);
+    uint32_t n = LEN(s), k = LEN(t); double count = 1; for (uint32_t i = 0; i < n; i++) count *= k;
+    if (count > MAX_RANGE) fail(c);
+    size_t total = (size_t)count; Obj *o = obj(c, K_SET, (uint32_t)total, total);
+    uint32_t *digit = arena(c, (n + 1) * sizeof(uint32_t)); memset(digit, 0, (n + 1) * sizeof(uint32_t));
+    for (size_t m = 0; m < total; m++) {
+        Obj *f = obj(c, K_MAP, n, 2 * n);
+        for (uint32_t i = 0; i < n; i++) { f->it[2 * i] = IT(s, i); f->it[2 * i + 1] = IT(t, digit[i]); }
+        o->it[m] = V_OF(f);
+        for (long i = (long)n - 1; i >= 0; i--) { if (++digit[i] < k) break; digit[i] = 0; }
+    }
+    return V_OF(o);
+}
+
+/* ---- built-ins ---- */
+static V extreme(Ctx *c, const V *xs, size_t n, int want_max) {
+    if (!n) fail(c);
+    uint32_t k = KIND(xs[0]); if (k != K_INT && k != K_STR) fail(c);
+    V best = xs[0];
+    for (size_t i = 1; i < n; i++) { if (KIND(xs[i]) != k) fail(c); int r = cmp(xs[i], best); if (want_max ? r > 0 : r < 0) best = xs[i]; }
+    return best;
+}
+static V minmax(Ctx *c, int want_max, int nargs, V *args) {
+    if (nargs == 1) { V x = args[0]; if (!is(x, K_SET) && !is(x, K_SEQ)) fail(c); return extreme(c, OBJ(x)->it, LEN(x), want_max); }
+    return extreme(c, args, nargs, want_max);
+}
+static V b_sum(Ctx *c, V x) {
+    if (!is(x, K_SET) && !is(x, K_SEQ)) fail(c);
+    int64_t r = 0; for (uint32_t i = 0; i < LEN(x); i++) { if (!IS_INT(IT(x, i)) || __builtin_add_overflow(r, IVAL(IT(x, i)), &r)) fail(c); }
+    return mk_int(c, r);
+}
+static V b_len(Ctx *c, V x) {
+    if (IS_INT(x)) fail(c);
+    uint32_t k = OBJ(x)->kind;
+    if (k == K_SET || k == K_SEQ || k == K_MAP) return MK_INT(LEN(x));
+    if (k == K_STR) { const unsigned char *p = (const unsigned char *)OBJ(x)->it; int64_t n = 0; for (uint32_t i = 0; i < LEN(x); i++) n += (p[i] & 0xC0) != 0x80; return MK_INT(n); }
+    fail(c);
+}
+static V b_abs(Ctx *c, V x) { int64_t i = ival(c, x); return MK_INT(i < 0 ? -i : i); }
+static V b_domain(Ctx *c, V x) {
+    if (is(x, K_MAP)) { Obj *o = obj(c, K_SET, LEN(x), LEN(x)); for (uint32_t i = 0; i < LEN(x); i++) o->it[i] = IT(x, 2 * i); return V_OF(o); }
+    if (is(x, K_SEQ)) { Obj *o = obj(c, K_SET, LEN(x), LEN(x)); for (uint32_t i = 0; i < LEN(x); i++) o->it[i] = MK_INT(i); return V_OF(o); }
+    fail(c);
+}
+static V b_values(Ctx *c, V x) {
+    if (is(x, K_MAP)) { V *t = arena(c, (LEN(x) + 1) * sizeof(V)); for (uint32_t i = 0; i < LEN(x); i++) t[i] = IT(x, 2 * i + 1); return set_of(c, t, LEN(x)); }
+    if (is(x, K_SEQ)) { V *t = arena(c, (LEN(x) + 1) * sizeof(V)); memcpy(t, OBJ(x)->it, LEN(x) * sizeof(V)); return set_of(c, t, LEN(x)); }
+    fail(c);
+}
+static V b_append(Ctx *c, V s, V x) {
+    if (!is(s, K_SEQ)) fail(c);
+    Obj *o = obj(c, K_SEQ, LEN(s) + 1, LEN(s) + 1); memcpy(o->it, OBJ(s)->it, LEN(s) * sizeof(V)); o->it[LEN(s)] = x; return V_OF(o);
+}
+static V b_head(Ctx *c, V s) { if (!is(s, K_SEQ) || !LEN(s)) fail(c); return IT(s, 0); }
+static V b_tail(Ctx *c, V s) { if (!is(s, K_SEQ) || !LEN(s)) fail(c); return seq_of(c, OBJ(s)->it + 1, LEN(s) - 1); }
+static V b_sorted(Ctx *c, V s) { if (!is(s, K_SET)) fail(c); return seq_of(c, OBJ(s)->it, LEN(s)); }
+static V b_to_set(Ctx *c, V s) {
+    if (!is(s, K_SEQ)) fail(c);
+    V *t = arena(c, (LEN(s) + 1) * sizeof(V)); memcpy(t, OBJ(s)->it, LEN(s) * sizeof(V)); return set_of(c, t, LEN(s));
+}
+static V b_union(Ctx *c, V s) {
+    if (!is(s, K_SET)) fail(c);
+    V r = V_OF(obj(c, K_SET, 0, 0));
+    for (uint32_t i = 0; i < LEN(s); i++) { if (!is(IT(s, i), K_SET)) fail(c); }
+    for (uint32_t i = 0; i < LEN(s); i++) r = set_union(c, r, IT(s, i));
+    return r;
+}
+static V b_subsets(Ctx *c, V s) {
+    if (!is(s, K_SET) || LEN(s) > 20) fail(c);
+    uint32_t n = LEN(s); size_t total = (size_t)1 << n; V *t = arena(c, total * sizeof(V));
+    for (size_t m = 0; m < total; m++) {
+        Obj *o = obj(c, K_SET, 0, n); uint32_t k = 0;
+        for (uint32_t i = 0; i < n; i++) if (m >> i & 1) o->it[k++] = IT(s, i);
+        o->len = k; t[m] = V_OF(o);
+    }
+    return set_of(c, t, total);
+}
+static V slice(Ctx *c, V s, V lo, V hi, int has_lo, int has_hi) {
+    if (!is(s, K_SEQ)) fail(c);
+    int64_t a = has_lo ? ival(c, lo) : 0, b = has_hi ? ival(c, hi) : LEN(s);
+    if (!(0 <= a && a <= b && b <= LEN(s))) fail(c);
+    return seq_of(c, OBJ(s)->it + a, (size_t)(b - a));
+}
+static V put(Ctx *c, V m, V k, V v) {  /* m | {k: v} */
+    if (!is(m, K_MAP)) fail(c);
+    long i = find_key(m, k);
+    if (i >= 0) { Obj *o = obj(c, K_MAP, LEN(m), 2 * LEN(m)); memcpy(o->it, OBJ(m)->it, 2 * LEN(m) * sizeof(V)); o->it[2 * i + 1] = v; return V_OF(o); }
+    V pair[2] = {k, v}; Obj *one = obj(c, K_MAP, 1, 2); one->it[0] = k; one->it[1] = v; (void)pair;
+    return map_union(c, m, V_OF(one));
+}
+
+/* the spec's strings (its literals and constants), so that a string read from a state is the
+   same object as the literal it equals: then two strings are equal only if they are one object */
+#define NSTR 1024
+static V STR_TABLE[NSTR];
+static uint64_t str_hash(const char *b, size_t n) { uint64_t h = 1469598103934665603ull; for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)b[i]) * 1099511628211ull; return h; }
+static V str_lookup(const char *b, size_t n) {
+    for (uint64_t j = str_hash(b, n) & (NSTR - 1), k = 0; k < NSTR; j = (j + 1) & (NSTR - 1), k++) {
+        V v = STR_TABLE[j]; if (!v) return 0;
+        if (LEN(v) == n && !memcmp(OBJ(v)->it, b, n)) return v;
+    }
+    return 0;
+}
+static void str_intern_all(Ctx *c, V v) {  /* every string inside a constant joins the table */
+    if (IS_INT(v)) return;
+    Obj *o = OBJ(v);
+    if (o->kind == K_STR) {
+        if (o->interned || str_lookup((const char *)o->it, o->len)) return;
+        for (uint64_t j = str_hash((const char *)o->it, o->len) & (NSTR - 1), k = 0; k < NSTR / 2; j = (j + 1) & (NSTR - 1), k++)
+            if (!STR_TABLE[j]) { o->interned = (uint16_t)(j + 1); STR_TABLE[j] = v; return; }
+        return;
+    }
+    if (o->kind == K_SEQ || o->kind == K_SET) for (uint32_t i = 0; i < o->len; i++) str_intern_all(c, o->it[i]);
+    if (o->kind == K_MAP) for (uint32_t i = 0; i < 2 * o->len; i++) str_intern_all(c, o->it[i]);
+}
+/* ---- the canonical encoding of a state: what its fingerprint hashes and the frontier keeps ---- */
+typedef struct { unsigned char *b; size_t n, cap; } Bytes;
+static void grow_slow(Bytes *o, size_t more) {
+    size_t cap = o->cap ? o->cap : 256; while (cap < o->n + more) cap *= 2;
+    unsigned char *b = realloc(o->b, cap); if (!b) abort();
+    o->b = b; o->cap = cap;
+}
+static inline void grow(Bytes *o, size_t more) { if (o->n + more > o->cap) grow_slow(o, more); }
+static inline void put_u(Bytes *o, uint64_t x) { grow(o, 10); while (x >= 0x80) { o->b[o->n++] = (unsigned char)(x | 0x80); x >>= 7; } o->b[o->n++] = (unsigned char)x; }
+static void encode(Bytes *o, V v) {
+    if (IS_INT(v)) { int64_t i = IVAL(v); grow(o, 1); o->b[o->n++] = 2; put_u(o, ((uint64_t)i << 1) ^ (uint64_t)(i >> 63)); return; }
+    Obj *x = OBJ(v);
+    switch (x->kind) {
+    case K_BOOL: grow(o, 1); o->b[o->n++] = (unsigned char)x->len; return;
+    case K_STR: {
+        uint16_t slot = x->interned;
+        if (!slot) { V same = str_lookup((const char *)x->it, x->len); if (same) slot = OBJ(same)->interned; }
+        if (slot) { grow(o, 3); o->b[o->n++] = 9; put_u(o, slot); return; }  /* a spec string: by its slot */
+        grow(o, 1); o->b[o->n++] = 3; put_u(o, x->len); grow(o, x->len); memcpy(o->b + o->n, x->it, x->len); o->n += x->len; return;
+    }
+    case K_SEQ: case K_SET: grow(o, 1); o->b[o->n++] = x->kind == K_SEQ ? 4 : 5; put_u(o, x->len); for (uint32_t i = 0; i < x->len; i++) encode(o, x->it[i]); return;
+    case K_MAP: grow(o, 1); o->b[o->n++] = 6; put_u(o, x->len); for (uint32_t i = 0; i < 2 * x->len; i++) encode(o, x->it[i]); return;
+    case K_INF: grow(o, 2); o->b[o->n++] = 7; o->b[o->n++] = (unsigned char)x->len; return;
+    }
+}
+/* a state's variable: a set, sequence or map gets its length in bytes after its tag (tag + 16),
+   so that finding where a variable starts skips the others without reading them */
+static void encode_var(Bytes *o, V v) {
+    if (IS_INT(v) || (OBJ(v)->kind != K_SEQ && OBJ(v)->kind != K_SET && OBJ(v)->kind != K_MAP)) { encode(o, v); return; }
+    size_t at = o->n;
+    encode(o, v);
+    size_t body = o->n - at - 1, width = 1;
+    for (size_t x = body; x >= 0x80; x >>= 7) width++;
+    grow(o, width);
+    memmove(o->b + at + 1 + width, o->b + at + 1, body);
+    o->b[at] += 16;
+    size_t w = at + 1;
+    for (size_t x = body; ; x >>= 7) { if (x >= 0x80) o->b[w++] = (unsigned char)(x | 0x80); else { o->b[w++] = (unsigned char)x; break; } }
+    o->n += width;
+}
+static inline uint64_t get_u(const unsigned char **p) { uint64_t x = 0; int s = 0; while (**p & 0x80) { x |= (uint64_t)(**p & 0x7F) << s; s += 7; (*p)++; } x |= (uint64_t)**p << s; (*p)++; return x; }
+static V decode(Ctx *c, const unsigned char **p) {
+    unsigned char t = *(*p)++;
+    if (t >= 16) { get_u(p); t -= 16; }  /* a variable's length in bytes (encode_var) */
+    switch (t) {
+    case 0: return VFALSE;
+    case 1: return VTRUE;
+    case 2: { uint64_t z = get_u(p); return MK_INT((int64_t)(z >> 1) ^ -(int64_t)(z & 1)); }
+    case 3: { uint64_t n = get_u(p); V s = str_lookup((const char *)*p, n); if (!s) s = str_of(c, (const char *)*p, n); *p += n; return s; }
+    case 4: case 5: { uint64_t n = get_u(p); Obj *o = obj(c, t == 4 ? K_SEQ : K_SET, (uint32_t)n, n); for (uint64_t i = 0; i < n; i++) o->it[i] = decode(c, p); return V_OF(o); }
+    case 6: { uint64_t n = get_u(p); Obj *o = obj(c, K_MAP, (uint32_t)n, 2 * n); for (uint64_t i = 0; i < 2 * n; i++) o->it[i] = decode(c, p); return V_OF(o); }
+    case 7: return *(*p)++ ? VINT : VNAT;
+    case 8: return VFAIL;
+    case 9: return STR_TABLE[get_u(p) - 1];
+    }
+    abort();
+}
+/* past one encoded value, building nothing */
+static void skip(const unsigned char **p) {
+    unsigned char t = *(*p)++;
+    if (t >= 16) { uint64_t n = get_u(p); *p += n; return; }
+    switch (t) {
+    case 2: case 9: get_u(p); return;
+    case 3: { uint64_t n = get_u(p); *p += n; return; }
+    case 4: case 5: { uint64_t n = get_u(p); for (uint64_t i = 0; i < n; i++) skip(p); return; }
+    case 6: { uint64_t n = get_u(p); for (uint64_t i = 0; i < 2 * n; i++) skip(p); return; }
+    case 7: (*p)++; return;
+    }
+}
+/* a variable read for the first time in this state: decoded from the parent's encoding (a
+   successor's variable is 0 where its action left the parent's value) */
+static V lazy(Ctx *c, int i) {
+    if (!c->par[i]) { const unsigned char *b = c->pbase + c->pvoff[i]; c->par[i] = decode(c, &b); }
+    return c->s[i] = c->par[i];
+}
+#define VAR(i) (c->s[i] ? c->s[i] : lazy(c, i))
+
+/* a 64-bit hash of the encoding (words mixed by multiplication, then murmur3's finaliser) */
+static uint64_t fingerprint(const unsigned char *b, size_t n) {
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ (n * 0xC2B2AE3D27D4EB4Full);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) { uint64_t w; memcpy(&w, b + i, 8); h = (h ^ (w * 0x87C37B91114253D5ull)) * 0x4CF5AD432745937Full; h ^= h >> 31; }
+    uint64_t w = 0; memcpy(&w, b + i, n - i); h = (h ^ (w * 0x87C37B91114253D5ull)) * 0x4CF5AD432745937Full;
+    h ^= h >> 33; h *= 0xFF51AFD7ED558CCDull; h ^= h >> 33; h *= 0xC4CEB9FE1A85EC53ull; h ^= h >> 33;
+    return h ? h : 1;
+}
+static void emit(Ctx *c, int act, const V *n);  /* search.c: record a successor */

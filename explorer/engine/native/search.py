@@ -1,0 +1,212 @@
+"""The native search: the spec compiled to C (codegen, loader) and searched breadth-first by
+`search.c`, with one result printed by Python.
+
+The C search returns counts and, for a violation or a deadlock, the path of successor ordinals
+from an initial state; the Python engine re-executes that path to build the trace it would have
+printed (and checks that the last state really violates what C said). An evaluation error in C
+(a wrong kind, a missing key, an integer past 63 bits, deep recursion) is never reported by C: the
+whole search is run again by the Python engine, which reports the located error exactly as it
+always does. Limits, Ctrl-C and SIGTERM are caught by Python's guard in the main thread while C
+runs in another (cffi releases the GIL), which then tells C to stop."""
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from explorer.engine.native.codegen import Unsupported, encode, generate
+from explorer.engine.native.loader import NativeUnavailable, load
+from explorer.engine.result import Result, Step, Stop, label_step, report_limit, report_stop
+from explorer.lang.model import Model
+from explorer.run.limits import LimitReached, Limits, guard
+from explorer.run.progress import publish
+
+_VERDICTS = {0: "holds", 1: "violated", 2: "deadlock", 3: "incomplete"}
+_STOPPED = {1: "max-states", 2: "max-depth"}
+
+
+def prepare(model: Model) -> tuple[Any, Any, list[bytes]]:
+    """(ffi, library, constants) for `model`, generated and loaded once per model; raises
+    Unsupported or NativeUnavailable."""
+    ready = getattr(model, "_native", None)
+    if ready is None:
+        generated = generate(model)
+        ffi, lib, _ = load(generated.source)
+        ready = model._native = (ffi, lib, generated.constants)
+    return ready
+
+
+def check_native(model: Model, deadlock: bool = True, limits: Limits | None = None, threads: int = 1,
+                 started: float | None = None) -> Result:
+    """Explore `model` with the native engine on `threads` threads; the same `Result` as
+    `search.check` gives, for every number of threads. `started`: when the run began (the time
+    limit and the reported time count from it)."""
+    limits = limits or Limits()
+    started = time.monotonic() if started is None else started
+    ffi, lib, constants = prepare(model)
+    with guard(limits, started):
+        found = _Initial()
+        try:
+            found.search(model, limits)
+            blob = b"".join(encode(x) for t in found.states for x in t)
+        except (LimitReached, KeyboardInterrupt, MemoryError) as stop:
+            return found.incomplete(model, stop, started)
+        except _Delegate:  # a violation or the state limit among the initial states
+            return _python(model, deadlock, limits, None)
+        except Exception:  # an evaluation error or an unsupported value
+            return _python(model, deadlock, limits, "the native engine met an evaluation error or an unsupported "
+                                                    "value in the initial states; the Python engine reported it")
+        initial = found.states
+        run = ffi.new("Run *")
+        run.generated, run.pruned = found.generated, found.pruned
+        run.deadlock = int(deadlock)
+        run.max_states = limits.max_states or 0
+        run.max_depth = limits.max_depth or 0
+        run.threads = threads
+        n_act = len(model.actions)
+        gen_by = ffi.new("uint64_t[]", max(n_act, 1))
+        new_by = ffi.new("uint64_t[]", max(n_act, 1))
+        consts = ffi.from_buffer(b"".join(constants) or b"\0")
+        init = ffi.from_buffer(blob or b"\0")
+        finished = threading.Event()  # not Thread.join: a signal inside it can mark a live thread done
+
+        def work() -> None:
+            try:
+                lib.search(run, consts, len(constants), init, len(initial), gen_by, new_by)
+            finally:
+                finished.set()
+        stopped_by = None
+        threading.Thread(target=work, daemon=True).start()
+        try:
+            while not finished.wait(0.05):
+                publish(run.level, run.distinct, run.queue, run.generated)
+        except (LimitReached, KeyboardInterrupt, MemoryError) as stop:
+            run.stop = 1
+            probe = Result("incomplete")
+            report_limit(probe, stop)  # disarms the guard: no second signal cuts the wait below
+            stopped_by = probe.stopped_by
+            _wait(finished)
+    try:
+        return _result(model, ffi, lib, run, initial, gen_by, new_by, stopped_by, started, deadlock, limits)
+    finally:
+        lib.release(run)
+
+
+class _Delegate(Exception):
+    """The Python engine gives this run's report (it stops while finding the initial states)."""
+
+
+class _Initial:
+    """The initial states, found lazily as the Python engine finds them (`search.check`), so that a
+    huge or infinite initial domain stops at the first violation or limit as it does there. Any
+    such stop is reported by the Python engine itself (it stops at the same state); the native
+    search gets the distinct initial states within the constraints, all satisfying the invariants."""
+
+    def __init__(self) -> None:
+        self.states: list[tuple] = []
+        self.generated = self.pruned = 0
+
+    def search(self, model: Model, limits: Limits) -> None:
+        seen: set = set()
+        constraints = [p.holds for p in model.constraints]
+        for t in model.initial():
+            self.generated += 1
+            if limits.max_states and len(self.states) >= limits.max_states:
+                raise _Delegate()
+            if t in seen:
+                continue
+            if not all(c(t) for c in constraints):
+                self.pruned += 1
+                if model.first_failing_invariant(t) >= 0:
+                    raise _Delegate()
+                continue
+            seen.add(t)
+            self.states.append(t)
+            if model.first_failing_invariant(t) >= 0:
+                raise _Delegate()
+        if not self.states:
+            raise _Delegate()
+
+    def incomplete(self, model: Model, stop: BaseException, started: float) -> Result:
+        """A limit or a signal while the initial states were found: what the Python engine says."""
+        result = Result("incomplete", fingerprints=True)
+        report_limit(result, stop)
+        result.engine = "native"
+        result.distinct, result.generated, result.pruned = len(self.states), self.generated, self.pruned
+        result.queue, result.depth = len(self.states), 1 if self.states else 0
+        result.actions = {a.name: {"generated": 0, "distinct": 0} for a in model.actions}
+        result.seconds = time.monotonic() - started
+        return result
+
+
+def _wait(finished: threading.Event) -> None:
+    """Until the C search has stopped (it must not outlive the memory it was given)."""
+    while not finished.is_set():
+        try:
+            finished.wait(0.1)
+        except (LimitReached, KeyboardInterrupt):
+            pass
+
+
+def _result(model: Model, ffi, lib, run, initial: list[tuple], gen_by, new_by, stopped_by: str | None,
+            started: float, deadlock: bool, limits: Limits) -> Result:
+    if run.verdict == 4:
+        return _python(model, deadlock, limits, "the native engine met an evaluation error; the Python engine "
+                                                "ran the search again to report it")
+    result = Result("holds", fingerprints=True)
+    result.engine = "native"
+    if run.verdict == 3:
+        result.verdict = "incomplete"
+        result.stopped_by = _STOPPED.get(run.stopped) or stopped_by or "interrupted"
+    elif run.verdict in (1, 2):
+        names = [p.name for p in model.invariants]
+        info = {"index": run.index, "queue": run.queue}
+        if run.verdict == 1:
+            info["property"] = names[run.prop]
+        stop = Stop(_VERDICTS[run.verdict], **info)
+        report_stop(model, result, stop, lambda i: _trace(model, ffi, lib, run, initial, i))
+        _confirm(model, result, run.prop if run.verdict == 1 else None)
+    else:
+        result.complete = True
+    for i, a in enumerate(model.actions):
+        result.actions[a.name] = {"generated": gen_by[i], "distinct": new_by[i]}
+    result.distinct, result.generated, result.pruned = run.distinct, run.generated, run.pruned
+    result.queue, result.depth = run.queue, run.depth
+    result.memory = {"fingerprints and trace records": run.bytes}
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def _trace(model: Model, ffi, lib, run, initial: list[tuple], index: int) -> list[Step]:
+    """The states to `index`, re-executed by the Python engine from the ordinals C recorded."""
+    n = lib.trace_path(run, index, ffi.NULL, 0)
+    buf = ffi.new("uint32_t[]", n)
+    lib.trace_path(run, index, buf, n)
+    states = [initial[buf[0]]]
+    for k in range(1, n):
+        flat = [t for succ in model.successors(states[-1]) for t in succ]
+        states.append(flat[buf[k]])
+    return [Step(None, {}, states[0])] + [label_step(model, a, b) for a, b in zip(states, states[1:])]
+
+
+def _confirm(model: Model, result: Result, prop: int | None) -> None:
+    """The Python engine agrees with what C found at the end of the trace, or this is a bug."""
+    last = result.trace[-1].state
+    if prop is not None:
+        ok = model.first_failing_invariant(last) == prop
+    else:
+        ok = not any(model.successors(last)) and not any(t.holds(last) for t in model.terminals)
+    if not ok:
+        raise AssertionError(f"the native engine's {result.verdict} state is not one for the Python engine")
+
+
+def _python(model: Model, deadlock: bool, limits: Limits, note: str | None) -> Result:
+    """The Python engine's search, for a report the native engine leaves to it (a located
+    evaluation error; a stop among the initial states, which the Python engine finds)."""
+    from explorer.engine.search import check
+    result = check(model, deadlock=deadlock, limits=limits, switch_at=1_000_000)  # as explore's AUTO_FINGERPRINTS
+    result.engine_note = note
+    return result
+
+
+__all__ = ["check_native", "prepare", "Unsupported", "NativeUnavailable"]

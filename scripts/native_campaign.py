@@ -1,0 +1,104 @@
+#!/usr/bin/env python
+"""A differential campaign: generated specs (tests/fuzzing.py) searched by the native engine and
+by the Python engine, which must agree exactly (verdict, counts, depth, queue, per-action counts,
+error, the trace state by state), with 1 and 2 threads.
+
+    python scripts/native_campaign.py --specs 20000 --seed 1 --jobs 2 --out /tmp/native-campaign
+
+Each spec runs in a worker process, so a crash of the native code (a segfault) costs one worker
+and is counted as a disagreement. Writes DIR/summary.json and, for each disagreement, the spec
+and both results under DIR/findings/; exits 1 if there is any."""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
+
+
+def one(seed: int, index: int) -> dict:
+    """Generate spec `index` of campaign `seed` and compare the engines on it."""
+    from engines import summary
+    from fuzzing import gen_spec
+
+    from explorer import Limits, load_model
+    from explorer.engine.explore import native_reason
+    from explorer.engine.native.search import check_native
+    from explorer.engine.search import check
+    from explorer.lang.errors import SpecError
+
+    rng = random.Random(f"{seed}-{index}")
+    text = gen_spec(rng).text
+    try:
+        model = load_model("t.spec", text=text)
+    except SpecError:
+        return {"index": index, "outcome": "not loaded"}
+    reason = native_reason(model)
+    if reason is not None:
+        return {"index": index, "outcome": "unsupported", "reason": reason}
+    deadlock = rng.random() < 0.5
+    limits = Limits(max_states=rng.choice([200, 3000, 20000]))
+    expected = summary(check(model, deadlock=deadlock, limits=limits))
+    for threads in (1, 2):
+        got = summary(check_native(model, deadlock=deadlock, limits=limits, threads=threads))
+        if got != expected:
+            return {"index": index, "outcome": "disagreement", "threads": threads, "text": text,
+                    "native": repr(got), "python": repr(expected)}
+    return {"index": index, "outcome": "agreed", "verdict": expected[0]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--specs", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--out", default="native-campaign")
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    (out / "findings").mkdir(parents=True, exist_ok=True)
+    counts: dict[str, int] = {}
+    verdicts: dict[str, int] = {}
+    started = time.monotonic()
+    pending = list(range(args.specs))
+    while pending:
+        pool = ProcessPoolExecutor(args.jobs)
+        futures = {pool.submit(one, args.seed, i): i for i in pending}
+        pending = []
+        for future, index in futures.items():
+            try:
+                record = future.result()
+            except BrokenProcessPool:  # a worker died: the native code crashed on this spec, or a neighbour did
+                record = {"index": index, "outcome": "crashed"}
+            except Exception as err:  # noqa: BLE001  (an exception is a finding too)
+                record = {"index": index, "outcome": "exception", "error": f"{type(err).__name__}: {err}"}
+            if record["outcome"] == "crashed" and counts.get("_retried", -1) < index:
+                pending.append(index)  # run it again alone in a fresh pool, to tell which spec crashed
+                counts["_retried"] = index
+                continue
+            counts[record["outcome"]] = counts.get(record["outcome"], 0) + 1
+            if record["outcome"] == "agreed":
+                verdicts[record["verdict"]] = verdicts.get(record["verdict"], 0) + 1
+            if record["outcome"] in ("disagreement", "crashed", "exception"):
+                (out / "findings" / f"{index}.json").write_text(json.dumps(record, indent=1))
+            done = sum(v for k, v in counts.items() if not k.startswith("_"))
+            if done % 500 == 0:
+                print(f"{done}/{args.specs} {counts}", flush=True)
+        pool.shutdown(cancel_futures=True)
+    counts.pop("_retried", None)
+    summary = {"specs": args.specs, "seed": args.seed, "outcomes": counts, "agreed_verdicts": verdicts,
+               "seconds": round(time.monotonic() - started, 1)}
+    (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    print(json.dumps(summary))
+    return 1 if any(counts.get(k) for k in ("disagreement", "crashed", "exception")) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,191 @@
+"""The native engine (issue 29): the spec compiled to C gives exactly the Python engine's results
+(verdict, counts, depth, queue, per-action counts, the trace) on every spec in the repo and on
+generated ones; an evaluation error is reported by the Python engine as always; `--engine`
+chooses, and says why when auto cannot take the native engine; limits and signals stop a native
+search with an honest incomplete report (exit 3). Without a C compiler every test here skips."""
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from engines import check_both, native_available, summary
+from fuzzing import gen_spec
+
+from explorer import Limits, load_model
+from explorer.engine.explore import choose_engine, explore
+from explorer.engine.native.codegen import encode
+from explorer.engine.native.loader import compiler
+from explorer.engine.native.search import check_native
+from explorer.engine.search import check
+from explorer.lang.errors import SpecError
+from explorer.lang.values import FALSE, TRUE, Map, Record
+
+ROOT = Path(__file__).resolve().parent.parent
+SPECS = sorted([*ROOT.glob("spec/**/*.spec"), *ROOT.glob("tests/specs/*.spec"), *ROOT.glob("bench/*.spec")])
+pytestmark = pytest.mark.skipif(compiler() is None, reason="no C compiler: the native engine is not available")
+
+
+def run_cli(*args: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "explorer", *args], capture_output=True, text=True, cwd=ROOT,
+                          timeout=timeout, env=env)
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_spec_in_the_repo_gives_the_python_result(spec):
+    model = load_model(spec)
+    assert native_available(model)
+    for deadlock in (True, False):
+        check_both(model, deadlock=deadlock, limits=Limits(max_states=20_000))
+
+
+@pytest.mark.parametrize("scenario", ["default", "route-interleaving", "route-fatal-failure",
+                                      "route-interleaving-p2", "route-pending-row"])
+def test_the_collector_routes_give_the_python_result(scenario):
+    from explorer.lang.config import config_constants
+    constants = config_constants(ROOT / "spec" / "collector.spec", scenario)
+    for cut in ("in_flight", "lowest_unfinished"):
+        model = load_model(ROOT / "spec" / "collector.spec", {**constants, "CUT": cut}, properties=[])
+        check_both(model, deadlock=False, limits=Limits(max_states=300_000))
+
+
+def test_generated_specs_give_the_python_result():
+    """A short native-vs-Python campaign (the long one: scripts/fuzz_campaign.py --native)."""
+    rng = random.Random(20261203)
+    compared = 0
+    for _ in range(120):
+        text = gen_spec(rng).text
+        try:
+            model = load_model("t.spec", text=text)
+        except SpecError:
+            continue
+        if not native_available(model):
+            continue
+        check_both(model, deadlock=rng.random() < 0.5, limits=Limits(max_states=3000))
+        compared += 1
+    assert compared >= 50
+
+
+@pytest.mark.parametrize("text", [
+    # a key outside a map's domain, found deep in the search
+    "var m = {1: 0}\nvar k = 1\naction a:\n    k' = k + 1\n    m' = m | {k + 1: m[k + 1]}\n",
+    # a division by zero in a guard, after some states
+    "var x = 3\naction a:\n    require 6 // x > 0\n    x' = x - 1\n",
+    # an integer past 63 bits (the Python engine's integers are unbounded)
+    "var x = 2\naction a:\n    require x < 2 ^ 40\n    x' = x * x\n",
+    # a forall whose body fails on one element and is false on another: false, not an error
+    'const S = {"a", "bb", ""}\nvar x = 0\naction a:\n    require forall s in S: 10 // len(s) > 3\n    x\' = 1\n',
+    # an invariant that cannot be evaluated
+    "var x = 0\naction a:\n    require x < 3\n    x' = x + 1\ninvariant i: 6 // (2 - x) >= 0\n",
+])
+def test_an_evaluation_error_is_reported_as_the_python_engine_reports_it(text):
+    model = load_model("t.spec", text=text)
+    expected = check(model)
+    got = check_native(model)
+    assert summary(got) == summary(expected)
+
+
+def test_values_are_encoded_canonically():
+    # equal values, equal bytes: sets in the canonical order, maps by key
+    assert encode(frozenset({3, 1, 2})) == encode(frozenset({2, 3, 1}))
+    assert encode(Map({"b": 1, "a": 2})) == encode(Map({"a": 2, "b": 1}))
+    assert encode(Record({"a": 1})) == encode(Map({"a": 1}))  # equal in the language, as in Python
+    assert encode(TRUE) != encode(FALSE) and encode(1) != encode(TRUE)
+    assert encode((1, 2)) != encode(frozenset({1, 2}))
+
+
+def test_records_and_maps_with_equal_items_are_one_state():
+    text = ('var r = [a = 1]\nvar n = 0\naction a:\n    require n < 2\n    r\' = if n == 0 then r | {"a": 1} else r\n'
+            "    n' = n + 1\n")
+    check_both(load_model("t.spec", text=text))
+
+
+def test_strings_compare_by_code_point_as_in_python():
+    text = ('const S = {"b", "ä", "a", "ab", ""}\nvar x = ""\naction a(s in S):\n    require x == ""\n    x\' = s\n'
+            "invariant first: x != min(S - {\"\"}) + \"\"\n")
+    r = check_both(load_model("t.spec", text=text))
+    assert r.verdict == "violated" and r.trace[-1].state == ("a",)
+
+
+def test_auto_uses_the_native_engine_and_says_why_when_it_cannot():
+    model = load_model("t.spec", text="var x = 0\naction a:\n    require x < 3\n    x' = x + 1\n")
+    assert choose_engine(model, "auto") == ("native", None)
+    big = load_model("t.spec", text="var x = 0\naction a:\n    require x < 3\n    x' = x + 100000000000000000000\n")
+    chosen, why = choose_engine(big, "auto")
+    assert chosen == "python" and "t.spec:4:" in why and "63 bits" in why
+    with pytest.raises(SpecError, match="63 bits"):
+        choose_engine(big, "native")
+    result = explore(big, Limits(), deadlock=False)
+    assert result.engine == "python" and result.verdict == "holds" and result.distinct == 4
+
+
+def test_cli_engine_native_on_an_unsupported_spec_is_exit_2(tmp_path):
+    spec = tmp_path / "big.spec"
+    spec.write_text("var x = 0\naction a:\n    require x < 3\n    x' = x + 100000000000000000000\n")
+    done = run_cli("check", str(spec), "--engine", "native")
+    assert done.returncode == 2 and "63 bits" in done.stderr and "Traceback" not in done.stderr
+    done = run_cli("check", str(spec))
+    assert done.returncode == 0 and "The Python engine ran:" in done.stdout and "big.spec:4:" in done.stdout
+
+
+def test_cli_without_a_c_compiler_runs_the_python_engine(tmp_path):
+    env = {**os.environ, "PATH": str(tmp_path), "CC": ""}
+    done = run_cli("check", "spec/examples/diehard.spec", "--json", str(tmp_path / "r.json"), env=env)
+    assert done.returncode == 1 and "no C compiler" in done.stdout
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["engine"] == "python" and data["verdict"] == "violated"
+    done = run_cli("check", "spec/examples/diehard.spec", "--engine", "native", env=env)
+    assert done.returncode == 2 and "no C compiler" in done.stderr
+
+
+def test_cli_output_names_the_native_engine_and_prints_the_same_trace():
+    native = run_cli("check", "spec/examples/diehard.spec", "--engine", "native")
+    python = run_cli("check", "spec/examples/diehard.spec", "--engine", "python")
+    assert native.returncode == python.returncode == 1
+    assert "native engine" in native.stdout
+    trace = lambda out: out[:out.index("Checks:")]  # noqa: E731  (the statistics differ: fingerprints, time)
+    assert trace(native.stdout) == trace(python.stdout)
+
+
+SLOW = ["spec/collector.spec", "--const", 'CUT="in_flight"', "--const", "PROMPTS=8", "--const", "STEPS=6",
+        "--const", "FAILURES=2", "--const", "TOLERATED_FAILURES=2", "--const", "CRASHES=2",
+        "--invariant", "retrained_bounded", "--no-deadlock", "--engine", "native"]
+
+
+def test_max_states_and_depth_stop_a_native_search_as_they_stop_the_python_one():
+    model = load_model(ROOT / "spec" / "examples" / "bakery.spec")
+    for limits in (Limits(max_states=500), Limits(max_depth=7), Limits(max_states=1)):
+        r = check_both(model, limits=limits)
+        assert r.verdict == "incomplete"
+
+
+def test_max_seconds_stops_a_native_search_within_a_second(tmp_path):
+    started = time.monotonic()
+    done = run_cli("check", *SLOW, "--max-seconds", "4", "--json", str(tmp_path / "r.json"))
+    elapsed = time.monotonic() - started
+    assert done.returncode == 3, done.stdout + done.stderr
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["stopped_by"] == "max-seconds" and data["engine"] == "native" and not data["complete"]
+    assert data["distinct_states"] > 0 and "INCOMPLETE" in done.stdout
+    assert data["seconds"] < 5.5 and elapsed < 30
+
+
+@pytest.mark.parametrize("sig, reason", [(signal.SIGTERM, "terminated"), (signal.SIGINT, "interrupted")])
+def test_a_signal_stops_a_native_search_with_an_incomplete_report(tmp_path, sig, reason):
+    out = tmp_path / "r.json"
+    proc = subprocess.Popen([sys.executable, "-m", "explorer", "check", *SLOW, "--json", str(out)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(6)
+    sent = time.monotonic()
+    proc.send_signal(sig)
+    stdout, _ = proc.communicate(timeout=60)
+    assert time.monotonic() - sent < 3
+    assert proc.returncode == 3 and "INCOMPLETE" in stdout
+    data = json.loads(out.read_text())
+    assert data["stopped_by"] == reason and not data["complete"]
