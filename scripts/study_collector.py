@@ -37,7 +37,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from explorer import Limits, check, check_liveness, load_model  # noqa: E402
+from explorer import Limits, check_liveness, load_model  # noqa: E402
+from explorer.engine.explore import explore  # noqa: E402
 from explorer.lang.config import config_constants  # noqa: E402
 from explorer.engine.replay import load_trace_file, replay  # noqa: E402
 from explorer.output.traces import format_replay  # noqa: E402
@@ -128,7 +129,8 @@ class Job:
 def run_job(job: Job) -> dict[str, Any]:
     consts = {**job.consts, "CUT": job.rule}
     invariants = {"loss": ["no_prompt_lost"], "retrain": ["retrained_bounded"]}.get(job.kind, [])
-    model = load_model(SPEC, consts, invariants=invariants)
+    # safety jobs check no temporal property, so `explore` runs the native engine where it can
+    model = load_model(SPEC, consts, invariants=invariants, properties=None if job.kind == "live" else [])
     started = time.monotonic()
     livelock = None
     if job.kind == "live":
@@ -136,7 +138,7 @@ def run_job(job: Job) -> dict[str, Any]:
         if result.loop is not None and result.loop_step is None:  # a stall: a livelock could hide behind it
             livelock = check_liveness(model, job.limits, cycles_only=True)
     else:
-        result = check(model, deadlock=job.kind == "stuck", limits=job.limits)
+        result = explore(model, job.limits, deadlock=job.kind == "stuck")
     seconds = time.monotonic() - started
     verdict = VERDICT.get(result.verdict, result.verdict)
     return {
