@@ -91,6 +91,17 @@ def test_an_evaluation_error_is_reported_as_the_python_engine_reports_it(text):
     assert summary(got) == summary(expected)
 
 
+def test_a_trace_past_the_records_kept_in_memory_is_rebuilt_from_the_file():
+    # 65,536 records stay in memory: the violation here comes after 160,000 states, with 1 and 2 threads
+    text = ("var x = 0\nvar y = 0\naction a:\n    require x < 400\n    x' = x + 1\naction b:\n    require y < 400\n"
+            "    y' = y + 1\ninvariant far: not (x == 399 and y == 398)\n")
+    model = load_model("t.spec", text=text)
+    expected = check(model)
+    assert expected.verdict == "violated" and expected.distinct > 150_000 and len(expected.trace) == 798
+    for threads in (1, 2):
+        assert summary(check_native(model, threads=threads)) == summary(expected)
+
+
 def test_values_are_encoded_canonically():
     # equal values, equal bytes: sets in the canonical order, maps by key
     assert encode(frozenset({3, 1, 2})) == encode(frozenset({2, 3, 1}))

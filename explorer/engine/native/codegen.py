@@ -32,6 +32,12 @@ _COMPARE = {"<": 0, "<=": 1, ">": 2, ">=": 3}
 FAILED = b"\x08"  # the encoding of a state-free expression that failed to evaluate
 
 
+def _ordered_binder(e: A.Expr, binders: list[A.Binder]) -> bool:
+    """Whether `e` is the one binder's own variable: its values come in the canonical order, once each."""
+    return (len(binders) == 1 and isinstance(e, A.Name) and e.ref is not None and e.ref.kind == "local"
+            and e.ref.target == binders[0].local)
+
+
 class Unsupported(Exception):
     """A value or construct the native engine cannot take: the Python engine runs instead."""
 
@@ -213,13 +219,16 @@ class _Gen:
             push = f"push(c, &{b}, {self.ex(e.elem)});"
             if e.cond is not None:
                 push = f"if ({self.cond(e.cond)}) {{ {push} }}"
-            return f"({{ Buf {b} = {{0}}; {self.loops(e.binders, push, build=True)} set_of(c, {b}.a, {b}.n); }})"
+            # `{x for x in S if P}`: the elements come in order and once each, nothing to sort
+            build = "set_sorted" if _ordered_binder(e.elem, e.binders) else "set_of"
+            return f"({{ Buf {b} = {{0}}; {self.loops(e.binders, push, build=True)} {build}(c, {b}.a, {b}.n); }})"
         if isinstance(e, A.MapComp):
             b = self.fresh()
             push = f"push(c, &{b}, {self.ex(e.key)}); push(c, &{b}, {self.ex(e.value)});"
             if e.cond is not None:
                 push = f"if ({self.cond(e.cond)}) {{ {push} }}"
-            return f"({{ Buf {b} = {{0}}; {self.loops(e.binders, push, build=True)} map_of(c, {b}.a, {b}.n / 2); }})"
+            build = "map_sorted" if _ordered_binder(e.key, e.binders) else "map_of"
+            return f"({{ Buf {b} = {{0}}; {self.loops(e.binders, push, build=True)} {build}(c, {b}.a, {b}.n / 2); }})"
         if isinstance(e, A.Choose):
             r, done = self.fresh(), self.fresh()
             body = f"if ({self.cond(e.body)}) {{ {r} = L_{e.binder.local}; goto {done}; }}"

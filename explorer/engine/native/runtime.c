@@ -6,6 +6,8 @@
 #include <setjmp.h>
 #include <pthread.h>
 #include <sys/mman.h>
+#include <stdio.h>
+#include <unistd.h>
 
 typedef uint64_t V;  /* an integer (low bit 1, 63 bits) or a pointer to an Obj */
 
@@ -149,6 +151,13 @@ static V set_of(Ctx *c, V *items, size_t n) {  /* items: scratch, reordered */
     Obj *o = obj(c, K_SET, 0, n); size_t m = 0;
     for (size_t i = 0; i < n; i++) if (!m || !eq(o->it[m - 1], items[i])) o->it[m++] = items[i];
     o->len = (uint32_t)m; return V_OF(o);
+}
+/* elements (pairs) already in the canonical order, each once: a domain's own elements, filtered */
+static V set_sorted(Ctx *c, const V *items, size_t n) {
+    Obj *o = obj(c, K_SET, (uint32_t)n, n); if (n) memcpy(o->it, items, n * sizeof(V)); return V_OF(o);
+}
+static V map_sorted(Ctx *c, const V *pairs, size_t n) {
+    Obj *o = obj(c, K_MAP, (uint32_t)n, 2 * n); if (n) memcpy(o->it, pairs, 2 * n * sizeof(V)); return V_OF(o);
 }
 static V seq_of(Ctx *c, const V *items, size_t n) {
     Obj *o = obj(c, K_SEQ, (uint32_t)n, n); memcpy(o->it, items, n * sizeof(V)); return V_OF(o);

@@ -25,7 +25,8 @@ typedef struct Run {
 } Run;
 
 #define CHUNK 256  /* parents a thread takes at once */
-#define WINDOW 128  /* chunks expanded before their new states are added */
+#define WINDOW 128
+#define RECORDS 65536  /* trace records kept in memory before they go to the file */  /* chunks expanded before their new states are added */
 
 typedef struct { Bytes data; size_t *off; size_t n, cap; } Level;
 
@@ -44,7 +45,7 @@ typedef struct {
 typedef struct Priv {
     Run *r;
     uint64_t *table; size_t mask, used;
-    uint32_t *parent, *ord; size_t n, cap;
+    uint32_t (*buf)[2]; size_t nbuf; FILE *file; size_t n;  /* trace records (see record) */
     Level cur, next;
     Chunk *chunks; size_t nchunks, cap_chunks;
     volatile size_t next_chunk;  /* the next chunk to take (atomic) */
@@ -97,12 +98,21 @@ static inline int table_has(const Priv *p, uint64_t fp) {
     while (p->table[j]) { if (p->table[j] == fp) return 1; j = (j + 1) & p->mask; }
     return 0;
 }
+/* each state's (parent, ordinal), in state order: appended to a temporary file a block at a
+   time (TLC keeps its trace on disk too), read back only to rebuild a trace */
 static void record(Priv *p, uint32_t parent, uint32_t ord) {
-    if (p->n == p->cap) {
-        p->cap = p->cap ? p->cap + p->cap / 2 : 4096;
-        p->parent = realloc(p->parent, p->cap * 4); p->ord = realloc(p->ord, p->cap * 4); if (!p->parent || !p->ord) abort();
+    if (p->nbuf == RECORDS) {
+        if (!p->file && !(p->file = tmpfile())) abort();
+        if (fwrite(p->buf, sizeof(uint32_t[2]), RECORDS, p->file) != RECORDS) abort();
+        p->nbuf = 0;
     }
-    p->parent[p->n] = parent; p->ord[p->n] = ord; p->n++;
+    p->buf[p->nbuf][0] = parent; p->buf[p->nbuf][1] = ord; p->nbuf++; p->n++;
+}
+static void record_at(Priv *p, uint64_t i, uint32_t out[2]) {
+    uint64_t flushed = p->n - p->nbuf;
+    if (i >= flushed) { out[0] = p->buf[i - flushed][0]; out[1] = p->buf[i - flushed][1]; return; }
+    fflush(p->file);
+    if (pread(fileno(p->file), out, 8, (off_t)(i * 8)) != 8) abort();
 }
 static void emit(Ctx *c, int act, const V *n) {
     if (*c->stop) longjmp(c->fail, 2);
@@ -226,6 +236,7 @@ int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned c
     memset(STR_TABLE, 0, sizeof STR_TABLE);
     for (size_t i = 0; i < nconsts; i++) { KT[i] = decode(&KCTX, &consts); str_intern_all(&KCTX, KT[i]); }
     Priv *p = calloc(1, sizeof(Priv)); r->priv = p; p->r = r;
+    p->buf = malloc(RECORDS * sizeof *p->buf);
     p->mask = (1u << 16) - 1; p->table = table_alloc(p->mask + 1);
     p->nthreads = r->threads > 0 ? r->threads : 1;
     p->ctx = calloc(p->nthreads, sizeof(Ctx));
@@ -317,7 +328,7 @@ out:
     if (r->verdict == 3) r->queue = nstates - head;
     if (r->verdict == 0) r->queue = 0;
     r->distinct = nstates; r->generated = generated;
-    r->bytes = (p->mask + 1) * 8 + p->cap * 8;
+    r->bytes = (p->mask + 1) * 8;
     p->quit = 1;
     if (p->nthreads > 1) {
         pthread_barrier_wait(&p->start);
@@ -330,13 +341,14 @@ out:
 /* the successor ordinals from an initial state to state `index` (the first is the initial state's) */
 int64_t trace_path(Run *r, int64_t index, uint32_t *out, int64_t max) {
     Priv *p = r->priv; int64_t n = 0;
-    for (int64_t i = index; ; i = p->parent[i]) { if (n < max) out[n] = p->ord[i]; n++; if (p->parent[i] == UINT32_MAX) break; }
+    uint32_t rec[2];
+    for (int64_t i = index; ; i = rec[0]) { record_at(p, (uint64_t)i, rec); if (n < max) out[n] = rec[1]; n++; if (rec[0] == UINT32_MAX) break; }
     for (int64_t a = 0, b = (n < max ? n : max) - 1; a < b; a++, b--) { uint32_t t = out[a]; out[a] = out[b]; out[b] = t; }
     return n;
 }
 void release(Run *r) {
     Priv *p = r->priv; if (!p) return;
-    table_free(p->table, p->mask + 1); free(p->parent); free(p->ord);
+    table_free(p->table, p->mask + 1); free(p->buf); if (p->file) fclose(p->file);
     free(p->cur.data.b); free(p->cur.off); free(p->next.data.b); free(p->next.off);
     for (size_t i = 0; i < p->cap_chunks; i++) {
         Chunk *k = &p->chunks[i];
