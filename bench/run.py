@@ -415,6 +415,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--java-opt", action="append", default=[], metavar="OPT",
                         help="an extra JVM option for TLC, e.g. --java-opt=-Xmx4g (repeatable)")
     parser.add_argument("--keep", metavar="DIR", help="keep the exports, JSON and outputs in DIR")
+    parser.add_argument("--tools", metavar="LIST",
+                        help="comma-separated words: run only the rows whose tool names one of them "
+                             "(e.g. native,TLC); by default every row")
     parser.add_argument("--explorer-fp", metavar="ARGS",
                         help="the `explorer check` arguments of its fingerprint mode, e.g. '--fp 64' "
                              "(default: detected from its --help)")
@@ -481,6 +484,8 @@ def main(argv: list[str] | None = None) -> int:
                     fp = (f"explorer {' '.join(opts['fp'])}", list(opts["fp"]))
                     # several workers in fingerprint mode only: one row, named for its mode
                     variants = [fp] if w > 1 and opts.get("workers_imply_fp") else variants + [fp]
+                if args.tools:
+                    variants = [(t, e) for t, e in variants if any(w_ in t.split() for w_ in args.tools.split(","))]
                 for tool, extra in variants:
                     if w > 1:
                         extra = extra + [a.replace("{w}", str(w)) for a in opts["workers"]]
@@ -501,7 +506,7 @@ def main(argv: list[str] | None = None) -> int:
                 runs.append(Run(model.name, "TLC", 1, notes=[f"not run: {err}"]))
                 failed = True
                 continue
-            for w in worker_counts:
+            for w in worker_counts if not args.tools or "TLC" in args.tools.split(",") else []:
                 r = run_tlc(model, tla, cfg, flag, w, java, jar, args.java_opt, args.timeout)
                 runs.append(r)
                 print(f"   TLC workers={w}: {fmt_int(r.distinct)} distinct in {r.seconds:.1f} s",
@@ -535,6 +540,7 @@ def main(argv: list[str] | None = None) -> int:
         section = "\n".join([
             f"Produced by `python bench/run.py{' --quick' if args.quick else ''}"
             f"{'' if args.models == parser.get_default('models') else ' --models ' + args.models}"
+            f"{' --tools ' + args.tools if args.tools else ''}"
             f" --markdown {args.markdown}` on {when}.",
             "",
             f"Machine: {machine()}; {java_version(java)}; {tlc_version} (`{jar}`).",

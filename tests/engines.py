@@ -21,9 +21,10 @@ def native_available(model: Model) -> bool:
 
 
 def check_both(model: Model, **kwargs) -> Result:
-    """`check(model, **kwargs)` (exact), asserted equal to the native engine's."""
+    """`check(model, **kwargs)` (exact), asserted equal to the native engine's on 1 and 2 threads."""
     expected = check(model, **kwargs)
     if native_available(model):
-        got = check_native(model, **kwargs)
-        assert summary(got) == summary(expected), (summary(got), summary(expected))
+        for threads in (1, 2):
+            got = check_native(model, threads=threads, **kwargs)
+            assert summary(got) == summary(expected), (threads, summary(got), summary(expected))
     return expected

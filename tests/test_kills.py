@@ -194,7 +194,7 @@ def kill_frozen(proc: subprocess.Popen, group: bool = False) -> tuple[dict[int, 
 @linux_only
 def test_sigkill_of_check_with_workers_leaves_no_worker_and_no_segment(tmp_path):
     marker = str(tmp_path / "run.json")
-    proc = start(tmp_path, "check", COUNTERS, "--const", "N=200", "--workers", "2", "--quiet", "--json", marker,
+    proc = start(tmp_path, "check", COUNTERS, "--const", "N=200", "--engine", "python", "--workers", "2", "--quiet", "--json", marker,
                  "--max-seconds", "60")
     tree, shm = {}, set()
     try:
@@ -216,7 +216,7 @@ def test_sigkill_of_the_whole_process_group_leaves_no_segment(tmp_path):
     """`kill -9 -PGID` (as a supervisor ends a job) kills the resource tracker too, which would
     otherwise unlink the segment: its name is gone once every worker maps it."""
     marker = str(tmp_path / "run.json")
-    proc = start(tmp_path, "check", COUNTERS, "--const", "N=200", "--workers", "2", "--quiet", "--json", marker,
+    proc = start(tmp_path, "check", COUNTERS, "--const", "N=200", "--engine", "python", "--workers", "2", "--quiet", "--json", marker,
                  "--max-seconds", "60", start_new_session=True)
     tree, shm = {}, set()
     try:
@@ -235,7 +235,7 @@ def test_sigkill_of_the_whole_process_group_leaves_no_segment(tmp_path):
 @linux_only
 def test_sigkill_of_a_sweep_leaves_no_point_and_no_segment(tmp_path):
     grid = tmp_path / "grid.toml"
-    grid.write_text("[constants]\nN = [150, 151]\n[limits]\nworkers = 2\nmax_seconds = 60\n")
+    grid.write_text("[constants]\nN = [150, 151]\n[limits]\nworkers = 2\nengine = \"python\"\nmax_seconds = 60\n")
     out = tmp_path / "out"
     marker = str(out)
     proc = start(tmp_path, "sweep", COUNTERS, "--grid", grid, "--jobs", "2", "--out", out)
@@ -257,7 +257,7 @@ def test_sigkill_of_a_sweep_leaves_no_point_and_no_segment(tmp_path):
 @linux_only
 def test_a_worker_killed_alone_makes_the_run_incomplete(tmp_path):
     marker = str(tmp_path / "run.json")
-    proc = start(tmp_path, "check", COUNTERS, "--const", "N=200", "--workers", "2", "--json", marker,
+    proc = start(tmp_path, "check", COUNTERS, "--const", "N=200", "--engine", "python", "--workers", "2", "--json", marker,
                  "--max-seconds", "60")
     tree, shm = {}, set()
     try:

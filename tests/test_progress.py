@@ -42,7 +42,7 @@ def test_plain_progress_lines_when_stderr_is_not_a_terminal(mode):
 
 
 def test_the_native_engine_reports_progress_too():
-    out = run(LONG[:-3] + ["3000000", "--engine", "native"])
+    out = run(LONG[:-3] + ["1000000", "--engine", "native"])
     assert out.returncode == 3, out.stderr
     found = [PLAIN.fullmatch(line) for line in out.stderr.splitlines() if line.startswith("Progress(")]
     assert len(found) >= 3 and all(found), out.stderr

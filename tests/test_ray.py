@@ -99,6 +99,8 @@ CRASHES = 2
 [check]
 invariants = ["retrained_bounded"]  # holds (MAX_RETRAINED = 1000): the big points search long
 deadlock = false
+[limits]
+engine = "python"  # long enough, on the Python engine, to be stopped while it searches
 """)
     out = tmp_path / "out"
     proc = subprocess.Popen([sys.executable, "-m", "explorer", "sweep", str(ROOT / "spec/collector.spec"),

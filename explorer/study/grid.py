@@ -37,6 +37,7 @@ from typing import Any
 
 from explorer.lang import ast as A
 from explorer.lang.checks import Checker, Ref, check_spec
+from explorer.engine.explore import ENGINES  # as `check --engine`
 from explorer.lang.compiler import eval_constant
 from explorer.lang.errors import EvalError, SpecError, did_you_mean
 from explorer.lang.model import override_error, parse_const_value, read_spec
@@ -47,7 +48,7 @@ from explorer.run.limits import Limits, memory_size  # the same sizes as --max-m
 TOP = {"description", "constants", "points", "exclude", "where", "size", "check", "limits"}
 CHECK = {"invariants": list, "properties": list, "deadlock": bool, "separately": bool, "stop_at_first": bool, "group_by": list}
 LIMITS = {"max_states": int, "max_depth": int, "max_seconds": (int, float), "max_memory": (int, str),
-          "fingerprints": bool, "workers": int, "skip_beyond_cut": bool}
+          "fingerprints": bool, "workers": int, "skip_beyond_cut": bool, "engine": str}
 MAX_NAME = 120  # characters of a point's name before it is shortened with a hash
 
 
@@ -74,6 +75,7 @@ class Grid:
     limits: Limits = field(default_factory=Limits)
     fingerprints: bool = False
     workers: int = 1
+    engine: str = "auto"  # as `check --engine`
     skip_beyond_cut: bool = False  # a point at or beyond one a state or depth limit cut is not run
     generated: int = 0  # points before `where` and [[exclude]] dropped some (duplicates merged)
 
@@ -216,6 +218,8 @@ def load_grid(grid_path: str | Path, spec_path: str | Path) -> Grid:
             unset = "the default" if key == "max_memory" else "no limit"
             raise src.error(f"{key} must be a finite number above 0, got {value} (leave it out for {unset})",
                             "limits", key)
+    if lim.get("engine", "auto") not in ENGINES:
+        raise src.error(f"engine: one of {', '.join(ENGINES)}, got {lim['engine']!r}", "limits", "engine")
     memory = lim.get("max_memory")
     if isinstance(memory, str):
         try:
@@ -228,7 +232,7 @@ def load_grid(grid_path: str | Path, spec_path: str | Path) -> Grid:
                 stop_at_first=check.get("stop_at_first", False), group_by=group_by,
                 limits=Limits(lim.get("max_states"), lim.get("max_depth"), lim.get("max_seconds"), memory),
                 fingerprints=lim.get("fingerprints", False), workers=lim.get("workers", 1),
-                skip_beyond_cut=lim.get("skip_beyond_cut", False), generated=len(generated))
+                engine=lim.get("engine", "auto"), skip_beyond_cut=lim.get("skip_beyond_cut", False), generated=len(generated))
 
 
 def _options(src: _Source, data: dict, table: str, allowed: dict[str, Any]) -> dict[str, Any]:

@@ -169,6 +169,8 @@ def command(spec: str, run: Run, grid: Grid) -> str | None:
                         ("--max-seconds", limits.max_seconds), ("--max-memory", limits.max_memory)):
         if value is not None:
             words += [flag, str(value)]
+    if grid.engine != "auto":
+        words += ["--engine", grid.engine]
     if grid.workers > 1:
         words += ["--workers", str(grid.workers)]
     elif grid.fingerprints:
@@ -178,7 +180,7 @@ def command(spec: str, run: Run, grid: Grid) -> str | None:
 
 def search_point(spec: str, constants: dict[str, Any], invariants: list[str] | None, deadlock: bool,
                  limits: Limits, fingerprints: bool, workers: int,
-                 properties: list[str] | None = None, text: str | None = None) -> dict[str, Any]:
+                 properties: list[str] | None = None, text: str | None = None, engine: str = "auto") -> dict[str, Any]:
     """One point, searched as `check` searches it; the result and its trace set as plain data.
     `text` is the spec's text (read from `spec` when absent), which is what the cache key hashed."""
 
@@ -194,7 +196,7 @@ def search_point(spec: str, constants: dict[str, Any], invariants: list[str] | N
                 disarm()
                 record.update(stopped_by=stop.reason)
                 return _finish(record, started)
-            result = explore(model, limits, deadlock, fingerprints=fingerprints, workers=workers)
+            result = explore(model, limits, deadlock, fingerprints=fingerprints, workers=workers, engine=engine)
     except SpecError as err:
         record.update(verdict="error", error=str(err))
         return _finish(record, started)
@@ -366,7 +368,7 @@ class Sweeper:
                     if not self._skipped(run):
                         pool.start(run, (self.grid.spec, run.point.constants, run.invariants, run.deadlock,
                                          self.limits, self.grid.fingerprints, self.grid.workers, run.properties,
-                                         self.spec_text))
+                                         self.spec_text, self.grid.engine))
                 for run, record in pool.ready(0.5):
                     self._done(run, record)
                     for moot in [r for r in pool.runs() if self._skipped(r)]:
