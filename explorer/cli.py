@@ -503,6 +503,8 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("export-tla", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_epilog("export-tla"), help="write the spec as a TLA+ module and a TLC config")
     _add_model_args(e)
     e.add_argument("-o", "--output", required=True, metavar="DIR")
+    e.add_argument("--invariant", action="append", metavar="NAME",
+                   help="export only these invariants (and no temporal property, unless --property names some)")
     _add_temporal_args(e)
     e.add_argument("--no-deadlock", action="store_true")
     e.add_argument("--terminal", choices=["refuse", "stutter", "invariant"], default="refuse",
