@@ -102,6 +102,21 @@ def test_a_trace_past_the_records_kept_in_memory_is_rebuilt_from_the_file():
         assert summary(check_native(model, threads=threads)) == summary(expected)
 
 
+@pytest.mark.parametrize("frontier_bytes", [1, 2_000])
+@pytest.mark.parametrize("invariant", ["not (x == 399 and y == 398)", "x + y <= 800"])
+def test_a_frontier_spilled_to_disk_gives_the_same_result(frontier_bytes, invariant):
+    # 1 byte: every state of a level goes to the file; 2,000 bytes: a level's first 83 states stay in
+    # memory and the rest are read back from the file, chunks straddling the two
+    text = ("var x = 0\nvar y = 0\naction a:\n    require x < 400\n    x' = x + 1\naction b:\n    require y < 400\n"
+            f"    y' = y + 1\nconstraint c: x < 390 or y < 395\ninvariant i: {invariant}\n")
+    model = load_model("t.spec", text=text)
+    expected = check(model)
+    for threads in (1, 2):
+        got = check_native(model, threads=threads, frontier_bytes=frontier_bytes)
+        assert summary(got) == summary(expected)
+        assert got.memory["frontier states written to disk"] > 10_000
+
+
 def test_values_are_encoded_canonically():
     # equal values, equal bytes: sets in the canonical order, maps by key
     assert encode(frozenset({3, 1, 2})) == encode(frozenset({2, 3, 1}))

@@ -47,8 +47,8 @@ class Unsupported(Exception):
 
 
 def encode(v: Any) -> bytes:
-    """A value in the runtime's canonical encoding (runtime.c `encode`): sets in the canonical
-    order, maps by key."""
+    """A value as runtime.c `decode` reads it (the constants, the initial states): sets in the
+    canonical order, maps by key."""
     out = bytearray()
     _encode(v, out)
     return bytes(out)
@@ -319,7 +319,7 @@ class _Gen:
             inner = f"do {{ {inner} }} while (0);"
         else:
             inner = self.loops(a.params, inner)
-        return (f"static void act_{index}(Ctx *c, V *s) {{\n    V n[NV_ALLOC]; memcpy(n, s, NV * sizeof(V));\n"
+        return (f"static void act_{index}(Ctx *c, V *s) {{\n    V n[NV_ALLOC]; memcpy(n, s, NV_ALLOC * sizeof(V));\n"
                 f"    {inner}\n}}")
 
     def stmts(self, body: list[A.Node], tail: bool = True) -> str:

@@ -15,8 +15,9 @@ enum { K_BOOL = 0, K_INT = 1, K_STR = 2, K_SEQ = 3, K_SET = 4, K_MAP = 6, K_INF 
 
 typedef struct Obj {
     uint16_t kind;
-    uint16_t interned;  /* a string of the spec's (its slot + 1 in STR_TABLE): equal strings are this one object */
+    uint16_t interned;  /* a string of the spec's: its slot + 1 in STR_TABLE (equal strings, equal slots) */
     uint32_t len;   /* elements (a map: pairs; a string: bytes) */
+    uint64_t hash;  /* a frozen value's content hash (see freeze); 0: a value in a state's arena */
     V it[];         /* SEQ, SET: elements; MAP: key, value, key, value...; STR: the bytes */
 } Obj;
 
@@ -37,10 +38,7 @@ typedef struct Ctx {
     Block *first, *cur;
     char *top, *end;
     jmp_buf fail;
-    V *s;                /* the state evaluated: a variable still 0 is read from the parent (lazy) */
-    V *par;              /* the parent being expanded, its encoding and where each variable starts */
-    const unsigned char *pbase;
-    const uint32_t *pvoff;
+    V *s;                /* the state evaluated: one frozen value per variable */
     uint64_t gen;
     uint64_t *memo_gen;
     V *memo;
@@ -48,16 +46,16 @@ typedef struct Ctx {
     /* successors of the state being expanded */
     V *succ; int *succ_act; size_t nsucc, cap_succ;
     volatile int *stop;  /* Python asked the search to stop: leave even a state's expansion */
-    uint64_t *fps; size_t *starts; size_t cap_fp;  /* the successors' fingerprints and encodings */
+    struct Store *store; /* where this searcher freezes the values of the states it finds */
 } Ctx;
 
-static Obj TRUE_OBJ = {K_BOOL, 0, 1}, FALSE_OBJ = {K_BOOL, 0, 0};
-static Obj NAT_OBJ = {K_INF, 0, 0}, INT_OBJ = {K_INF, 0, 1};
+static Obj TRUE_OBJ = {K_BOOL, 0, 1, 0x5851F42D4C957F2Dull}, FALSE_OBJ = {K_BOOL, 0, 0, 0x14057B7EF767814Full};
+static Obj NAT_OBJ = {K_INF, 0, 0, 0x2545F4914F6CDD1Dull}, INT_OBJ = {K_INF, 0, 1, 0x9FB21C651E98DF25ull};
 #define VTRUE ((V)(uintptr_t)&TRUE_OBJ)
 #define VFALSE ((V)(uintptr_t)&FALSE_OBJ)
 #define VNAT ((V)(uintptr_t)&NAT_OBJ)
 #define VINT ((V)(uintptr_t)&INT_OBJ)
-static Obj FAIL_OBJ = {99, 0, 0};  /* a state-free expression that failed to evaluate (codegen.FAILED) */
+static Obj FAIL_OBJ = {99, 0, 0, 0x3C6EF372FE94F82Bull};  /* a state-free expression that failed to evaluate (codegen.FAILED) */
 #define VFAIL ((V)(uintptr_t)&FAIL_OBJ)
 #define BOOLV(b) ((b) ? VTRUE : VFALSE)
 #define MAX_RANGE 1000000
@@ -94,7 +92,7 @@ static void *arena(Ctx *c, size_t n) {
 static void arena_reset(Ctx *c) { c->cur = c->first; c->top = c->first->data; c->end = c->first->data + c->first->size; }
 static Obj *obj(Ctx *c, uint32_t kind, uint32_t len, size_t words) {
     Obj *o = arena(c, sizeof(Obj) + words * sizeof(V));
-    o->kind = (uint16_t)kind; o->interned = 0; o->len = len; return o;
+    o->kind = (uint16_t)kind; o->interned = 0; o->len = len; o->hash = 0; return o;
 }
 #define V_OF(o) ((V)(uintptr_t)(o))
 
@@ -120,7 +118,9 @@ static int cmp(V a, V b) {
 }
 static inline int eq(V a, V b) {
     if (a == b) return 1;
-    if (IS_INT(a) || IS_INT(b) || (OBJ(a)->interned && OBJ(b)->interned)) return 0;
+    if (IS_INT(a) || IS_INT(b)) return 0;
+    if (OBJ(a)->interned && OBJ(b)->interned) return OBJ(a)->interned == OBJ(b)->interned;
+    if (OBJ(a)->hash && OBJ(b)->hash && OBJ(a)->hash != OBJ(b)->hash) return 0;  /* two frozen values */
     return cmp(a, b) == 0;
 }
 
@@ -442,50 +442,10 @@ static void str_intern_all(Ctx *c, V v) {  /* every string inside a constant joi
     if (o->kind == K_SEQ || o->kind == K_SET) for (uint32_t i = 0; i < o->len; i++) str_intern_all(c, o->it[i]);
     if (o->kind == K_MAP) for (uint32_t i = 0; i < 2 * o->len; i++) str_intern_all(c, o->it[i]);
 }
-/* ---- the canonical encoding of a state: what its fingerprint hashes and the frontier keeps ---- */
-typedef struct { unsigned char *b; size_t n, cap; } Bytes;
-static void grow_slow(Bytes *o, size_t more) {
-    size_t cap = o->cap ? o->cap : 256; while (cap < o->n + more) cap *= 2;
-    unsigned char *b = realloc(o->b, cap); if (!b) abort();
-    o->b = b; o->cap = cap;
-}
-static inline void grow(Bytes *o, size_t more) { if (o->n + more > o->cap) grow_slow(o, more); }
-static inline void put_u(Bytes *o, uint64_t x) { grow(o, 10); while (x >= 0x80) { o->b[o->n++] = (unsigned char)(x | 0x80); x >>= 7; } o->b[o->n++] = (unsigned char)x; }
-static void encode(Bytes *o, V v) {
-    if (IS_INT(v)) { int64_t i = IVAL(v); grow(o, 1); o->b[o->n++] = 2; put_u(o, ((uint64_t)i << 1) ^ (uint64_t)(i >> 63)); return; }
-    Obj *x = OBJ(v);
-    switch (x->kind) {
-    case K_BOOL: grow(o, 1); o->b[o->n++] = (unsigned char)x->len; return;
-    case K_STR: {
-        uint16_t slot = x->interned;
-        if (!slot) { V same = str_lookup((const char *)x->it, x->len); if (same) slot = OBJ(same)->interned; }
-        if (slot) { grow(o, 3); o->b[o->n++] = 9; put_u(o, slot); return; }  /* a spec string: by its slot */
-        grow(o, 1); o->b[o->n++] = 3; put_u(o, x->len); grow(o, x->len); memcpy(o->b + o->n, x->it, x->len); o->n += x->len; return;
-    }
-    case K_SEQ: case K_SET: grow(o, 1); o->b[o->n++] = x->kind == K_SEQ ? 4 : 5; put_u(o, x->len); for (uint32_t i = 0; i < x->len; i++) encode(o, x->it[i]); return;
-    case K_MAP: grow(o, 1); o->b[o->n++] = 6; put_u(o, x->len); for (uint32_t i = 0; i < 2 * x->len; i++) encode(o, x->it[i]); return;
-    case K_INF: grow(o, 2); o->b[o->n++] = 7; o->b[o->n++] = (unsigned char)x->len; return;
-    }
-}
-/* a state's variable: a set, sequence or map gets its length in bytes after its tag (tag + 16),
-   so that finding where a variable starts skips the others without reading them */
-static void encode_var(Bytes *o, V v) {
-    if (IS_INT(v) || (OBJ(v)->kind != K_SEQ && OBJ(v)->kind != K_SET && OBJ(v)->kind != K_MAP)) { encode(o, v); return; }
-    size_t at = o->n;
-    encode(o, v);
-    size_t body = o->n - at - 1, width = 1;
-    for (size_t x = body; x >= 0x80; x >>= 7) width++;
-    grow(o, width);
-    memmove(o->b + at + 1 + width, o->b + at + 1, body);
-    o->b[at] += 16;
-    size_t w = at + 1;
-    for (size_t x = body; ; x >>= 7) { if (x >= 0x80) o->b[w++] = (unsigned char)(x | 0x80); else { o->b[w++] = (unsigned char)x; break; } }
-    o->n += width;
-}
+/* ---- decoding the values Python hands over (codegen.encode): the constants, the initial states ---- */
 static inline uint64_t get_u(const unsigned char **p) { uint64_t x = 0; int s = 0; while (**p & 0x80) { x |= (uint64_t)(**p & 0x7F) << s; s += 7; (*p)++; } x |= (uint64_t)**p << s; (*p)++; return x; }
 static V decode(Ctx *c, const unsigned char **p) {
     unsigned char t = *(*p)++;
-    if (t >= 16) { get_u(p); t -= 16; }  /* a variable's length in bytes (encode_var) */
     switch (t) {
     case 0: return VFALSE;
     case 1: return VTRUE;
@@ -495,37 +455,107 @@ static V decode(Ctx *c, const unsigned char **p) {
     case 6: { uint64_t n = get_u(p); Obj *o = obj(c, K_MAP, (uint32_t)n, 2 * n); for (uint64_t i = 0; i < 2 * n; i++) o->it[i] = decode(c, p); return V_OF(o); }
     case 7: return *(*p)++ ? VINT : VNAT;
     case 8: return VFAIL;
-    case 9: return STR_TABLE[get_u(p) - 1];
     }
     abort();
 }
-/* past one encoded value, building nothing */
-static void skip(const unsigned char **p) {
-    unsigned char t = *(*p)++;
-    if (t >= 16) { uint64_t n = get_u(p); *p += n; return; }
-    switch (t) {
-    case 2: case 9: get_u(p); return;
-    case 3: { uint64_t n = get_u(p); *p += n; return; }
-    case 4: case 5: { uint64_t n = get_u(p); for (uint64_t i = 0; i < n; i++) skip(p); return; }
-    case 6: { uint64_t n = get_u(p); for (uint64_t i = 0; i < 2 * n; i++) skip(p); return; }
-    case 7: (*p)++; return;
-    }
-}
-/* a variable read for the first time in this state: decoded from the parent's encoding (a
-   successor's variable is 0 where its action left the parent's value) */
-static V lazy(Ctx *c, int i) {
-    if (!c->par[i]) { const unsigned char *b = c->pbase + c->pvoff[i]; c->par[i] = decode(c, &b); }
-    return c->s[i] = c->par[i];
-}
-#define VAR(i) (c->s[i] ? c->s[i] : lazy(c, i))
+/* ---- frozen values: the states' values, hash-consed (LTSmin's chunk tables, SPIN's packed vector)
 
-/* a 64-bit hash of the encoding (words mixed by multiplication, then murmur3's finaliser) */
-static uint64_t fingerprint(const unsigned char *b, size_t n) {
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ (n * 0xC2B2AE3D27D4EB4Full);
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) { uint64_t w; memcpy(&w, b + i, 8); h = (h ^ (w * 0x87C37B91114253D5ull)) * 0x4CF5AD432745937Full; h ^= h >> 31; }
-    uint64_t w = 0; memcpy(&w, b + i, n - i); h = (h ^ (w * 0x87C37B91114253D5ull)) * 0x4CF5AD432745937Full;
-    h ^= h >> 33; h *= 0xFF51AFD7ED558CCDull; h ^= h >> 33; h *= 0xC4CEB9FE1A85EC53ull; h ^= h >> 33;
+   A state is NV words, one per variable: an integer inline, or a pointer to a frozen value. A
+   frozen value is immutable and lives until the search ends; it carries the hash of its content,
+   and each searcher keeps one copy of each value it froze (its Store), so a successor shares
+   every value it did not change with its parent and costs one lookup per value it did. Nothing
+   is encoded or decoded: a parent is read in place, a state's fingerprint mixes its values'
+   hashes. The hash depends on the content only (not on which searcher froze what first), so the
+   fingerprints, and every result, are the same for any number of threads. */
+static inline uint64_t mix(uint64_t x) {
+    x ^= x >> 33; x *= 0xFF51AFD7ED558CCDull; x ^= x >> 33; x *= 0xC4CEB9FE1A85EC53ull; x ^= x >> 33; return x;
+}
+static uint64_t hv(V v);
+static uint64_t hash_of(Obj *o) {  /* the content hash of a value whose children are frozen or not */
+    uint64_t h = mix(((uint64_t)o->kind << 40) ^ o->len ^ 0x6A09E667F3BCC909ull);
+    if (o->kind == K_STR) {
+        const unsigned char *b = (const unsigned char *)o->it;
+        for (uint32_t i = 0; i < o->len; i++) h = (h ^ b[i]) * 0x100000001B3ull;
+    } else {
+        uint32_t n = o->kind == K_MAP ? 2 * o->len : (o->kind == K_SEQ || o->kind == K_SET) ? o->len : 0;
+        for (uint32_t i = 0; i < n; i++) h = (h ^ hv(o->it[i])) * 0x9E3779B97F4A7C15ull + (h >> 29);
+    }
+    h = mix(h);
     return h ? h : 1;
 }
+static uint64_t hv(V v) {
+    if (IS_INT(v)) return mix(v * 0xD6E8FEB86659FD93ull);
+    Obj *o = OBJ(v);
+    return o->hash ? o->hash : hash_of(o);
+}
+
+typedef struct Store {
+    Block *first;
+    char *top, *end;
+    uint64_t *hs; Obj **ps; size_t mask, used;  /* open addressing: hash, value */
+    size_t bytes;
+} Store;
+static Store *store_new(void) {
+    Store *st = calloc(1, sizeof(Store));
+    st->mask = 1023; st->hs = calloc(st->mask + 1, 8); st->ps = calloc(st->mask + 1, sizeof(Obj *));
+    if (!st->hs || !st->ps) abort();
+    return st;
+}
+static void store_free(Store *st) {
+    if (!st) return;
+    Block *b = st->first; while (b) { Block *n = b->next; free(b); b = n; }
+    free(st->hs); free(st->ps); free(st);
+}
+static Obj *store_alloc(Store *st, size_t n) {
+    n = (n + 15) & ~(size_t)15;
+    if ((size_t)(st->end - st->top) < n) {
+        size_t size = n > (1u << 20) ? n : (1u << 20);
+        Block *b = malloc(sizeof(Block) + size); if (!b) abort();
+        b->size = size; b->next = st->first; st->first = b; st->top = b->data; st->end = b->data + size;
+        st->bytes += size;
+    }
+    void *p = st->top; st->top += n; return p;
+}
+static void store_grow(Store *st) {
+    size_t size = 2 * (st->mask + 1);
+    uint64_t *hs = calloc(size, 8); Obj **ps = calloc(size, sizeof(Obj *)); if (!hs || !ps) abort();
+    for (size_t i = 0; i <= st->mask; i++) if (st->ps[i]) {
+        size_t j = st->hs[i] & (size - 1); while (ps[j]) j = (j + 1) & (size - 1);
+        hs[j] = st->hs[i]; ps[j] = st->ps[i];
+    }
+    free(st->hs); free(st->ps); st->hs = hs; st->ps = ps; st->mask = size - 1;
+}
+static size_t obj_size(const Obj *o) {
+    size_t words = o->kind == K_STR ? (o->len + 7) / 8 : o->kind == K_MAP ? 2 * (size_t)o->len
+                 : (o->kind == K_SEQ || o->kind == K_SET) ? o->len : 0;
+    return sizeof(Obj) + words * sizeof(V);
+}
+/* v as a frozen value: its children frozen first, then this searcher's copy of it (made now if
+   it has none). An arena value's children are replaced by their frozen copies in place (equal
+   values, so whatever else points at them is unchanged). */
+static V freeze(Store *st, V v) {
+    if (IS_INT(v) || OBJ(v)->hash) return v;
+    Obj *o = OBJ(v);
+    if (o->kind != K_STR) {
+        uint32_t n = o->kind == K_MAP ? 2 * o->len : o->len;
+        for (uint32_t i = 0; i < n; i++) o->it[i] = freeze(st, o->it[i]);
+    }
+    uint64_t h = hash_of(o);
+    size_t size = obj_size(o);
+    size_t j = h & st->mask;
+    for (; st->ps[j]; j = (j + 1) & st->mask)
+        if (st->hs[j] == h) {
+            Obj *x = st->ps[j];
+            if (x->kind == o->kind && x->len == o->len && !memcmp(x->it, o->it, o->kind == K_STR ? o->len : size - sizeof(Obj)))
+                return V_OF(x);
+        }
+    Obj *x = store_alloc(st, size);
+    memcpy(x, o, size); x->hash = h;
+    if (o->kind == K_STR && !x->interned) { V same = str_lookup((const char *)x->it, x->len); if (same) x->interned = OBJ(same)->interned; }
+    st->hs[j] = h; st->ps[j] = x; st->used++;
+    if (2 * st->used > st->mask + 1) store_grow(st);
+    return V_OF(x);
+}
+#define VAR(i) (c->s[i])
+
 static void emit(Ctx *c, int act, const V *n);  /* search.c: record a successor */

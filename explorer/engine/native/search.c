@@ -2,8 +2,8 @@
 /* ---- the breadth-first search (appended after the spec's generated code) ----
 
    Level by level. Each level's states are cut into chunks; N threads expand chunks (phase A:
-   successors, their encodings and fingerprints, dropping those seen at earlier levels, and the
-   constraint and invariants of the rest); then one thread walks the chunks in order (phase B),
+   successors, their values frozen and their fingerprints, dropping those seen at earlier levels,
+   and the constraint and invariants of the rest); then one thread walks the chunks in order (phase B),
    adding the new states to the fingerprint table and the next level. Phase B visits successors in
    exactly the order of a one-thread search (parents in order, each parent's successors in order),
    so the first occurrence of a state wins, and every verdict, count and trace is the same for
@@ -15,6 +15,8 @@ typedef struct Run {
     volatile int stop;           /* set by Python: a limit, Ctrl-C or SIGTERM */
     volatile uint64_t distinct, generated, level, queue;  /* progress */
     uint64_t pruned, depth, bytes;
+    uint64_t frontier_bytes;     /* a level keeps this much in memory, the rest on disk */
+    uint64_t spilled;            /* states written to disk */
     int verdict;                 /* 0 holds, 1 violated, 2 deadlock, 3 incomplete, 4 evaluation error */
     int stopped;                 /* incomplete: 1 max-states, 2 max-depth, 3 stopped by Python */
     int prop;                    /* the violated invariant */
@@ -28,15 +30,29 @@ typedef struct Run {
 #define WINDOW 128
 #define RECORDS 65536  /* trace records kept in memory before they go to the file */  /* chunks expanded before their new states are added */
 
-typedef struct { Bytes data; size_t *off; size_t n, cap; } Level;
+/* a state's fingerprint: the sum of its variables' hashes, each mixed with its variable's number
+   (Zobrist hashing), so a successor's is its parent's with the terms of the variables it changed
+   replaced, without reading the values it left alone */
+static inline uint64_t fp_term(int i, V v) { return mix(hv(v) ^ ((uint64_t)(i + 1) * 0x9E3779B97F4A7C15ull)); }
+static uint64_t state_fp(const V *w) {
+    uint64_t h = 0;
+    for (int i = 0; i < NV; i++) h += fp_term(i, w[i]);
+    return h;
+}
+#define FP_KEY(h) ((h) ? (h) : 1)  /* 0 marks an empty slot of the table */
+/* a level's states (NV_ALLOC words each) and their fingerprints: the first `limit` in memory, the
+   rest appended to a temporary file (the frontier spilled to disk past Run.frontier_bytes) */
+typedef struct { V *w; uint64_t *fp; size_t n, nmem, cap, limit; FILE *file; } Level;
+#define STATE_BYTES (NV_ALLOC * sizeof(V) + 8)
 
 /* what phase A found for the parents of one chunk, in order */
 typedef struct {
     size_t first, n;             /* parents: positions [first, first + n) of the level */
-    Bytes data;                  /* the candidates' encodings */
+    V *pw; uint64_t *pfp;        /* the parents, read from the level */
+    V *w;                        /* the candidates' words (NV_ALLOC each) */
     size_t ncand, cap;
-    uint64_t *fp; uint32_t *start, *end, *parent, *ord; int16_t *act, *inv; uint8_t *pruned;
-    uint32_t *cnt;               /* successors per parent and action: n * NA */
+    uint64_t *fp; uint32_t *parent, *ord; int16_t *act, *inv; uint8_t *pruned;
+    uint32_t *cnt;               /* successors per parent and action: n * NV */
     uint8_t *dead;               /* per parent: no successor and no terminal condition holds */
     int error;                   /* an evaluation error (the Python engine will report it) */
     int stopped;                 /* Python asked to stop while this chunk was expanded */
@@ -47,7 +63,8 @@ typedef struct Priv {
     uint64_t *table; size_t mask, used;
     uint32_t (*buf)[2]; size_t nbuf; FILE *file; size_t n;  /* trace records (see record) */
     Level cur, next;
-    Chunk *chunks; size_t nchunks, cap_chunks;
+    Chunk *chunks; size_t cap_chunks;  /* two windows' chunks: one expanded while the other is added */
+    Chunk *active; size_t nchunks;     /* the window phase A expands */
     volatile size_t next_chunk;  /* the next chunk to take (atomic) */
     Ctx *ctx;                    /* one per thread */
     int nthreads;
@@ -55,11 +72,38 @@ typedef struct Priv {
     volatile int quit;
 } Priv;
 
-static void level_push(Level *l, const unsigned char *b, size_t n) {
-    if (l->n + 1 >= l->cap) { l->cap = l->cap ? 2 * l->cap : 1024; l->off = realloc(l->off, l->cap * sizeof(size_t)); if (!l->off) abort(); if (l->n == 0) l->off[0] = 0; }
-    grow(&l->data, n); memcpy(l->data.b + l->data.n, b, n); l->data.n += n; l->off[++l->n] = l->data.n;
+static void level_push(Level *l, const V *w, uint64_t fp) {
+    if (l->nmem < l->limit) {
+        if (l->nmem == l->cap) {
+            l->cap = l->cap ? 2 * l->cap : 1024; if (l->cap > l->limit) l->cap = l->limit;
+            l->w = realloc(l->w, l->cap * NV_ALLOC * sizeof(V)); l->fp = realloc(l->fp, l->cap * 8); if (!l->w || !l->fp) abort();
+        }
+        memcpy(l->w + l->nmem * NV_ALLOC, w, NV_ALLOC * sizeof(V)); l->fp[l->nmem++] = fp; l->n++;
+        return;
+    }
+    if (!l->file) { if (!(l->file = tmpfile())) abort(); setvbuf(l->file, NULL, _IOFBF, 1 << 20); }
+    if (fwrite(w, NV_ALLOC * sizeof(V), 1, l->file) != 1 || fwrite(&fp, 8, 1, l->file) != 1) abort();
+    l->n++;
 }
-static void level_clear(Level *l) { l->data.n = 0; l->n = 0; if (l->cap) l->off[0] = 0; }
+static void level_clear(Level *l) {
+    l->n = l->nmem = 0;
+    if (l->file) { fflush(l->file); if (ftruncate(fileno(l->file), 0)) abort(); rewind(l->file); }
+}
+static void level_done(Level *l) { if (l->file) fflush(l->file); }  /* written: now read by every thread */
+/* states [first, first + n) of a level, copied out (from memory, or read from the file) */
+static void level_get(const Level *l, size_t first, size_t n, V *w, uint64_t *fp) {
+    size_t i = first;
+    for (; i < first + n && i < l->nmem; i++) { memcpy(w + (i - first) * NV_ALLOC, l->w + i * NV_ALLOC, NV_ALLOC * sizeof(V)); fp[i - first] = l->fp[i]; }
+    if (i == first + n) return;
+    size_t m = first + n - i;
+    unsigned char *buf = malloc(m * STATE_BYTES); if (!buf) abort();
+    if (pread(fileno(l->file), buf, m * STATE_BYTES, (off_t)((i - l->nmem) * STATE_BYTES)) != (ssize_t)(m * STATE_BYTES)) abort();
+    for (size_t k = 0; k < m; k++, i++) {
+        memcpy(w + (i - first) * NV_ALLOC, buf + k * STATE_BYTES, NV_ALLOC * sizeof(V));
+        memcpy(&fp[i - first], buf + k * STATE_BYTES + NV_ALLOC * sizeof(V), 8);
+    }
+    free(buf);
+}
 
 /* the table's memory: zeroed pages, in huge pages where the kernel gives them (a lookup is a
    random access: with 4 KiB pages most of them also miss the TLB) */
@@ -75,29 +119,32 @@ static uint64_t *table_alloc(size_t slots) {
 static void table_free(uint64_t *t, size_t slots) { munmap(t, slots * 8); }
 
 /* open addressing on 64-bit fingerprints (0 = empty), at most 3/4 full */
+static void table_grow(Priv *p) {
+    size_t size = 2 * (p->mask + 1); uint64_t *t = table_alloc(size);
+    for (size_t i = 0; i <= p->mask; i++) if (p->table[i]) { size_t j = p->table[i] & (size - 1); while (t[j]) j = (j + 1) & (size - 1); t[j] = p->table[i]; }
+    table_free(p->table, p->mask + 1); p->table = t; p->mask = size - 1;
+}
 static void table_add(Priv *p, uint64_t fp) {
-    if (4 * (p->used + 1) > 3 * (p->mask + 1)) {
-        size_t size = 2 * (p->mask + 1); uint64_t *t = table_alloc(size);
-        for (size_t i = 0; i <= p->mask; i++) if (p->table[i]) { size_t j = p->table[i] & (size - 1); while (t[j]) j = (j + 1) & (size - 1); t[j] = p->table[i]; }
-        table_free(p->table, p->mask + 1); p->table = t; p->mask = size - 1;
-    }
-    if (!fp) return;
+    if (4 * (p->used + 1) > 3 * (p->mask + 1)) table_grow(p);
     size_t j = fp & p->mask;
     while (p->table[j]) { if (p->table[j] == fp) return; j = (j + 1) & p->mask; }
     p->table[j] = fp; p->used++;
 }
 /* adds fp unless it is there: whether it was new (one probe sequence for both) */
 static int table_insert(Priv *p, uint64_t fp) {
-    if (4 * (p->used + 1) > 3 * (p->mask + 1)) table_add(p, 0);  /* grows the table (0 is never added) */
+    if (4 * (p->used + 1) > 3 * (p->mask + 1)) table_grow(p);
     size_t j = fp & p->mask;
     while (p->table[j]) { if (p->table[j] == fp) return 0; j = (j + 1) & p->mask; }
-    p->table[j] = fp; p->used++; return 1;
+    __atomic_store_n(&p->table[j], fp, __ATOMIC_RELAXED); p->used++; return 1;
 }
+/* read by phase A while phase B adds (never while the table grows): a slot is 0 or a whole fingerprint */
 static inline int table_has(const Priv *p, uint64_t fp) {
-    size_t j = fp & p->mask;
-    while (p->table[j]) { if (p->table[j] == fp) return 1; j = (j + 1) & p->mask; }
+    size_t j = fp & p->mask; uint64_t x;
+    while ((x = __atomic_load_n(&p->table[j], __ATOMIC_RELAXED))) { if (x == fp) return 1; j = (j + 1) & p->mask; }
     return 0;
 }
+/* room for n more fingerprints without growing (phase B must not move the table under phase A) */
+static void table_reserve(Priv *p, size_t n) { while (4 * (p->used + n + 1) > 3 * (p->mask + 1)) table_grow(p); }
 /* each state's (parent, ordinal), in state order: appended to a temporary file a block at a
    time (TLC keeps its trace on disk too), read back only to rebuild a trace */
 static void record(Priv *p, uint32_t parent, uint32_t ord) {
@@ -121,7 +168,7 @@ static void emit(Ctx *c, int act, const V *n) {
         c->succ = realloc(c->succ, c->cap_succ * NV_ALLOC * sizeof(V)); c->succ_act = realloc(c->succ_act, c->cap_succ * sizeof(int));
         if (!c->succ || !c->succ_act) longjmp(c->fail, 2);
     }
-    memcpy(c->succ + c->nsucc * NV_ALLOC, n, NV * sizeof(V)); c->succ_act[c->nsucc++] = act;
+    memcpy(c->succ + c->nsucc * NV_ALLOC, n, NV_ALLOC * sizeof(V)); c->succ_act[c->nsucc++] = act;
 }
 
 static void ctx_init(Ctx *c, volatile int *stop) {
@@ -130,87 +177,91 @@ static void ctx_init(Ctx *c, volatile int *stop) {
     c->cur = c->first; arena_reset(c);
     c->memo_gen = calloc(NMEMO + 1, 8); c->memo = calloc(NMEMO + 1, sizeof(V));
     c->stop = stop;
+    c->store = store_new();
 }
 static void ctx_free(Ctx *c) {
     Block *b = c->first; while (b) { Block *n = b->next; free(b); b = n; }
-    free(c->memo_gen); free(c->memo); free(c->succ); free(c->succ_act); free(c->fps); free(c->starts);
+    free(c->memo_gen); free(c->memo); free(c->succ); free(c->succ_act); store_free(c->store);
 }
 static inline void enter(Ctx *c, V *s) { c->s = s; c->gen++; c->depth = 0; }
 
-static void cand_push(Chunk *k, uint64_t fp, size_t start, uint32_t parent, uint32_t ord, int act, int inv, int pruned) {
+static void cand_push(Chunk *k, const V *w, uint64_t fp, uint32_t parent, uint32_t ord, int act) {
     if (k->ncand == k->cap) {
         k->cap = k->cap ? 2 * k->cap : 1024;
-        k->fp = realloc(k->fp, k->cap * 8); k->end = realloc(k->end, k->cap * 4); k->start = realloc(k->start, k->cap * 4); k->parent = realloc(k->parent, k->cap * 4);
+        k->w = realloc(k->w, k->cap * NV_ALLOC * sizeof(V)); k->fp = realloc(k->fp, k->cap * 8); k->parent = realloc(k->parent, k->cap * 4);
         k->ord = realloc(k->ord, k->cap * 4); k->act = realloc(k->act, k->cap * 2); k->inv = realloc(k->inv, k->cap * 2);
         k->pruned = realloc(k->pruned, k->cap);
-        if (!k->fp || !k->end || !k->start || !k->parent || !k->ord || !k->act || !k->inv || !k->pruned) abort();
+        if (!k->w || !k->fp || !k->parent || !k->ord || !k->act || !k->inv || !k->pruned) abort();
     }
     size_t i = k->ncand++;
-    k->fp[i] = fp; k->start[i] = (uint32_t)start; k->parent[i] = parent; k->ord[i] = ord; k->act[i] = (int16_t)act;
-    k->inv[i] = (int16_t)inv; k->pruned[i] = (uint8_t)pruned;
+    memcpy(k->w + i * NV_ALLOC, w, NV_ALLOC * sizeof(V));
+    k->fp[i] = fp; k->parent[i] = parent; k->ord[i] = ord; k->act[i] = (int16_t)act;
 }
 
-/* phase A for one chunk: expand its parents */
+/* phase A for one chunk: expand its parents (their successors' changed values frozen, each
+   successor's slot in the table prefetched), then drop the successors seen at earlier levels and
+   evaluate the constraints and invariants of the rest (by then the slots are in the cache) */
 static void expand_chunk(Priv *p, Ctx *c, Chunk *k) {
     Run *r = p->r;
-    uint32_t voff[NV_ALLOC + 1];
-    k->ncand = 0; k->data.n = 0; k->error = 0; k->stopped = 0;
+    k->ncand = 0; k->error = 0; k->stopped = 0;
+    level_get(&p->cur, k->first, k->n, k->pw, k->pfp);
     for (size_t q = 0; q < k->n; q++) {
-        size_t pos = k->first + q;
         if (r->stop) { k->stopped = 1; return; }
+        V *s = k->pw + q * NV_ALLOC;
+        uint64_t pfp = k->pfp[q];
         arena_reset(c);
-        V *s = arena(c, NV_ALLOC * sizeof(V));
-        const unsigned char *base = p->cur.data.b + p->cur.off[pos], *b = base;
-        for (int i = 0; i < NV; i++) { voff[i] = (uint32_t)(b - base); s[i] = 0; skip(&b); }  /* decoded when read */
-        voff[NV] = (uint32_t)(b - base);
-        c->par = s; c->pbase = base; c->pvoff = voff;
         int code = setjmp(c->fail);
         if (code) { if (code == 2) k->stopped = 1; else k->error = 1; return; }
         enter(c, s); c->nsucc = 0;
         uint32_t *cnt = k->cnt + q * NA_ALLOC;
         for (int a = 0; a < NA; a++) { size_t before = c->nsucc; ACTIONS[a](c, s); cnt[a] = (uint32_t)(c->nsucc - before); }
-        /* encode every successor and prefetch its slot in the table, then look them up */
-        if (c->nsucc > c->cap_fp) {
-            c->cap_fp = 2 * c->nsucc; c->fps = realloc(c->fps, c->cap_fp * 8); c->starts = realloc(c->starts, c->cap_fp * sizeof(size_t));
-            if (!c->fps || !c->starts) abort();
-        }
         for (size_t i = 0; i < c->nsucc; i++) {
             V *t = c->succ + i * NV_ALLOC;
-            size_t start = k->data.n;
-            /* the variables the action left as they were are copied from the parent's encoding, a
-               run of them at a time, not encoded again */
-            int from = 0;
-            for (int v = 0; v <= NV; v++) {
-                if (v < NV && (!t[v] || t[v] == s[v])) continue;
-                if (from < v) { size_t n = voff[v] - voff[from]; grow(&k->data, n); memcpy(k->data.b + k->data.n, base + voff[from], n); k->data.n += n; }
-                if (v < NV) encode_var(&k->data, t[v]);
-                from = v + 1;
-            }
-            c->starts[i] = start;
-            c->fps[i] = fingerprint(k->data.b + start, k->data.n - start);
-            __builtin_prefetch(&p->table[c->fps[i] & p->mask]);
-        }
-        for (size_t i = 0; i < c->nsucc; i++) {
-            if (table_has(p, c->fps[i])) continue;
-            V *t = c->succ + i * NV_ALLOC;
-            int pruned = 0;
-            if (NC) { enter(c, t); pruned = !constraints_ok(c, t); }
-            enter(c, t);
-            int inv = invariant_first(c, t);
-            cand_push(k, c->fps[i], c->starts[i], (uint32_t)q, (uint32_t)i, c->succ_act[i], inv, pruned);
-            k->end[k->ncand - 1] = (uint32_t)(i + 1 < c->nsucc ? c->starts[i + 1] : k->data.n);
+            uint64_t fp = pfp;
+            for (int v = 0; v < NV; v++) if (t[v] != s[v]) { t[v] = freeze(c->store, t[v]); fp += fp_term(v, t[v]) - fp_term(v, s[v]); }
+            __builtin_prefetch(&p->table[FP_KEY(fp) & p->mask]);
+            cand_push(k, t, fp, (uint32_t)q, (uint32_t)i, c->succ_act[i]);
         }
         k->dead[q] = 0;
         if (c->nsucc == 0 && r->deadlock) { enter(c, s); k->dead[q] = !terminal_any(c, s); }
     }
+    size_t m = 0;
+    if (setjmp(c->fail)) { k->error = 1; return; }
+    for (size_t i = 0; i < k->ncand; i++) {
+        if (table_has(p, FP_KEY(k->fp[i]))) continue;
+        V *t = k->w + i * NV_ALLOC;
+        arena_reset(c);
+        int pruned = 0;
+        if (NC) { enter(c, t); pruned = !constraints_ok(c, t); }
+        enter(c, t);
+        int inv = invariant_first(c, t);
+        if (m != i) {
+            memcpy(k->w + m * NV_ALLOC, t, NV_ALLOC * sizeof(V));
+            k->fp[m] = k->fp[i]; k->parent[m] = k->parent[i]; k->ord[m] = k->ord[i]; k->act[m] = k->act[i];
+        }
+        k->inv[m] = (int16_t)inv; k->pruned[m] = (uint8_t)pruned; m++;
+    }
+    k->ncand = m;
 }
 
 static void phase_a(Priv *p, Ctx *c) {
     for (;;) {
         size_t i = __atomic_fetch_add(&p->next_chunk, 1, __ATOMIC_RELAXED);
         if (i >= p->nchunks) return;
-        expand_chunk(p, c, &p->chunks[i]);
+        expand_chunk(p, c, &p->active[i]);
     }
+}
+
+/* window w of the level (chunks of `total`) as the one phase A expands next, in the other half
+   of the chunks from the window before it */
+static void window_set(Priv *p, size_t w, size_t total) {
+    Chunk *set = p->chunks + (w % 2) * WINDOW;
+    size_t first = w * WINDOW, n = total - first < WINDOW ? total - first : WINDOW;
+    for (size_t i = 0; i < n; i++) {
+        set[i].first = (first + i) * CHUNK;
+        set[i].n = first + i + 1 < total ? CHUNK : p->cur.n - (first + i) * CHUNK;
+    }
+    p->active = set; p->nchunks = n; p->next_chunk = 0;
 }
 
 typedef struct { Priv *p; Ctx *c; } Worker;
@@ -234,11 +285,15 @@ int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned c
     arena_reset(&KCTX);
     free(KT); KT = malloc((nconsts + 1) * sizeof(V));
     memset(STR_TABLE, 0, sizeof STR_TABLE);
-    for (size_t i = 0; i < nconsts; i++) { KT[i] = decode(&KCTX, &consts); str_intern_all(&KCTX, KT[i]); }
+    store_free(KCTX.store); KCTX.store = store_new();
+    for (size_t i = 0; i < nconsts; i++) { KT[i] = freeze(KCTX.store, decode(&KCTX, &consts)); str_intern_all(&KCTX, KT[i]); }
     Priv *p = calloc(1, sizeof(Priv)); r->priv = p; p->r = r;
     p->buf = malloc(RECORDS * sizeof *p->buf);
     p->mask = (1u << 16) - 1; p->table = table_alloc(p->mask + 1);
     p->nthreads = r->threads > 0 ? r->threads : 1;
+    size_t limit = r->frontier_bytes ? r->frontier_bytes / STATE_BYTES : SIZE_MAX;
+    p->cur.limit = p->next.limit = limit ? limit : 1;
+    r->spilled = 0;
     p->ctx = calloc(p->nthreads, sizeof(Ctx));
     for (int i = 0; i < p->nthreads; i++) ctx_init(&p->ctx[i], &r->stop);
     Ctx *c = &p->ctx[0];
@@ -253,42 +308,55 @@ int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned c
     uint64_t generated = r->generated, head = 0, nstates = 0;
     r->verdict = 0; r->index = -1; r->uncounted = 0; r->level = 1;
     const unsigned char *q = init;
-    Bytes canon = {0};  /* the C encoding (a spec string by its slot), as successors are encoded */
+    V w[NV_ALLOC] = {0};
     for (size_t k = 0; k < ninit; k++) {
-        arena_reset(c); canon.n = 0;
-        for (int i = 0; i < NV; i++) encode_var(&canon, decode(c, &q));
-        table_add(p, fingerprint(canon.b, canon.n)); record(p, UINT32_MAX, (uint32_t)k); level_push(&p->cur, canon.b, canon.n); nstates++;
+        arena_reset(c);
+        for (int i = 0; i < NV; i++) w[i] = freeze(c->store, decode(c, &q));
+        uint64_t fp = state_fp(w);
+        table_add(p, FP_KEY(fp)); record(p, UINT32_MAX, (uint32_t)k); level_push(&p->cur, w, fp); nstates++;
     }
-    free(canon.b);
+    level_done(&p->cur);
+    r->spilled += p->cur.n - p->cur.nmem;
     r->distinct = nstates; r->depth = 1;
     for (uint64_t level = 1; p->cur.n; level++) {
         if (level > 1) { r->level = level; if (r->max_depth && (int64_t)level > r->max_depth) { r->verdict = 3; r->stopped = 2; goto out; } }
-        /* the level in windows of WINDOW chunks: phase A on every thread, then phase B (the
-           candidates of one window at a time are in memory, not a whole level's) */
-        size_t total = (p->cur.n + CHUNK - 1) / CHUNK;
-        if (p->cap_chunks < WINDOW) {
-            p->chunks = calloc(WINDOW, sizeof(Chunk));
-            for (size_t i = 0; i < WINDOW; i++) { p->chunks[i].cnt = malloc(CHUNK * NA_ALLOC * 4); p->chunks[i].dead = malloc(CHUNK); }
-            p->cap_chunks = WINDOW;
-        }
-        for (size_t w = 0; w < total; w += WINDOW) {
-            p->nchunks = total - w < WINDOW ? total - w : WINDOW;
-            for (size_t i = 0; i < p->nchunks; i++) {
-                p->chunks[i].first = (w + i) * CHUNK;
-                p->chunks[i].n = w + i + 1 < total ? CHUNK : p->cur.n - (w + i) * CHUNK;
+        /* the level in windows of WINDOW chunks: phase A expands a window on every thread, phase B
+           adds its candidates on this one (one window's candidates are in memory, not a whole
+           level's). With several threads, phase B of a window runs while the other threads
+           expand the next one, and this thread joins them when it is done. */
+        size_t total = (p->cur.n + CHUNK - 1) / CHUNK, nwin = (total + WINDOW - 1) / WINDOW;
+        if (p->cap_chunks < 2 * WINDOW) {
+            p->chunks = calloc(2 * WINDOW, sizeof(Chunk));
+            for (size_t i = 0; i < 2 * WINDOW; i++) {
+                Chunk *k = &p->chunks[i];
+                k->cnt = malloc(CHUNK * NA_ALLOC * 4); k->dead = malloc(CHUNK);
+                k->pw = malloc(CHUNK * NV_ALLOC * sizeof(V)); k->pfp = malloc(CHUNK * 8);
+                if (!k->cnt || !k->dead || !k->pw || !k->pfp) abort();
             }
-            p->next_chunk = 0;
-            if (p->nthreads > 1) pthread_barrier_wait(&p->start);
-            phase_a(p, c);
-            if (p->nthreads > 1) pthread_barrier_wait(&p->done);
+            p->cap_chunks = 2 * WINDOW;
+        }
+        int pipeline = p->nthreads > 1;
+        window_set(p, 0, total);
+        if (pipeline) pthread_barrier_wait(&p->start);
+        phase_a(p, c);
+        if (pipeline) pthread_barrier_wait(&p->done);
+        for (size_t w = 0; w < nwin; w++) {
+            Chunk *set = p->active; size_t nset = p->nchunks;
+            int launched = 0;
+            if (w + 1 < nwin && pipeline) {
+                size_t ncand = 0; for (size_t ci = 0; ci < nset; ci++) ncand += set[ci].ncand;
+                table_reserve(p, ncand);
+                window_set(p, w + 1, total);
+                pthread_barrier_wait(&p->start); launched = 1;
+            }
             /* phase B: the chunks in order, as a one-thread search visits them */
-            for (size_t ci = 0; ci < p->nchunks; ci++) {
-                Chunk *k = &p->chunks[ci];
+            for (size_t ci = 0; ci < nset; ci++) {
+                Chunk *k = &set[ci];
                 size_t j = 0;  /* the next candidate */
                 for (size_t qq = 0; qq < k->n; qq++, head++) {
-                    if (r->max_states && nstates >= r->max_states) { r->verdict = 3; r->stopped = 1; goto out; }
+                    if (r->max_states && nstates >= r->max_states) { r->verdict = 3; r->stopped = 1; goto end; }
                     if (k->stopped || k->error) {  /* the chunk's expansion stopped at or before this parent */
-                        r->verdict = k->error ? 4 : 3; if (!k->error) r->stopped = 3; goto out;
+                        r->verdict = k->error ? 4 : 3; if (!k->error) r->stopped = 3; goto end;
                     }
                     if ((head & 255) == 0) { r->distinct = nstates; r->queue = nstates - head; r->generated = generated; }
                     const uint32_t *cnt = k->cnt + qq * NA_ALLOC;
@@ -296,7 +364,8 @@ int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned c
                     for (int a = 0; a < NA; a++) {
                         gen_by[a] += cnt[a]; generated += cnt[a];
                         for (; j < k->ncand && k->parent[j] == qq && k->act[j] == a; j++) {
-                            uint64_t fp = k->fp[j];
+                            if (j + 16 < k->ncand) __builtin_prefetch(&p->table[FP_KEY(k->fp[j + 16]) & p->mask]);
+                            uint64_t fp = FP_KEY(k->fp[j]);
                             /* a pruned state is never added: it is pruned (and counted) each time it is reached */
                             if (k->pruned[j] ? table_has(p, fp) : !table_insert(p, fp)) continue;  /* an earlier parent reached it */
                             uint32_t after = first_of_act + cnt[a] - k->ord[j] - 1;  /* its action's successors after it */
@@ -304,25 +373,35 @@ int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned c
                                 r->pruned++;
                                 if (k->inv[j] >= 0) {
                                     record(p, (uint32_t)head, k->ord[j]); r->verdict = 1; r->prop = k->inv[j]; r->index = (int64_t)p->n - 1; r->uncounted = 1;
-                                    r->queue = nstates - head - 1; gen_by[a] -= after; generated -= after; goto out;
+                                    r->queue = nstates - head - 1; gen_by[a] -= after; generated -= after; goto end;
                                 }
                                 continue;
                             }
                             record(p, (uint32_t)head, k->ord[j]);
-                            level_push(&p->next, k->data.b + k->start[j], k->end[j] - k->start[j]);
+                            level_push(&p->next, k->w + j * NV_ALLOC, k->fp[j]);
                             new_by[a]++; nstates++; r->depth = level + 1;
                             if (k->inv[j] >= 0) {
                                 r->verdict = 1; r->prop = k->inv[j]; r->index = (int64_t)nstates - 1; r->queue = nstates - head - 2;
-                                gen_by[a] -= after; generated -= after; goto out;
+                                gen_by[a] -= after; generated -= after; goto end;
                             }
                         }
                         first_of_act += cnt[a];
                     }
-                    if (k->dead[qq]) { r->verdict = 2; r->index = (int64_t)head; r->queue = nstates - head - 1; goto out; }
+                    if (k->dead[qq]) { r->verdict = 2; r->index = (int64_t)head; r->queue = nstates - head - 1; goto end; }
                 }
             }
+            if (w + 1 < nwin) {
+                if (!launched) window_set(p, w + 1, total);
+                phase_a(p, c);
+                if (launched) pthread_barrier_wait(&p->done);
+            }
+            continue;
+        end:  /* a verdict: the next window's expansion, if under way, is let go first */
+            if (launched) { __atomic_store_n(&p->next_chunk, p->nchunks, __ATOMIC_RELAXED); pthread_barrier_wait(&p->done); }
+            goto out;
         }
-        Level t = p->cur; p->cur = p->next; p->next = t; level_clear(&p->next);
+        r->spilled += p->next.n - p->next.nmem;
+        Level t = p->cur; p->cur = p->next; p->next = t; level_clear(&p->next); level_done(&p->cur);
     }
 out:
     if (r->verdict == 3) r->queue = nstates - head;
@@ -349,10 +428,11 @@ int64_t trace_path(Run *r, int64_t index, uint32_t *out, int64_t max) {
 void release(Run *r) {
     Priv *p = r->priv; if (!p) return;
     table_free(p->table, p->mask + 1); free(p->buf); if (p->file) fclose(p->file);
-    free(p->cur.data.b); free(p->cur.off); free(p->next.data.b); free(p->next.off);
+    free(p->cur.w); free(p->cur.fp); free(p->next.w); free(p->next.fp);
+    if (p->cur.file) fclose(p->cur.file); if (p->next.file) fclose(p->next.file);
     for (size_t i = 0; i < p->cap_chunks; i++) {
         Chunk *k = &p->chunks[i];
-        free(k->data.b); free(k->fp); free(k->start); free(k->end); free(k->parent); free(k->ord); free(k->act); free(k->inv); free(k->pruned); free(k->cnt); free(k->dead);
+        free(k->w); free(k->fp); free(k->parent); free(k->ord); free(k->act); free(k->inv); free(k->pruned); free(k->cnt); free(k->dead); free(k->pw); free(k->pfp);
     }
     free(p->chunks);
     for (int i = 0; i < p->nthreads; i++) ctx_free(&p->ctx[i]);

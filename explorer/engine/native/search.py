@@ -22,6 +22,7 @@ from explorer.run.limits import LimitReached, Limits, guard
 from explorer.run.progress import publish
 
 _VERDICTS = {0: "holds", 1: "violated", 2: "deadlock", 3: "incomplete"}
+FRONTIER_BYTES = 128 << 20  # a level keeps this much in memory; the rest goes to a temporary file
 _STOPPED = {1: "max-states", 2: "max-depth"}
 
 
@@ -37,10 +38,11 @@ def prepare(model: Model) -> tuple[Any, Any, list[bytes]]:
 
 
 def check_native(model: Model, deadlock: bool = True, limits: Limits | None = None, threads: int = 1,
-                 started: float | None = None) -> Result:
+                 started: float | None = None, frontier_bytes: int = FRONTIER_BYTES) -> Result:
     """Explore `model` with the native engine on `threads` threads; the same `Result` as
     `search.check` gives, for every number of threads. `started`: when the run began (the time
-    limit and the reported time count from it)."""
+    limit and the reported time count from it). `frontier_bytes`: how much of a level stays in
+    memory before the rest is written to disk."""
     limits = limits or Limits()
     started = time.monotonic() if started is None else started
     ffi, lib, constants = prepare(model)
@@ -63,6 +65,7 @@ def check_native(model: Model, deadlock: bool = True, limits: Limits | None = No
         run.max_states = limits.max_states or 0
         run.max_depth = limits.max_depth or 0
         run.threads = threads
+        run.frontier_bytes = frontier_bytes
         n_act = len(model.actions)
         gen_by = ffi.new("uint64_t[]", max(n_act, 1))
         new_by = ffi.new("uint64_t[]", max(n_act, 1))
@@ -172,7 +175,7 @@ def _result(model: Model, ffi, lib, run, initial: list[tuple], gen_by, new_by, s
         result.actions[a.name] = {"generated": gen_by[i], "distinct": new_by[i]}
     result.distinct, result.generated, result.pruned = run.distinct, run.generated, run.pruned
     result.queue, result.depth = run.queue, run.depth
-    result.memory = {"fingerprints and trace records": run.bytes}
+    result.memory = {"fingerprints and trace records": run.bytes, "frontier states written to disk": run.spilled}
     result.seconds = time.monotonic() - started
     return result
 
