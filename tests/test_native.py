@@ -22,7 +22,7 @@ from explorer import Limits, load_model
 from explorer.engine.explore import choose_engine, explore
 from explorer.engine.native.codegen import encode
 from explorer.engine.native.loader import compiler
-from explorer.engine.native.search import check_native
+from explorer.engine.native.search import check_native, prepare
 from explorer.engine.search import check
 from explorer.lang.errors import SpecError
 from explorer.lang.values import FALSE, TRUE, Map, Record
@@ -115,6 +115,54 @@ def test_a_frontier_spilled_to_disk_gives_the_same_result(frontier_bytes, invari
         got = check_native(model, threads=threads, frontier_bytes=frontier_bytes)
         assert summary(got) == summary(expected)
         assert got.memory["frontier states written to disk"] > 10_000
+
+
+INIT_SPEC = """const N = 3
+var x in 0..N
+var m in [{"a", "b"} -> {false, true}]
+var y = x * 2
+var s in {{x}, {x, y}, {}}
+init small: x + len(s) <= N + 1
+constraint c: x != 1 or s != {}
+action step:
+    require y < 12
+    y' = y + 1
+    m' = m | {"a": not m["a"]}
+invariant i: y <= 12
+"""
+
+
+@pytest.mark.parametrize("invariant, verdict, length", [("not (x == 2 and y == 11 and m[\"b\"] and len(s) == 2)", "violated", 8),
+                                                       ("x != 2 or y != 4", "violated", 1), ("y <= 12", "holds", 0)])
+def test_initial_states_found_in_c_are_the_python_ones(invariant, verdict, length):
+    # ranges, function sets and sets as domains, a variable computed from an earlier one, an init
+    # condition and a constraint that prunes initial states; a violation reached from a later
+    # initial state, one in an initial state (the Python engine reports it) and none
+    model = load_model("t.spec", text=INIT_SPEC.replace(INIT_SPEC.splitlines()[-1], f"invariant i: {invariant}"))
+    assert prepare(model)[3]  # C finds the initial states
+    expected = check_both(model, deadlock=False)
+    assert expected.verdict == verdict and len(expected.trace) == length and expected.pruned > 0
+    for max_states in (3, 20):  # cut among the initial states, and after them
+        check_both(model, deadlock=False, limits=Limits(max_states=max_states))
+    check_both(model)  # a deadlock (y = 12) where nothing else stops first
+
+
+def test_initial_states_c_cannot_take_are_found_by_python():
+    # a domain past 63 bits cannot be handed to C: Python finds the initial states (and, as one of
+    # them is past 63 bits too, the Python engine runs the search)
+    model = load_model("t.spec", text="var x in {1, 2 ^ 70}\naction a:\n    require x < 3\n    x' = x + 1\n")
+    assert not prepare(model)[3]
+    got, expected = check_native(model, deadlock=False), check(model, deadlock=False)
+    assert summary(got) == summary(expected) and got.engine_note
+
+
+def test_initial_states_found_in_c_stop_on_the_time_limit():
+    # 2^24 initial states: far more than a second's work
+    model = load_model("t.spec", text="var g in [0..23 -> BOOLEAN]\naction a: g' = g\n")
+    started = time.monotonic()
+    got = check_native(model, limits=Limits(max_seconds=1))
+    assert got.verdict == "incomplete" and got.stopped_by == "max-seconds" and got.engine == "native"
+    assert 0 < got.distinct == got.queue < 1 << 24 and got.depth == 1 and time.monotonic() - started < 10
 
 
 def test_values_are_encoded_canonically():

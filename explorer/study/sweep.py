@@ -42,7 +42,7 @@ def engine_version() -> str:
     sweep.json records it, so a committed matrix says which engine wrote it)."""
     digest = hashlib.sha256(__version__.encode())
     root = Path(__file__).resolve().parent.parent  # the whole package, every layer
-    for path in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".lark")):
+    for path in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".lark", ".c")):  # .c: the native engine
         digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 

@@ -102,6 +102,7 @@ def _encode(v: Any, out: bytearray) -> None:
 class Generated:
     source: str  # the spec's C code (appended to runtime.c)
     constants: list[bytes] = field(default_factory=list)  # K(i), encoded
+    native_init: bool = True  # C finds the initial states (else the Python engine hands them over)
 
 
 class _Gen:
@@ -374,6 +375,34 @@ class _Gen:
         return "\n".join(lines) + "\n}"
 
 
+    # ---- initial states ----
+    def init(self) -> str:
+        """The initial states in the Python engine's order (compiler `init_states`): a loop per
+        `var x in S` in the canonical order, then the `init` conditions; each state to `emit_init`.
+        Every loop's iteration gives back what it took from the arena."""
+        conds = [self.cond(c) for p in self.spec.by_kind("init") for c in p.conjuncts]
+        body = f"if ({' && '.join(conds) or '1'}) emit_init(c, n);"
+        for i, v in reversed(list(enumerate(self.spec.vars))):
+            if not v.choose:
+                body = f"n[{i}] = {self.ex(v.value)}; c->gen++;\n{body}"
+                continue
+            d, each = v.value, f"{{ Mark _m = arena_mark(c); n[{i}] = {{x}}; c->gen++;\n{body}\narena_release(c, _m); }}"
+            if isinstance(d, A.Binary) and d.op == "..":
+                lo, cnt, k = self.fresh(), self.fresh(), self.fresh()
+                body = (f"{{ V {lo} = {self.ex(d.left)}; int64_t {cnt} = range_count(c, {lo}, {self.ex(d.right)}, 0); "
+                        f"for (int64_t {k} = 0; {k} < {cnt}; {k}++) {each.replace('{x}', f'MK_INT(IVAL({lo}) + {k})')} }}")
+            elif isinstance(d, A.FnSet):  # every map of [S -> T], one at a time, in the canonical order
+                it = self.fresh()
+                body = (f"{{ FnIter {it}; fn_iter_start(c, &{it}, {self.ex(d.domain)}, {self.ex(d.codomain)}); "
+                        f"for (;;) {{ Mark _m = arena_mark(c); if (!fn_iter_next(c, &{it})) break; n[{i}] = {it}.map; "
+                        f"c->gen++;\n{body}\narena_release(c, _m); }} }}")
+            else:
+                dom_, k = self.fresh(), self.fresh()
+                body = (f"{{ V {dom_} = dom(c, {self.ex(d)}); "
+                        f"for (uint32_t {k} = 0; {k} < LEN({dom_}); {k}++) {each.replace('{x}', f'IT({dom_}, {k})')} }}")
+        return f"static void init_states(Ctx *c) {{\n    V n[NV_ALLOC] = {{0}}; c->s = n; c->gen++;\n    {body}\n}}"
+
+
 def generate(model: Model) -> Generated:
     """The spec's C code and its constants table; raises `Unsupported` (with a location) for a
     construct the native engine does not take."""
@@ -391,6 +420,11 @@ def generate(model: Model) -> Generated:
             f"#define NC {len(constraints)}", f"#define NMEMO {g.nmemo}"]
     table = [f"static void act_{i}(Ctx *c, V *s);" for i in range(na)]
     table.append("static void (*ACTIONS[NA_ALLOC])(Ctx *, V *) = {" + ", ".join(f"act_{i}" for i in range(na)) + "};")
+    try:
+        init, native_init = g.init(), True
+    except Unsupported:  # e.g. a domain too large to hand over: the Python engine finds the initial states
+        init, native_init = "static void init_states(Ctx *c) { (void)c; }", False
     source = "\n".join(head + table + g.funcs + actions + preds) + \
-        "\nstatic int constraints_ok(Ctx *c, V *s) { return constraints_first(c, s) < 0; }\n"
-    return Generated(source, g.constants)
+        "\nstatic int constraints_ok(Ctx *c, V *s) { return constraints_first(c, s) < 0; }\n" + \
+        "static void emit_init(Ctx *c, V *n);\n" + init + "\n"
+    return Generated(source, g.constants, native_init)

@@ -17,7 +17,7 @@ CDEF = """
 typedef struct Run {
     int deadlock; uint64_t max_states; int64_t max_depth; int stop;
     uint64_t distinct, generated, level, queue; uint64_t pruned, depth, bytes; uint64_t frontier_bytes, spilled;
-    int verdict; int stopped; int prop; int64_t index; int uncounted; int threads; void *priv;
+    int verdict; int stopped; int prop; int64_t index; int uncounted; int threads; int native_init; void *priv;
 } Run;
 int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned char *init, size_t ninit,
            uint64_t *gen_by, uint64_t *new_by);

@@ -89,6 +89,10 @@ static void *arena(Ctx *c, size_t n) {
     }
     void *p = c->top; c->top += n; return p;
 }
+/* a point in the arena to come back to: what was taken after it is free again */
+typedef struct { Block *cur; char *top; } Mark;
+static inline Mark arena_mark(Ctx *c) { Mark m = {c->cur, c->top}; return m; }
+static inline void arena_release(Ctx *c, Mark m) { c->cur = m.cur; c->top = m.top; c->end = m.cur->data + m.cur->size; }
 static void arena_reset(Ctx *c) { c->cur = c->first; c->top = c->first->data; c->end = c->first->data + c->first->size; }
 static Obj *obj(Ctx *c, uint32_t kind, uint32_t len, size_t words) {
     Obj *o = arena(c, sizeof(Obj) + words * sizeof(V));
@@ -339,6 +343,26 @@ static V fn_set(Ctx *c, V s, V t) {  /* [S -> T]: every map, in the canonical or
         for (long i = (long)n - 1; i >= 0; i--) { if (++digit[i] < k) break; digit[i] = 0; }
     }
     return V_OF(o);
+}
+
+/* [S -> T] one map at a time, in the canonical order (the last key's value changes fastest) */
+typedef struct { V s, t; uint32_t n, k; uint32_t *digit; int state; V map; } FnIter;  /* state: 0 fresh, 1 going, 2 done */
+static void fn_iter_start(Ctx *c, FnIter *f, V s, V t) {
+    if (!is(s, K_SET) || !is(t, K_SET)) fail(c);
+    f->s = s; f->t = t; f->n = LEN(s); f->k = LEN(t); f->state = f->n && !f->k ? 2 : 0;
+    f->digit = arena(c, (f->n + 1) * sizeof(uint32_t)); memset(f->digit, 0, (f->n + 1) * sizeof(uint32_t));
+}
+static int fn_iter_next(Ctx *c, FnIter *f) {
+    if (f->state == 2) return 0;
+    if (f->state == 1) {
+        long i = (long)f->n - 1;
+        for (; i >= 0; i--) { if (++f->digit[i] < f->k) break; f->digit[i] = 0; }
+        if (i < 0) { f->state = 2; return 0; }
+    }
+    f->state = 1;
+    Obj *m = obj(c, K_MAP, f->n, 2 * f->n);
+    for (uint32_t i = 0; i < f->n; i++) { m->it[2 * i] = IT(f->s, i); m->it[2 * i + 1] = IT(f->t, f->digit[i]); }
+    f->map = V_OF(m); return 1;
 }
 
 /* ---- built-ins ---- */

@@ -17,12 +17,14 @@ typedef struct Run {
     uint64_t pruned, depth, bytes;
     uint64_t frontier_bytes;     /* a level keeps this much in memory, the rest on disk */
     uint64_t spilled;            /* states written to disk */
-    int verdict;                 /* 0 holds, 1 violated, 2 deadlock, 3 incomplete, 4 evaluation error */
+    int verdict;                 /* 0 holds, 1 violated, 2 deadlock, 3 incomplete, 4 evaluation error,
+                                    5 the Python engine reports this run (it stops among the initial states) */
     int stopped;                 /* incomplete: 1 max-states, 2 max-depth, 3 stopped by Python */
     int prop;                    /* the violated invariant */
     int64_t index;               /* the state the verdict names */
     int uncounted;               /* that state failed a constraint: not among the states found */
     int threads;
+    int native_init;             /* the initial states are found here (init_states), not handed over */
     void *priv;
 } Run;
 
@@ -264,6 +266,30 @@ static void window_set(Priv *p, size_t w, size_t total) {
     p->active = set; p->nchunks = n; p->next_chunk = 0;
 }
 
+/* an initial state from init_states, taken as the Python engine takes one (native/search.py
+   `_Initial`): counted, cut by the state limit, deduplicated, pruned by the constraints, checked by
+   the invariants. A stop among them other than Python's is left to the Python engine (verdict 5),
+   which reports it at the state where it stops. */
+static Priv *INIT;  /* the search finding its initial states (on one thread) */
+static void emit_init(Ctx *c, V *n) {
+    Priv *p = INIT; Run *r = p->r;
+    if (*c->stop) longjmp(c->fail, 2);
+    r->generated++;
+    if (r->max_states && p->n >= r->max_states) longjmp(c->fail, 3);
+    V w[NV_ALLOC] = {0};
+    for (int i = 0; i < NV; i++) w[i] = freeze(c->store, n[i]);
+    uint64_t fp = state_fp(w);
+    if (table_has(p, FP_KEY(fp))) return;
+    V *loop = c->s;
+    int pruned = 0;
+    if (NC) { enter(c, w); pruned = !constraints_ok(c, w); }
+    if (pruned) r->pruned++;
+    else { table_add(p, FP_KEY(fp)); record(p, UINT32_MAX, (uint32_t)p->n); level_push(&p->cur, w, fp); }
+    enter(c, w);
+    if (invariant_first(c, w) >= 0) longjmp(c->fail, 3);
+    c->s = loop; c->gen++;
+}
+
 typedef struct { Priv *p; Ctx *c; } Worker;
 static void *worker(void *arg) {
     Priv *p = ((Worker *)arg)->p; Ctx *c = ((Worker *)arg)->c;
@@ -304,17 +330,31 @@ int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned c
         args[i].p = p; args[i].c = &p->ctx[i];
         if (pthread_create(&tids[i], NULL, worker, &args[i])) abort();
     }
-    /* the initial states: found, deduplicated, constrained and checked by the Python engine */
-    uint64_t generated = r->generated, head = 0, nstates = 0;
+    /* the initial states: found here (init_states), or found by the Python engine and handed over */
+    uint64_t generated, head = 0, nstates = 0;
     r->verdict = 0; r->index = -1; r->uncounted = 0; r->level = 1;
-    const unsigned char *q = init;
-    V w[NV_ALLOC] = {0};
-    for (size_t k = 0; k < ninit; k++) {
+    if (r->native_init) {
+        INIT = p; r->generated = r->pruned = 0;
+        int code = setjmp(c->fail);
+        if (code) {
+            r->verdict = code == 3 ? 5 : code == 2 ? 3 : 4; if (code == 2) r->stopped = 3;
+            nstates = p->n; generated = r->generated; r->depth = nstates ? 1 : 0; goto out;
+        }
         arena_reset(c);
-        for (int i = 0; i < NV; i++) w[i] = freeze(c->store, decode(c, &q));
-        uint64_t fp = state_fp(w);
-        table_add(p, FP_KEY(fp)); record(p, UINT32_MAX, (uint32_t)k); level_push(&p->cur, w, fp); nstates++;
+        init_states(c);
+        nstates = p->n;
+        if (!nstates) { generated = r->generated; r->verdict = 5; goto out; }
+    } else {
+        const unsigned char *q = init;
+        V w[NV_ALLOC] = {0};
+        for (size_t k = 0; k < ninit; k++) {
+            arena_reset(c);
+            for (int i = 0; i < NV; i++) w[i] = freeze(c->store, decode(c, &q));
+            uint64_t fp = state_fp(w);
+            table_add(p, FP_KEY(fp)); record(p, UINT32_MAX, (uint32_t)k); level_push(&p->cur, w, fp); nstates++;
+        }
     }
+    generated = r->generated;
     level_done(&p->cur);
     r->spilled += p->cur.n - p->cur.nmem;
     r->distinct = nstates; r->depth = 1;

@@ -26,14 +26,14 @@ FRONTIER_BYTES = 128 << 20  # a level keeps this much in memory; the rest goes t
 _STOPPED = {1: "max-states", 2: "max-depth"}
 
 
-def prepare(model: Model) -> tuple[Any, Any, list[bytes]]:
-    """(ffi, library, constants) for `model`, generated and loaded once per model; raises
-    Unsupported or NativeUnavailable."""
+def prepare(model: Model) -> tuple[Any, Any, list[bytes], bool]:
+    """(ffi, library, constants, whether C finds the initial states) for `model`, generated and
+    loaded once per model; raises Unsupported or NativeUnavailable."""
     ready = getattr(model, "_native", None)
     if ready is None:
         generated = generate(model)
         ffi, lib, _ = load(generated.source)
-        ready = model._native = (ffi, lib, generated.constants)
+        ready = model._native = (ffi, lib, generated.constants, generated.native_init)
     return ready
 
 
@@ -45,21 +45,23 @@ def check_native(model: Model, deadlock: bool = True, limits: Limits | None = No
     memory before the rest is written to disk."""
     limits = limits or Limits()
     started = time.monotonic() if started is None else started
-    ffi, lib, constants = prepare(model)
+    ffi, lib, constants, native_init = prepare(model)
     with guard(limits, started):
         found = _Initial()
-        try:
-            found.search(model, limits)
-            blob = b"".join(encode(x) for t in found.states for x in t)
-        except (LimitReached, KeyboardInterrupt, MemoryError) as stop:
-            return found.incomplete(model, stop, started)
-        except _Delegate:  # a violation or the state limit among the initial states
-            return _python(model, deadlock, limits, None)
-        except Exception:  # an evaluation error or an unsupported value
-            return _python(model, deadlock, limits, "the native engine met an evaluation error or an unsupported "
-                                                    "value in the initial states; the Python engine reported it")
-        initial = found.states
+        if not native_init:
+            try:
+                found.search(model, limits)
+                blob = b"".join(encode(x) for t in found.states for x in t)
+            except (LimitReached, KeyboardInterrupt, MemoryError) as stop:
+                return found.incomplete(model, stop, started)
+            except _Delegate:  # a violation or the state limit among the initial states
+                return _python(model, deadlock, limits, None)
+            except Exception:  # an evaluation error or an unsupported value
+                return _python(model, deadlock, limits, "the native engine met an evaluation error or an unsupported "
+                                                        "value in the initial states; the Python engine reported it")
+        initial = found.states if not native_init else None
         run = ffi.new("Run *")
+        run.native_init = int(native_init)
         run.generated, run.pruned = found.generated, found.pruned
         run.deadlock = int(deadlock)
         run.max_states = limits.max_states or 0
@@ -70,12 +72,12 @@ def check_native(model: Model, deadlock: bool = True, limits: Limits | None = No
         gen_by = ffi.new("uint64_t[]", max(n_act, 1))
         new_by = ffi.new("uint64_t[]", max(n_act, 1))
         consts = ffi.from_buffer(b"".join(constants) or b"\0")
-        init = ffi.from_buffer(blob or b"\0")
+        init = ffi.from_buffer(b"\0" if native_init else blob or b"\0")
         finished = threading.Event()  # not Thread.join: a signal inside it can mark a live thread done
 
         def work() -> None:
             try:
-                lib.search(run, consts, len(constants), init, len(initial), gen_by, new_by)
+                lib.search(run, consts, len(constants), init, 0 if native_init else len(initial), gen_by, new_by)
             finally:
                 finished.set()
         stopped_by = None
@@ -100,8 +102,9 @@ class _Delegate(Exception):
 
 
 class _Initial:
-    """The initial states, found lazily as the Python engine finds them (`search.check`), so that a
-    huge or infinite initial domain stops at the first violation or limit as it does there. Any
+    """The initial states, where C cannot find them (`codegen.init`), found lazily as the Python
+    engine finds them (`search.check`), so that a huge or infinite initial domain stops at the
+    first violation or limit as it does there. Any
     such stop is reported by the Python engine itself (it stops at the same state); the native
     search gets the distinct initial states within the constraints, all satisfying the invariants."""
 
@@ -156,6 +159,8 @@ def _result(model: Model, ffi, lib, run, initial: list[tuple], gen_by, new_by, s
     if run.verdict == 4:
         return _python(model, deadlock, limits, "the native engine met an evaluation error; the Python engine "
                                                 "ran the search again to report it")
+    if run.verdict == 5:  # a violation, no state or the state limit among the initial states
+        return _python(model, deadlock, limits, None)
     result = Result("holds", fingerprints=True)
     result.engine = "native"
     if run.verdict == 3:
@@ -180,16 +185,30 @@ def _result(model: Model, ffi, lib, run, initial: list[tuple], gen_by, new_by, s
     return result
 
 
-def _trace(model: Model, ffi, lib, run, initial: list[tuple], index: int) -> list[Step]:
+def _trace(model: Model, ffi, lib, run, initial: list[tuple] | None, index: int) -> list[Step]:
     """The states to `index`, re-executed by the Python engine from the ordinals C recorded."""
     n = lib.trace_path(run, index, ffi.NULL, 0)
     buf = ffi.new("uint32_t[]", n)
     lib.trace_path(run, index, buf, n)
-    states = [initial[buf[0]]]
+    states = [initial[buf[0]] if initial is not None else _nth_initial(model, buf[0])]
     for k in range(1, n):
         flat = [t for succ in model.successors(states[-1]) for t in succ]
         states.append(flat[buf[k]])
     return [Step(None, {}, states[0])] + [label_step(model, a, b) for a, b in zip(states, states[1:])]
+
+
+def _nth_initial(model: Model, k: int) -> tuple:
+    """The k-th initial state the search took (distinct, within the constraints), found again as C
+    found it."""
+    seen: set = set()
+    constraints = [p.holds for p in model.constraints]
+    for t in model.initial():
+        if t in seen or not all(c(t) for c in constraints):
+            continue
+        if len(seen) == k:
+            return t
+        seen.add(t)
+    raise AssertionError(f"the native engine's initial state {k} is not one for the Python engine")
 
 
 def _confirm(model: Model, result: Result, prop: int | None) -> None:
