@@ -23,8 +23,9 @@ from typing import Any
 from explorer.engine.explore import AUTO_FINGERPRINTS, ENGINES, explore
 from explorer.engine.result import Result
 from explorer.lang.config import config_constants
-from explorer.lang.errors import SpecError, readable
-from explorer.lang.model import Model, load_model, parse_const_value
+from explorer.lang.ast import Loc
+from explorer.lang.errors import EvalError, SpecError, readable
+from explorer.lang.model import Model, load_model, parse_const_value, read_spec
 from explorer.lang.values import short
 from explorer.output.traces import (
     EXIT_CODES,
@@ -61,14 +62,15 @@ def _given(args) -> dict[str, Any]:
     return constants
 
 
-def _model(args, base: dict[str, Any] | None = None) -> Model:
-    """The model with the command line's constants over `base` (a replayed trace's)."""
+def _model(args, base: dict[str, Any] | None = None, text: str | None = None) -> Model:
+    """The model with the command line's constants over `base` (a replayed trace's); `text`: the
+    spec's text, if not the file's."""
     constants = {**(base or {}), **_given(args)}
     named = getattr(args, "invariant", None)
     # naming invariants checks those alone, unless properties are named too
     properties = [] if getattr(args, "no_properties", False) else getattr(args, "property", None) or ([] if named else None)
     return load_model(args.spec, constants, invariants=getattr(args, "invariant", None) or None,
-                      properties=properties)
+                      properties=properties, text=text)
 
 
 def _add_temporal_args(p: argparse.ArgumentParser) -> None:
@@ -305,6 +307,48 @@ def cmd_replay(args) -> int:
     return outcome.exit_code
 
 
+EVAL_DEF = "__eval__"
+
+
+def cmd_eval(args) -> int:
+    """The value of an expression at every state of a trace, without editing the spec (the
+    Toolbox's trace explorer): the expression joins the spec as a definition, so it may use the
+    spec's variables, constants and definitions, and a mistake in it is located in it."""
+    from explorer.engine.replay import load_trace_file, replay, trace_constants
+    from explorer.lang.compiler import Compiler
+    from explorer.lang.values import brief
+
+    text = read_spec(args.spec)
+    line = len(text.splitlines()) + 1
+    prefix = f"def {EVAL_DEF} = "
+    try:
+        model = _model(args, trace_constants(args.trace, args.spec), text=text.rstrip("\n") + "\n" + prefix + args.expr + "\n")
+    except SpecError as err:  # in the expression: located in it, not in a line the spec file does not have
+        if err.loc is not None and err.loc.line == line:
+            raise SpecError(err.message, "<expression>", args.expr, Loc(1, max(1, err.loc.col - len(prefix)))) from None
+        raise
+    body = next(d.body for d in model.spec.defs if d.name == EVAL_DEF)
+    value = Compiler(model.spec, list(model.constants.values())).state_value(body)
+    with guard(Limits()):
+        outcome = replay(model, load_trace_file(args.trace), args.trace)
+    rows = []
+    for n, step in enumerate(outcome.steps, 1):
+        try:
+            shown = brief(value(step.state)) if not args.full else str(value(step.state))
+        except EvalError as err:
+            shown = f"error: {err.message}"
+        rows.append((n, step.label or "initial state", shown))
+    width = max((len(r[1]) for r in rows), default=0)
+    out(f"{args.expr}, at each state of {args.trace}:")
+    for n, label, shown in rows:
+        out(f"  {n:>3}  {label:<{width}}  {shown}")
+    if outcome.failed is not None or outcome.error:
+        out(f"The trace stops being a behaviour of the spec after state {len(outcome.steps)}: "
+            f"{outcome.error or outcome.reason}")
+        return 4 if outcome.failed is not None else 2
+    return 0
+
+
 def cmd_conformance(args) -> int:
     """Replay a trace on NeMo RL's real collector (conformance/, imported only here: it needs the
     `conformance` extra, which the explorer's core never imports)."""
@@ -351,7 +395,6 @@ def cmd_cross_check(args) -> int:
 def cmd_info(args) -> int:
     from explorer.lang.checks import check_spec
     from explorer.lang.config import load_configs
-    from explorer.lang.model import read_spec
     from explorer.lang.parser import parse_spec
     from explorer.output.traces import format_info
 
@@ -381,6 +424,11 @@ _EPILOGS = {
                "violates an invariant; 4 it is not a behaviour of the spec; 2 bad input; 3 stopped",
                ["explorer replay spec/collector.spec --trace traces/frontier-smallest.json",
                 "explorer replay spec/collector.spec --config review-note --trace spec/scenarios/review-note.trace"]),
+    "eval": ("0 the trace is a behaviour and the expression was evaluated at each of its states (a state where "
+             "it fails to evaluate says why); 4 the trace stops being a behaviour (the states before are shown); "
+             "2 bad input, or a mistake in the expression (located in it)",
+             ["explorer eval spec/collector.spec --trace traces/frontier-smallest.json 'outstanding'",
+              "explorer eval spec/collector.spec --trace traces/frontier-smallest.json '[ckpt.cut, F, next_ord]'"]),
     "conformance": ("0 the real code follows the trace; 1 it diverges; 2 bad input or a missing dependency",
                     ["explorer conformance traces/frontier-smallest.json --nemo-rl ~/NeMo-RL --commit-label pre",
                      "explorer conformance traces/frontier-smallest.itf.json --json out.json"]),
@@ -490,6 +538,15 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--max-memory", type=memory_size, metavar="SIZE",
                    help="stop when resident memory exceeds SIZE (default: 75%% of the machine)")
     r.set_defaults(func=cmd_replay)
+
+    v = sub.add_parser("eval", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_epilog("eval"),
+                       help="the value of an expression at every state of a trace")
+    _add_model_args(v)
+    v.add_argument("expr", metavar="EXPR", help="an expression of the spec's language over its variables, "
+                                                "constants and definitions")
+    v.add_argument("--trace", required=True, metavar="FILE", help="a trace as replay takes it (JSON, ITF or steps)")
+    v.add_argument("--full", action="store_true", help="print each value whole (default: abbreviated)")
+    v.set_defaults(func=cmd_eval)
 
     k = sub.add_parser("conformance", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_epilog("conformance"), help="replay a trace of spec/collector.spec on NeMo RL's real collector "
                        "(see conformance/README.md)")

@@ -135,3 +135,25 @@ def test_replay_under_other_constants_says_which_and_where_it_leaves_the_trace(t
     assert "except BIG = 6 (the trace: 5)" in proc.stdout
     assert "<fill_big_jug> does NOT reach the recorded state" in proc.stdout
     assert "big = 6 where the trace has 5" in proc.stdout
+
+
+# ---- eval: an expression at every state of a trace ----
+
+def test_eval_prints_an_expression_at_every_state_of_a_trace():
+    trace = json.loads((ROOT / "traces" / "frontier-smallest.json").read_text())["trace"]
+    proc = cli("eval", "spec/collector.spec", "--trace", "traces/frontier-smallest.json", "[step, F, ckpt.cut]")
+    assert proc.returncode == 0, proc.stderr
+    rows = proc.stdout.splitlines()[1:]
+    assert len(rows) == len(trace) and rows[0].split()[:3] == ["1", "Initial", "predicate"]
+    for row, step in zip(rows, trace):  # the values the trace itself records
+        s = step["state"]
+        assert row.endswith(f"[{s['step']}, {s['F']}, {s['ckpt']['cut']}]") and step["label"] in row, (row, s)
+
+
+def test_eval_locates_a_mistake_in_the_expression():
+    proc = cli("eval", "spec/collector.spec", "--trace", "traces/frontier-smallest.json", "outstandin + 1")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("<expression>:1:1: error:") and "did you mean outstanding?" in proc.stderr
+    assert "    outstandin + 1\n    ^" in proc.stderr
+    proc = cli("eval", "spec/collector.spec", "--trace", "traces/frontier-smallest.json", "step +")
+    assert proc.returncode == 2 and proc.stderr.startswith("<expression>:1:")

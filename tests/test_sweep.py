@@ -301,6 +301,18 @@ skip_beyond_cut = true
     assert sweep(spec, "--grid", without, "--out", tmp_path / "plain").returncode == 3
     plain = {r["name"]: r["verdict"] for r in matrix(tmp_path / "plain")["runs"]}
     assert plain["BIG=6,SMALL=3,FLAG=true"] == "proved"  # what the skip gave up, honestly listed as not run
+    # `grows` names the axes the state space grows along: a larger BIG is no longer "beyond"
+    grown = write(tmp_path / "grows.toml", grid.read_text().replace("skip_beyond_cut = true",
+                                                                    'skip_beyond_cut = true\ngrows = ["SMALL"]'))
+    assert sweep(spec, "--grid", grown, "--out", tmp_path / "grows").returncode == 3
+    rows = {r["name"]: r for r in matrix(tmp_path / "grows")["runs"]}
+    assert rows["BIG=6,SMALL=3,FLAG=true"]["verdict"] == "proved"
+    skipped = {n: r["reason"] for n, r in rows.items() if r["stopped_by"] == "not-run"}
+    assert skipped
+    for name, why in skipped.items():  # beyond a cut point with the same BIG and FLAG, a smaller SMALL
+        big, small, flag = (kv.split("=")[1] for kv in name.split(","))
+        cut_at = why.split("at or beyond ")[1].split(",")
+        assert cut_at[0] == f"BIG={big}" and cut_at[2] == f"FLAG={flag}" and int(cut_at[1].split("=")[1]) < int(small)
 
 
 @pytest.mark.parametrize("how", ["sigterm", "ctrl-c"])
@@ -397,6 +409,9 @@ GRID_ERRORS = [
     ("[constants]\nBIG = [3, 4]\n[limits]\nmax_memory = \"lots\"\n", 4, 1, "max_memory: a size such as"),
     ("[constants]\nBIG = [3, 4]\n[check]\ndeadlock = \"no\"\n", 4, 1, "deadlock must be true or false"),
     ("[constants]\nBIG = [3, 4]\n[check]\ngroup_by = [\"BG\"]\n", 4, 1, "group_by: 'BG' is not an axis of the grid (did you mean BIG?)"),
+    ("[constants]\nBIG = [3, 4]\n[limits]\nskip_beyond_cut = true\ngrows = [\"BG\"]\n", 5, 1,
+     "grows: 'BG' is not an axis of the grid (did you mean BIG?)"),
+    ("[constants]\nBIG = [3, 4]\n[limits]\ngrows = [\"BIG\"]\n", 4, 1, "grows only says which points skip_beyond_cut skips"),
     ("[constants]\nBIG = []\n", 2, 1, "an empty list gives no point"),
     ("[constants]\nBIG = [3, 4]\n[check]\ninvariants = []\ndeadlock = false\n", 4, 1, "nothing is checked"),
     ("[constants]\nBIG = [3, 4]\n[check]\nproperties = [\"live\"]\n", 4, 1, "no property named live"),

@@ -881,6 +881,13 @@ class Compiler:
         name = f"t{self.temporal}"
         args = "".join(f", {b.local}" for b in params)
         return self.define(f"def {name}(s{args}):\n    {self.unpack}\n    return {self.cond(e, what)}\n", name)
+
+    def state_value(self, e: A.Expr) -> Callable[[tuple], Any]:
+        """An expression's value at a state (`explorer eval`): `state -> value`."""
+        self.temporal += 1
+        name = f"value{self.temporal}"
+        return self.define(f"def {name}(s):\n    {self.unpack}\n    return {self.ex(e)}\n", name)
+
     def view(self, v: A.View, index: int) -> CompiledView:
         lines = [f"def view{index}(s):", f"    {self.unpack}", "    out = []"]
         depth = 1

@@ -19,6 +19,7 @@ each point (the format is in docs/sweep.md).
     [limits]
     max_states = 600000
     skip_beyond_cut = true        # a point beyond one that max_states cut is not run
+    grows = ["PROMPTS"]           # ... along these axes only (default: every integer axis)
 
 Every mistake is reported at its line in the grid file, with what was expected; nothing here
 raises anything but `SpecError`."""
@@ -48,7 +49,7 @@ from explorer.run.limits import Limits, memory_size  # the same sizes as --max-m
 TOP = {"description", "constants", "points", "exclude", "where", "size", "check", "limits"}
 CHECK = {"invariants": list, "properties": list, "deadlock": bool, "separately": bool, "stop_at_first": bool, "group_by": list}
 LIMITS = {"max_states": int, "max_depth": int, "max_seconds": (int, float), "max_memory": (int, str),
-          "fingerprints": bool, "workers": int, "skip_beyond_cut": bool, "engine": str}
+          "fingerprints": bool, "workers": int, "skip_beyond_cut": bool, "grows": list, "engine": str}
 MAX_NAME = 120  # characters of a point's name before it is shortened with a hash
 
 
@@ -77,6 +78,7 @@ class Grid:
     workers: int = 1
     engine: str = "auto"  # as `check --engine`
     skip_beyond_cut: bool = False  # a point at or beyond one a state or depth limit cut is not run
+    grows: list[str] | None = None  # the axes along which the state space grows (None: every integer axis)
     generated: int = 0  # points before `where` and [[exclude]] dropped some (duplicates merged)
 
 
@@ -218,6 +220,14 @@ def load_grid(grid_path: str | Path, spec_path: str | Path) -> Grid:
             unset = "the default" if key == "max_memory" else "no limit"
             raise src.error(f"{key} must be a finite number above 0, got {value} (leave it out for {unset})",
                             "limits", key)
+    grows = lim.get("grows")
+    for name in grows or []:
+        if name not in axes:
+            raise src.error(f"grows: {name!r} is not an axis of the grid{did_you_mean(str(name), axes)} "
+                            f"(the axes: {', '.join(axes)})", "limits", "grows")
+    if grows is not None and not lim.get("skip_beyond_cut", False):
+        raise src.error("grows only says which points skip_beyond_cut skips: set skip_beyond_cut = true, "
+                        "or leave grows out", "limits", "grows")
     if lim.get("engine", "auto") not in ENGINES:
         raise src.error(f"engine: one of {', '.join(ENGINES)}, got {lim['engine']!r}", "limits", "engine")
     memory = lim.get("max_memory")
@@ -232,7 +242,8 @@ def load_grid(grid_path: str | Path, spec_path: str | Path) -> Grid:
                 stop_at_first=check.get("stop_at_first", False), group_by=group_by,
                 limits=Limits(lim.get("max_states"), lim.get("max_depth"), lim.get("max_seconds"), memory),
                 fingerprints=lim.get("fingerprints", False), workers=lim.get("workers", 1),
-                engine=lim.get("engine", "auto"), skip_beyond_cut=lim.get("skip_beyond_cut", False), generated=len(generated))
+                engine=lim.get("engine", "auto"), skip_beyond_cut=lim.get("skip_beyond_cut", False), grows=grows,
+                generated=len(generated))
 
 
 def _options(src: _Source, data: dict, table: str, allowed: dict[str, Any]) -> dict[str, Any]:
@@ -389,13 +400,14 @@ def _constants_used(e: A.Node) -> set[int]:
     return found
 
 
-def beyond(point: dict[str, Any], other: dict[str, Any], axes: list[str]) -> bool:
-    """Whether `point` is at or beyond `other`: every integer axis at least as large, every other
-    axis equal. Larger constants usually mean a larger state space, so a point beyond one that a
-    state limit cut would be cut too; skipping it claims nothing (it is listed as not run)."""
+def beyond(point: dict[str, Any], other: dict[str, Any], axes: list[str], grows: list[str] | None = None) -> bool:
+    """Whether `point` is at or beyond `other`: every axis that grows the state space (`grows`, or
+    else every integer axis) at least as large, every other axis equal. A point beyond one that a
+    state limit cut would most likely be cut too; skipping it claims nothing (it is listed as not
+    run)."""
     for name in axes:
         a, b = point.get(name), other.get(name)
-        if type(a) is int and type(b) is int:
+        if type(a) is int and type(b) is int and (grows is None or name in grows):
             if a < b:
                 return False
         elif a != b:

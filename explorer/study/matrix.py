@@ -181,7 +181,7 @@ class Matrix:
             "axes": g.axes, "checks": {"invariants": g.invariants, "properties": g.properties, "deadlock": g.deadlock,
                                        "separately": g.separately, "group_by": g.group_by},
             "limits": {**limits_json(g.limits), "fingerprints": g.fingerprints, "workers": g.workers,
-                       "skip_beyond_cut": g.skip_beyond_cut},
+                       "skip_beyond_cut": g.skip_beyond_cut, "grows": g.grows},
             "max_memory_per_point": self.limits.max_memory,
             "jobs": self.jobs, "ray": self.ray, "points": len(g.points), "points_generated": g.generated,
             "searches": len(rows), "counts": counts, "cached": sum(r["cached"] for r in rows),

@@ -351,7 +351,7 @@ class Sweeper:
             for index in sorted(self.cut):
                 cut, limit = self.cut[index]
                 if cut is not run and cut.checks == run.checks and self._first_refuting(cut) is None and \
-                        beyond(run.point.constants, cut.point.constants, self.grid.axes):
+                        beyond(run.point.constants, cut.point.constants, self.grid.axes, self.grid.grows):
                     return f"skip-beyond-cut: at or beyond {cut.point.name}, which {limit} cut"
         return None
 
