@@ -61,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--out", default="native-campaign")
+    parser.add_argument("--max-seconds", type=float, help="stop after this long and summarise the specs run so far")
     args = parser.parse_args(argv)
     out = Path(args.out)
     (out / "findings").mkdir(parents=True, exist_ok=True)
@@ -68,11 +69,15 @@ def main(argv: list[str] | None = None) -> int:
     verdicts: dict[str, int] = {}
     started = time.monotonic()
     pending = list(range(args.specs))
-    while pending:
+    out_of_time = False
+    while pending and not out_of_time:
         pool = ProcessPoolExecutor(args.jobs)
         futures = {pool.submit(one, args.seed, i): i for i in pending}
         pending = []
         for future, index in futures.items():
+            if args.max_seconds and time.monotonic() - started > args.max_seconds:
+                out_of_time = True
+                break
             try:
                 record = future.result()
             except BrokenProcessPool:  # a worker died: the native code crashed on this spec, or a neighbour did
@@ -93,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{done}/{args.specs} {counts}", flush=True)
         pool.shutdown(cancel_futures=True)
     counts.pop("_retried", None)
-    summary = {"specs": args.specs, "seed": args.seed, "outcomes": counts, "agreed_verdicts": verdicts,
+    done = sum(counts.values())
+    summary = {"specs": done, "asked": args.specs, "seed": args.seed, "outcomes": counts, "agreed_verdicts": verdicts,
                "seconds": round(time.monotonic() - started, 1)}
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     print(json.dumps(summary))
