@@ -89,6 +89,23 @@ def _add_model_args(p: argparse.ArgumentParser) -> None:
                    help="override a constant; VALUE is an expression (a bare word is a string)")
 
 
+def _add_output_args(p: argparse.ArgumentParser) -> None:
+    """What `check` and `simulate` write of their result and its trace."""
+    p.add_argument("--json", metavar="FILE", help="write the result as JSON")
+    p.add_argument("--itf", metavar="FILE", help="write the trace (if any) in ITF JSON")
+    p.add_argument("--html", metavar="FILE", help="write a self-contained HTML report (verdict, statistics, the "
+                                                  "trace with what changed, its picture, the views)")
+    p.add_argument("--dot", metavar="FILE", help="write the trace (if any) as a graphviz picture")
+    p.add_argument("--svg", metavar="FILE", help="draw the trace (if any) as SVG (needs graphviz's dot)")
+    p.add_argument("--diff", action="store_true",
+                   help="print only the variables each step changed after the first state (TLC's -difftrace)")
+    p.add_argument("--view", action="append", metavar="NAME",
+                   help="print the spec's view NAME as a grid of the trace (repeatable; --html and --view-* "
+                        "then draw only these; by default they draw every view)")
+    p.add_argument("--view-dot", metavar="FILE", help="write the views of the trace (if any) as a graphviz table")
+    p.add_argument("--view-svg", metavar="FILE", help="draw the views of the trace (if any) as SVG")
+
+
 def out(text: str) -> None:
     """Print a report; a closed stdout (`... | head -1`) must not change the exit code."""
     try:
@@ -128,42 +145,59 @@ def _check_writable(option: str, path: str) -> None:
 
 
 def cmd_check(args) -> int:
-    for option in ("json", "itf", "html", "dot", "svg", "view_dot", "view_svg"):
-        _writable("--" + option.replace("_", "-"), getattr(args, option))
-    if (args.svg or args.view_svg) and not shutil.which("dot"):
-        raise SpecError(f"{'--svg' if args.svg else '--view-svg'} needs graphviz's `dot` program, which is not installed (or not on PATH); "
-                        "install graphviz (Debian: apt-get install graphviz), or write --dot and draw it elsewhere")
+    _check_outputs(args)
     limits = Limits(args.max_states, args.max_depth, args.max_seconds, args.max_memory)
     with guard(limits):
         with reporting(enabled=not args.quiet):
             model = _guarded_model(args)
             if model is None:
                 return EXIT_CODES["incomplete"]
-            for name in args.view or []:
-                find_view(model, name)
-            if (args.view_dot or args.view_svg) and not model.views:
-                raise SpecError("--view-dot/--view-svg: the spec declares no view", args.spec)
+            _check_outputs(args, model)
             result = _search(model, args, limits)
-        shown = counterexample(result)
-        drawn, view_error = [], None
-        if shown and model.views and (args.view or args.html or args.view_dot or args.view_svg):
-            try:
-                drawn = grids(model, shown, args.view)
-            except SpecError as err:  # the verdict stands and is reported first; then the error (exit 2)
-                view_error = err
         if args.json:
             write_json(args.json, result_json(model, result, deadlock=not args.no_deadlock))
-        if args.itf and result.trace:
-            write_json(args.itf, itf_trace(model, result.trace, f"{result.verdict} {result.property or ''}".strip(),
-                                           loop=result.loop))
-        _pictures(model, result, args, drawn)
-        out(format_result(model, result, args.spec, diff=args.diff, deadlock=not args.no_deadlock))
-        if view_error is not None:  # after the report: the --json file keeps the verdict
-            print(view_error, file=sys.stderr)
-            return EXIT_CODES["error"]
-        if args.view:
-            out("\n".join(grid_text(g) for g in drawn) if shown else "No counterexample, so no view to draw.")
-        return EXIT_INTERNAL if result.internal else EXIT_CODES[result.verdict]
+        return _report(model, result, args, format_result(model, result, args.spec, diff=args.diff,
+                                                          deadlock=not args.no_deadlock))
+
+
+def _report(model: Model, result: Result, args, report: str) -> int:
+    """The trace's artefacts (--itf, --dot, --svg, --html, the views), the report, and the exit
+    code: the same for `check` and `simulate`."""
+    shown = counterexample(result)
+    drawn, view_error = [], None
+    if shown and model.views and (args.view or args.html or args.view_dot or args.view_svg):
+        try:
+            drawn = grids(model, shown, args.view)
+        except SpecError as err:  # the verdict stands and is reported first; then the error (exit 2)
+            view_error = err
+    if args.itf and result.trace:
+        write_json(args.itf, itf_trace(model, result.trace, f"{result.verdict} {result.property or ''}".strip(),
+                                       loop=result.loop))
+    _pictures(model, result, args, drawn)
+    out(report)
+    if view_error is not None:  # after the report: the --json file keeps the verdict
+        print(view_error, file=sys.stderr)
+        return EXIT_CODES["error"]
+    if args.view:
+        out("\n".join(grid_text(g) for g in drawn) if shown else "No counterexample, so no view to draw.")
+    return EXIT_INTERNAL if result.internal else EXIT_CODES[result.verdict]
+
+
+def _check_outputs(args, model: Model | None = None) -> None:
+    """Before the search: every output file can be written, `dot` is there for --svg, and the
+    views named exist (once the model is known)."""
+    if model is None:
+        for option in ("json", "itf", "html", "dot", "svg", "view_dot", "view_svg"):
+            _writable("--" + option.replace("_", "-"), getattr(args, option))
+        if (args.svg or args.view_svg) and not shutil.which("dot"):
+            raise SpecError(f"{'--svg' if args.svg else '--view-svg'} needs graphviz's `dot` program, which is not "
+                            "installed (or not on PATH); install graphviz (Debian: apt-get install graphviz), or "
+                            "write --dot and draw it elsewhere")
+        return
+    for name in args.view or []:
+        find_view(model, name)
+    if (args.view_dot or args.view_svg) and not model.views:
+        raise SpecError("--view-dot/--view-svg: the spec declares no view", args.spec)
 
 
 def _search(model: Model, args, limits: Limits) -> Result:
@@ -197,12 +231,15 @@ def cmd_simulate(args) -> int:
     from explorer.engine.simulate import simulate
     from explorer.output.traces import format_simulation
 
-    _writable("--json", args.json)
-    limits = Limits(max_seconds=args.max_seconds, max_memory=args.max_memory)
+    _check_outputs(args)
+    # by default, as TLC's -simulate: behaviours until the first violation, within a time budget
+    seconds = args.max_seconds or (SIMULATE_SECONDS if args.traces is None else None)
+    limits = Limits(max_seconds=seconds, max_memory=args.max_memory)
     with guard(limits):
         model = _guarded_model(args)
         if model is None:
             return EXIT_CODES["incomplete"]
+        _check_outputs(args, model)
         sim = simulate(model, args.traces, args.depth, args.seed, deadlock=not args.no_deadlock, limits=limits)
         if args.json:
             data = result_json(model, sim.result)
@@ -210,8 +247,7 @@ def cmd_simulate(args) -> int:
             data.update(mode="simulation", seed=sim.seed, behaviours=sim.behaviours, max_length=sim.depth,
                         states_visited=sim.steps)
             write_json(args.json, data)
-        out(format_simulation(model, sim, args.spec))
-        return EXIT_INTERNAL if sim.result.internal else EXIT_CODES[sim.result.verdict]
+        return _report(model, sim.result, args, format_simulation(model, sim, args.spec, diff=args.diff))
 
 
 def cmd_sweep(args) -> int:
@@ -308,6 +344,7 @@ def cmd_replay(args) -> int:
 
 
 EVAL_DEF = "__eval__"
+SIMULATE_SECONDS = 60  # simulate's time budget when neither --traces nor --max-seconds is given
 
 
 def cmd_eval(args) -> int:
@@ -480,19 +517,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--ray", metavar="ADDRESS",
                    help="run the --workers on Ray actors: `local` (start a local Ray), `auto` (the cluster "
                         "this machine belongs to) or a cluster address such as ray://head:10001")
-    c.add_argument("--json", metavar="FILE", help="write the result as JSON")
-    c.add_argument("--itf", metavar="FILE", help="write the trace (if any) in ITF JSON")
-    c.add_argument("--html", metavar="FILE", help="write a self-contained HTML report (verdict, statistics, the "
-                                                  "trace with what changed, its picture, the views)")
-    c.add_argument("--dot", metavar="FILE", help="write the trace (if any) as a graphviz picture")
-    c.add_argument("--svg", metavar="FILE", help="draw the trace (if any) as SVG (needs graphviz's dot)")
-    c.add_argument("--diff", action="store_true",
-                   help="print only the variables each step changed after the first state (TLC's -difftrace)")
-    c.add_argument("--view", action="append", metavar="NAME",
-                   help="print the spec's view NAME as a grid of the trace (repeatable; --html and --view-* "
-                        "then draw only these; by default they draw every view)")
-    c.add_argument("--view-dot", metavar="FILE", help="write the views of the trace (if any) as a graphviz table")
-    c.add_argument("--view-svg", metavar="FILE", help="draw the views of the trace (if any) as SVG")
+    _add_output_args(c)
     c.add_argument("--quiet", action="store_true", help="no progress on stderr while searching")
     c.set_defaults(func=cmd_check)
 
@@ -504,13 +529,15 @@ def build_parser() -> argparse.ArgumentParser:
     m = sub.add_parser("simulate", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_epilog("simulate"), help="walk random behaviours (finds deep violations; proves nothing)")
     _add_model_args(m)
     m.add_argument("--invariant", action="append", metavar="NAME", help="check only these invariants")
-    m.add_argument("--traces", type=positive_int, default=1000, metavar="N", help="how many behaviours (default 1000)")
+    m.add_argument("--traces", type=positive_int, metavar="N",
+                   help=f"how many behaviours (default: until the first violation, within --max-seconds, "
+                        f"{SIMULATE_SECONDS} s unless given)")
     m.add_argument("--depth", type=positive_int, default=100, metavar="D", help="states per behaviour at most (default 100)")
     m.add_argument("--seed", type=int, default=0, metavar="S", help="the random seed (default 0)")
     m.add_argument("--no-deadlock", action="store_true", help="do not report states with no enabled action")
     m.add_argument("--max-seconds", type=positive_seconds, metavar="S", help="stop after S seconds")
     m.add_argument("--max-memory", type=memory_size, metavar="SIZE", help="stop when resident memory exceeds SIZE")
-    m.add_argument("--json", metavar="FILE", help="write the result as JSON")
+    _add_output_args(m)
     m.set_defaults(func=cmd_simulate)
 
     w = sub.add_parser("sweep", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_epilog("sweep"), help="check every point of a grid of constants (see docs/sweep.md)")

@@ -157,3 +157,22 @@ def test_eval_locates_a_mistake_in_the_expression():
     assert "    outstandin + 1\n    ^" in proc.stderr
     proc = cli("eval", "spec/collector.spec", "--trace", "traces/frontier-smallest.json", "step +")
     assert proc.returncode == 2 and proc.stderr.startswith("<expression>:1:")
+
+
+# ---- simulate: until the first violation by default, and the same artefacts as check ----
+
+def test_simulate_runs_until_the_first_violation_and_writes_what_check_writes(tmp_path):
+    out = {k: tmp_path / f"sim.{k}" for k in ("json", "itf", "html", "dot")}
+    proc = cli("simulate", "spec/examples/diehard.spec", "--seed", "4", "--diff", *[a for k, p in out.items()
+                                                                                  for a in (f"--{k}", str(p))])
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    data = json.loads(out["json"].read_text())
+    assert data["verdict"] == "violated" and data["mode"] == "simulation" and data["behaviours"] >= 1
+    assert "digraph" in out["dot"].read_text() and "<html" in out["html"].read_text().lower()
+    replayed = cli("replay", "spec/examples/diehard.spec", "--trace", str(out["itf"]))
+    assert replayed.returncode == 1 and "is violated here" in replayed.stdout  # the ITF trace is the behaviour found
+
+
+def test_simulate_without_a_violation_stops_at_its_time_budget():
+    proc = cli("simulate", "spec/examples/diehard.spec", "--invariant", "type_ok", "--max-seconds", "1")
+    assert proc.returncode == 3 and "proves nothing" in proc.stdout and "time limit" in proc.stdout

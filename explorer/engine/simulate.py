@@ -4,6 +4,7 @@ is real and comes with its trace (not necessarily a shortest one); finding none 
 and the result says so. The same seed gives the same behaviours on every run and machine."""
 from __future__ import annotations
 
+import itertools
 import random
 import time
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ class Simulation:
     lengths: dict[str, int] = field(default_factory=dict)  # why walks ended: depth, deadlock, terminal, constraint
 
 
-def simulate(model: Model, behaviours: int = 1000, depth: int = 100, seed: int = 0, deadlock: bool = True,
+def simulate(model: Model, behaviours: int | None = 1000, depth: int = 100, seed: int = 0, deadlock: bool = True,
              limits: Limits | None = None) -> Simulation:
     limits = limits or Limits()
     rng = random.Random(seed)
@@ -44,7 +45,7 @@ def simulate(model: Model, behaviours: int = 1000, depth: int = 100, seed: int =
             if not inits:
                 sim.result = Result("error", error="there is no initial state: nothing was simulated")
                 return sim
-            for _ in range(behaviours):
+            for _ in range(behaviours) if behaviours is not None else itertools.count():  # None: until a stop
                 if limits.max_seconds and time.monotonic() - started > limits.max_seconds:
                     raise LimitReached("max-seconds")
                 state = rng.choice(inits)

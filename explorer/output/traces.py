@@ -447,10 +447,10 @@ def dot_to_svg(source: str) -> str:
         raise SpecError(f"graphviz's `dot` failed: {(err.stderr or b'').decode(errors='replace').strip()}") from None
 
 
-def format_simulation(model: Model, sim: Simulation, spec_path: str) -> str:
+def format_simulation(model: Model, sim: Simulation, spec_path: str, diff: bool = False) -> str:
     r = sim.result
     ends = ", ".join(f"{n} ended at {why}" for why, n in sorted(sim.lengths.items()))
-    lines = format_verdict(model, r, spec_path)
+    lines = format_verdict(model, r, spec_path, diff)
     lines.append(f"Simulation (seed {sim.seed}): {sim.behaviours} behaviour(s) of up to {sim.depth} states, "
                  f"{sim.steps} states visited, the longest {sim.longest}" + (f" ({ends})." if ends else "."))
     if r.verdict == "incomplete":
