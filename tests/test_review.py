@@ -176,3 +176,11 @@ def test_simulate_runs_until_the_first_violation_and_writes_what_check_writes(tm
 def test_simulate_without_a_violation_stops_at_its_time_budget():
     proc = cli("simulate", "spec/examples/diehard.spec", "--invariant", "type_ok", "--max-seconds", "1")
     assert proc.returncode == 3 and "proves nothing" in proc.stdout and "time limit" in proc.stdout
+
+
+def test_json_reports_start_up_and_search_time_apart(tmp_path):
+    out = tmp_path / "r.json"
+    proc = cli("check", "spec/examples/diehard.spec", "--json", str(out))
+    data = json.loads(out.read_text())
+    assert proc.returncode == 1 and data["startup_seconds"] > 0 and data["search_seconds"] >= 0
+    assert abs(data["startup_seconds"] + data["search_seconds"] - data["seconds"]) < 0.01

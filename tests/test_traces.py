@@ -19,7 +19,8 @@ def normalized(path: Path) -> str:
     text = path.read_text()
     if path.name.endswith(".json"):
         data = json.loads(text)
-        data.pop("seconds", None)
+        for timing in ("seconds", "startup_seconds", "search_seconds"):
+            data.pop(timing, None)
         return json.dumps(data, indent=1, sort_keys=True)
     return re.sub(r"^Finished in .*$", "Finished in <time>", text, flags=re.M)
 

@@ -272,6 +272,8 @@ def result_json(model: Model, result: Result, deadlock: bool | None = None) -> d
         "queue": result.queue,
         "pruned_by_constraint": result.pruned,
         "seconds": round(run_seconds(model, result), 3),
+        "startup_seconds": round(getattr(model, "load_seconds", 0.0), 3),  # parsing, checking, compiling the spec
+        "search_seconds": round(result.seconds, 3),
         "actions": {k: v["generated"] for k, v in result.actions.items()},
         "actions_distinct": {k: v["distinct"] for k, v in result.actions.items()},
         "never_fired": [k for k, v in result.actions.items() if v["generated"] == 0],
