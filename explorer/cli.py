@@ -247,7 +247,8 @@ def cmd_simulate(args) -> int:
             data.update(mode="simulation", seed=sim.seed, behaviours=sim.behaviours, max_length=sim.depth,
                         states_visited=sim.steps)
             write_json(args.json, data)
-        return _report(model, sim.result, args, format_simulation(model, sim, args.spec, diff=args.diff))
+        budget = SIMULATE_SECONDS if args.max_seconds is None and args.traces is None else None
+        return _report(model, sim.result, args, format_simulation(model, sim, args.spec, diff=args.diff, budget=budget))
 
 
 def cmd_sweep(args) -> int:

@@ -184,3 +184,10 @@ def test_json_reports_start_up_and_search_time_apart(tmp_path):
     data = json.loads(out.read_text())
     assert proc.returncode == 1 and data["startup_seconds"] > 0 and data["search_seconds"] >= 0
     assert abs(data["startup_seconds"] + data["search_seconds"] - data["seconds"]) < 0.01
+
+
+def test_simulate_says_when_it_used_its_default_budget(monkeypatch, capsys):
+    import explorer.cli as command_line
+    monkeypatch.setattr(command_line, "SIMULATE_SECONDS", 1)
+    code = command_line.main(["simulate", str(ROOT / "spec/examples/diehard.spec"), "--invariant", "type_ok"])
+    assert code == 3 and "It used its 1-second budget" in capsys.readouterr().out

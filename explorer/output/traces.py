@@ -449,14 +449,19 @@ def dot_to_svg(source: str) -> str:
         raise SpecError(f"graphviz's `dot` failed: {(err.stderr or b'').decode(errors='replace').strip()}") from None
 
 
-def format_simulation(model: Model, sim: Simulation, spec_path: str, diff: bool = False) -> str:
+def format_simulation(model: Model, sim: Simulation, spec_path: str, diff: bool = False,
+                      budget: float | None = None) -> str:
+    """`budget`: the time budget simulate gave itself (no --traces, no --max-seconds)."""
     r = sim.result
     ends = ", ".join(f"{n} ended at {why}" for why, n in sorted(sim.lengths.items()))
     lines = format_verdict(model, r, spec_path, diff)
     lines.append(f"Simulation (seed {sim.seed}): {sim.behaviours} behaviour(s) of up to {sim.depth} states, "
                  f"{sim.steps} states visited, the longest {sim.longest}" + (f" ({ends})." if ends else "."))
     if r.verdict == "incomplete":
-        why = "" if r.stopped_by == "simulation" else f" It stopped early because {stop_reason(r.stopped_by)}."
+        why = ("" if r.stopped_by == "simulation" else
+               f" It used its {budget:g}-second budget (--max-seconds sets another, --traces N a number of "
+               f"behaviours)." if budget and r.stopped_by == "max-seconds" else
+               f" It stopped early because {stop_reason(r.stopped_by)}.")
         lines.append("No violation was found on these behaviours. A simulation explores only some behaviours: "
                      "this proves nothing about the others." + why)
     lines.append(f"Finished in {r.seconds:.2f}s.")
