@@ -151,3 +151,21 @@ def test_the_readme_says_when_a_sweep_searched_another_text_of_its_spec(tmp_path
     study_deep._current_keys.cache_clear()
     assert (f"{data['searches']} of its {data['searches']} runs searched an earlier text of `{spec}`"
             in study_deep._counts(data))
+
+
+def test_the_readme_opens_with_the_answer_and_each_claim_runs():
+    """Issue 31: the top of traces/README.md names PR #3599's rule, the recommended rule's formula and
+    its bounds, and gives a command per claim whose exit code is the one written beside it."""
+    readme = (TRACES / "README.md").read_text()
+    top = readme.split("## The answer, for PR #3599's reviewer", 1)[1].split("\n## ", 1)[0]
+    assert readme.index("## The answer") < readme.index("## In plain words")
+    assert len(top.splitlines()) <= 40
+    assert "`min(lowest in-flight ordinal, trained frontier F)`: rule `in_flight`" in top
+    assert "**Recommended: `lowest_unfinished`.**" in top and "cut = min(outstanding | doomed" in top
+    assert re.search(r"proved at \d+ of \d+ points, refuted at 0, undecided at \d+", top)
+    claims = re.findall(r"`(python -m explorer [^`]+)` \((\d)\)", top)
+    assert len(claims) == 3
+    for command, code in claims:
+        run = subprocess.run([sys.executable, *command.split()[1:]], capture_output=True, text=True, cwd=ROOT,
+                             timeout=600)
+        assert run.returncode == int(code), (command, run.stdout[-2000:], run.stderr[-2000:])
