@@ -199,7 +199,7 @@ def test_the_report_of_a_counterexample(jobs):
     page = check_html(model, result, "jobs.spec")
     _no_external_references(page)
     assert "Invariant not_two_done is violated: the trace below, of 5 states, is a shortest behaviour" in page
-    rows = re.findall(r'<tr class="step">(.*?)</tr>\n(?=<tr class="step">|</tbody>)', page, re.S)
+    rows = re.findall(r'<tr class="step" id="state-\d+">(.*?)</tr>\n(?=<tr class="step"|</tbody>)', page, re.S)
     assert len(rows) == 5
     changed = [re.findall(r'<div class="changed"><code>(.*?)</code>', r) for r in rows]
     assert changed == [[], ["busy = {0}"], ["busy = {0, 1}"], ["done = {0}", "busy = {1}"], ["done = {0, 1}", "busy = {}"]]
@@ -227,7 +227,7 @@ def test_the_report_of_the_collector_from_the_command_line(tmp_path):
     assert run.returncode == 1, run.stderr
     page = html.read_text()
     _no_external_references(page)
-    assert page.count('<tr class="step">') == 11
+    assert len(re.findall(r'<tr class="step" id="state-\d+">', page)) == 11
     assert 'id="view-prompt"' in page and 'title="LOST"' in page
     assert '<div class="changed"><code>next_ord = 1</code></div>' in page
     if shutil.which("dot"):
@@ -298,8 +298,10 @@ def test_the_report_renders_in_a_browser_and_fetches_nothing(tmp_path):
     assert requests == []
     steps = len(json.loads(js.read_text())["trace"])
     body = dom.split('<table id="trace">')[1].split("</table>\n\n<h2>")[0]
-    assert body.count('<tr class="step">') == steps == 11
+    assert len(re.findall(r'<tr class="step" id="state-\d+">', body)) == steps == 11
     assert '<table class="grid view" id="view-prompt">' in dom
+    assert dom.index('id="verdict"') < dom.index('id="view-prompt"') < dom.index('id="checks"')  # the grid first
+    assert '<tr class="failing"><th>2 ' in dom  # the lost prompt's row, marked
     assert "Invariant no_prompt_lost is violated (it fails for p = 2)" in dom
     if shutil.which("dot"):
         assert '<figure id="trace-picture"><svg' in dom
@@ -318,4 +320,5 @@ def test_the_report_of_a_liveness_violation_describes_its_lasso(tmp_path):
     html = page.read_text()
     verdict = re.search(r'<p class="verdict violated" id="verdict">(.*?)</p>', html, re.S).group(1)
     assert "Property" in verdict and "loops (State 6: Stuttering)" in verdict and "stutter there forever" in verdict
-    assert html.count('<tr class="step">') == 5 and "The trace (5 states)" in html
+    assert len(re.findall(r'<tr class="step( loop)?" id="state-\d+">', html)) == 5 and "The trace (5 states)" in html
+    assert re.findall(r'<tr class="step loop" id="state-(\d+)">', html) == ["5"]  # it stutters in its last state

@@ -4,6 +4,7 @@ fix exits with the verdict on what it names."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -191,3 +192,24 @@ def test_simulate_says_when_it_used_its_default_budget(monkeypatch, capsys):
     monkeypatch.setattr(command_line, "SIMULATE_SECONDS", 1)
     code = command_line.main(["simulate", str(ROOT / "spec/examples/diehard.spec"), "--invariant", "type_ok"])
     assert code == 3 and "It used its 1-second budget" in capsys.readouterr().out
+
+
+# ---- the HTML report as a reviewer uses it ----
+
+def test_the_report_shows_the_view_first_and_marks_the_failing_row_and_the_loop(tmp_path):
+    page = tmp_path / "loss.html"
+    assert cli("check", "spec/collector.spec", "--no-deadlock", "--html", str(page), "--quiet").returncode == 1
+    html = page.read_text()
+    assert html.index('id="verdict"') < html.index('id="view-prompt"') < html.index('id="checks"') < html.index('id="trace"')
+    failing = re.findall(r'<tr class="failing"><th>([^<&]*)', html)
+    assert failing == ["2 "]  # the prompt the invariant fails for (its witness, p = 2)
+    assert 'href="#state-1"' in html and 'id="state-1"' in html  # grid columns link to the trace's rows
+    if "<svg" in html:
+        assert '<details id="trace-picture-box"><summary>' in html  # the graphviz picture, collapsed
+    lasso = tmp_path / "lasso.html"
+    assert cli("check", "spec/collector.spec", "--no-deadlock", "--const", "CUT=safe", "--html", str(lasso),
+               "--quiet").returncode == 1
+    html = lasso.read_text()
+    start = int(re.search(r'<td>(\d+) <span class="note">\(the loop starts here\)', html).group(1))
+    marked = [int(n) for n in re.findall(r'<tr class="step loop" id="state-(\d+)"', html)]
+    assert marked and marked[0] == start and marked == list(range(start, start + len(marked)))

@@ -63,6 +63,17 @@ def _steps(model: Model, result: Result) -> list[dict[str, Any]]:
     return steps
 
 
+def _failing_row(grid, result: Result) -> str | None:
+    """The label of the view's row for the binding the invariant fails for (its witness), if the
+    view is over the same names."""
+    witness = dict(result.witness or [])
+    if result.verdict != "violated" or not grid.params or any(p not in witness for p in grid.params):
+        return None
+    if len(grid.params) == 1:
+        return short(witness[grid.params[0]])
+    return ", ".join(f"{p} = {short(witness[p])}" for p in grid.params)
+
+
 def check_html(model: Model, result: Result, spec_path: str = "", views: list[str] | None = None,
                deadlock: bool | None = None) -> str:
     """The report page of one `check` run (views: the ones to draw; default every declared view;
@@ -77,7 +88,8 @@ def check_html(model: Model, result: Result, spec_path: str = "", views: list[st
         except SpecError as err:
             note = f"No picture: {err.message}"
     try:
-        drawn = [{**asdict(g), "pairs": list(zip(g.rows, g.cells))} for g in grids(model, counterexample(result), views)]
+        drawn = [{**asdict(g), "pairs": list(zip(g.rows, g.cells)), "failing": _failing_row(g, result)}
+                 for g in grids(model, counterexample(result), views)]
         view_note = ""
     except SpecError as err:  # a view that fails on this trace: said in its place, the verdict stands
         drawn, view_note = [], f"The views cannot be drawn for this trace: {err.message}"
@@ -97,7 +109,7 @@ def check_html(model: Model, result: Result, spec_path: str = "", views: list[st
         constants=[(k, short(v)) for k, v in model.constants.items()], stats=stats, actions=actions,
         never_fired=[a["name"] for a in actions if a["never"]], steps=_steps(model, result),
         trace_svg=trace_svg, picture_note=note, grids=drawn, view_note=view_note,
-        checks=checks(model, result, deadlock),
+        checks=checks(model, result, deadlock), lasso_from=result.loop,
         footer=f"Written by explorer {__version__}. Every claim holds for the constants above only.")
 
 
