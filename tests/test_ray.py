@@ -108,7 +108,7 @@ engine = "python"  # long enough, on the Python engine, to be stopped while it s
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     first = proc.stdout.readline()
     assert first.startswith("[1/3]"), first
-    time.sleep(10)  # the second point is searching (Ray takes a few seconds to start it on a loaded machine)
+    time.sleep(20)  # the second point is searching (Ray takes several seconds to start it on a loaded machine)
     proc.send_signal(signal.SIGTERM)
     rest, _ = proc.communicate(timeout=120)
     assert proc.returncode == 3, rest
