@@ -152,7 +152,7 @@ def cmd_check(args) -> int:
             model = _guarded_model(args)
             if model is None:
                 return EXIT_CODES["incomplete"]
-            _check_outputs(args, model)
+            _check_views(args, model)
             result = _search(model, args, limits)
         if args.json:
             write_json(args.json, result_json(model, result, deadlock=not args.no_deadlock))
@@ -183,17 +183,18 @@ def _report(model: Model, result: Result, args, report: str) -> int:
     return EXIT_INTERNAL if result.internal else EXIT_CODES[result.verdict]
 
 
-def _check_outputs(args, model: Model | None = None) -> None:
-    """Before the search: every output file can be written, `dot` is there for --svg, and the
-    views named exist (once the model is known)."""
-    if model is None:
-        for option in ("json", "itf", "html", "dot", "svg", "view_dot", "view_svg"):
-            _writable("--" + option.replace("_", "-"), getattr(args, option))
-        if (args.svg or args.view_svg) and not shutil.which("dot"):
-            raise SpecError(f"{'--svg' if args.svg else '--view-svg'} needs graphviz's `dot` program, which is not "
-                            "installed (or not on PATH); install graphviz (Debian: apt-get install graphviz), or "
-                            "write --dot and draw it elsewhere")
-        return
+def _check_outputs(args) -> None:
+    """Before anything is loaded: every output file can be written, and `dot` is there for --svg."""
+    for option in ("json", "itf", "html", "dot", "svg", "view_dot", "view_svg"):
+        _writable("--" + option.replace("_", "-"), getattr(args, option))
+    if (args.svg or args.view_svg) and not shutil.which("dot"):
+        raise SpecError(f"{'--svg' if args.svg else '--view-svg'} needs graphviz's `dot` program, which is not "
+                        "installed (or not on PATH); install graphviz (Debian: apt-get install graphviz), or "
+                        "write --dot and draw it elsewhere")
+
+
+def _check_views(args, model: Model) -> None:
+    """Before the search: the views named exist, and there is one to draw if --view-* asks."""
     for name in args.view or []:
         find_view(model, name)
     if (args.view_dot or args.view_svg) and not model.views:
@@ -233,13 +234,13 @@ def cmd_simulate(args) -> int:
 
     _check_outputs(args)
     # by default, as TLC's -simulate: behaviours until the first violation, within a time budget
-    seconds = args.max_seconds or (SIMULATE_SECONDS if args.traces is None else None)
-    limits = Limits(max_seconds=seconds, max_memory=args.max_memory)
+    budget = SIMULATE_SECONDS if args.max_seconds is None and args.traces is None else None
+    limits = Limits(max_seconds=args.max_seconds or budget, max_memory=args.max_memory)
     with guard(limits):
         model = _guarded_model(args)
         if model is None:
             return EXIT_CODES["incomplete"]
-        _check_outputs(args, model)
+        _check_views(args, model)
         sim = simulate(model, args.traces, args.depth, args.seed, deadlock=not args.no_deadlock, limits=limits)
         if args.json:
             data = result_json(model, sim.result)
@@ -247,7 +248,6 @@ def cmd_simulate(args) -> int:
             data.update(mode="simulation", seed=sim.seed, behaviours=sim.behaviours, max_length=sim.depth,
                         states_visited=sim.steps)
             write_json(args.json, data)
-        budget = SIMULATE_SECONDS if args.max_seconds is None and args.traces is None else None
         return _report(model, sim.result, args, format_simulation(model, sim, args.spec, diff=args.diff, budget=budget))
 
 

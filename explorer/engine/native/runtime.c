@@ -330,21 +330,6 @@ static int64_t range_count(Ctx *c, V a, V b, int build) {  /* a..b as a domain *
     if (build && hi - lo + 1 > MAX_RANGE) fail(c);
     return hi < lo ? 0 : hi - lo + 1;
 }
-static V fn_set(Ctx *c, V s, V t) {  /* [S -> T]: every map, in the canonical order */
-    if (!is(s, K_SET) || !is(t, K_SET)) fail(c);
-    uint32_t n = LEN(s), k = LEN(t); double count = 1; for (uint32_t i = 0; i < n; i++) count *= k;
-    if (count > MAX_RANGE) fail(c);
-    size_t total = (size_t)count; Obj *o = obj(c, K_SET, (uint32_t)total, total);
-    uint32_t *digit = arena(c, (n + 1) * sizeof(uint32_t)); memset(digit, 0, (n + 1) * sizeof(uint32_t));
-    for (size_t m = 0; m < total; m++) {
-        Obj *f = obj(c, K_MAP, n, 2 * n);
-        for (uint32_t i = 0; i < n; i++) { f->it[2 * i] = IT(s, i); f->it[2 * i + 1] = IT(t, digit[i]); }
-        o->it[m] = V_OF(f);
-        for (long i = (long)n - 1; i >= 0; i--) { if (++digit[i] < k) break; digit[i] = 0; }
-    }
-    return V_OF(o);
-}
-
 /* [S -> T] one map at a time, in the canonical order (the last key's value changes fastest) */
 typedef struct { V s, t; uint32_t n, k; uint32_t *digit; int state; V map; } FnIter;  /* state: 0 fresh, 1 going, 2 done */
 static void fn_iter_start(Ctx *c, FnIter *f, V s, V t) {
@@ -363,6 +348,16 @@ static int fn_iter_next(Ctx *c, FnIter *f) {
     Obj *m = obj(c, K_MAP, f->n, 2 * f->n);
     for (uint32_t i = 0; i < f->n; i++) { m->it[2 * i] = IT(f->s, i); m->it[2 * i + 1] = IT(f->t, f->digit[i]); }
     f->map = V_OF(m); return 1;
+}
+
+static V fn_set(Ctx *c, V s, V t) {  /* [S -> T]: every map, in the canonical order */
+    if (!is(s, K_SET) || !is(t, K_SET)) fail(c);
+    double count = 1; for (uint32_t i = 0; i < LEN(s); i++) count *= LEN(t);
+    if (count > MAX_RANGE) fail(c);
+    Obj *o = obj(c, K_SET, (uint32_t)count, (size_t)count);
+    FnIter f; fn_iter_start(c, &f, s, t);
+    for (size_t m = 0; fn_iter_next(c, &f); m++) o->it[m] = f.map;
+    return V_OF(o);
 }
 
 /* ---- built-ins ---- */

@@ -54,7 +54,7 @@ typedef struct {
     V *w;                        /* the candidates' words (NV_ALLOC each) */
     size_t ncand, cap;
     uint64_t *fp; uint32_t *parent, *ord; int16_t *act, *inv; uint8_t *pruned;
-    uint32_t *cnt;               /* successors per parent and action: n * NV */
+    uint32_t *cnt;               /* successors per parent and action: n * NA */
     uint8_t *dead;               /* per parent: no successor and no terminal condition holds */
     int error;                   /* an evaluation error (the Python engine will report it) */
     int stopped;                 /* Python asked to stop while this chunk was expanded */
@@ -125,12 +125,6 @@ static void table_grow(Priv *p) {
     size_t size = 2 * (p->mask + 1); uint64_t *t = table_alloc(size);
     for (size_t i = 0; i <= p->mask; i++) if (p->table[i]) { size_t j = p->table[i] & (size - 1); while (t[j]) j = (j + 1) & (size - 1); t[j] = p->table[i]; }
     table_free(p->table, p->mask + 1); p->table = t; p->mask = size - 1;
-}
-static void table_add(Priv *p, uint64_t fp) {
-    if (4 * (p->used + 1) > 3 * (p->mask + 1)) table_grow(p);
-    size_t j = fp & p->mask;
-    while (p->table[j]) { if (p->table[j] == fp) return; j = (j + 1) & p->mask; }
-    p->table[j] = fp; p->used++;
 }
 /* adds fp unless it is there: whether it was new (one probe sequence for both) */
 static int table_insert(Priv *p, uint64_t fp) {
@@ -284,7 +278,7 @@ static void emit_init(Ctx *c, V *n) {
     int pruned = 0;
     if (NC) { enter(c, w); pruned = !constraints_ok(c, w); }
     if (pruned) r->pruned++;
-    else { table_add(p, FP_KEY(fp)); record(p, UINT32_MAX, (uint32_t)p->n); level_push(&p->cur, w, fp); }
+    else { table_insert(p, FP_KEY(fp)); record(p, UINT32_MAX, (uint32_t)p->n); level_push(&p->cur, w, fp); }
     enter(c, w);
     if (invariant_first(c, w) >= 0) longjmp(c->fail, 3);
     c->s = loop; c->gen++;
@@ -351,7 +345,7 @@ int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned c
             arena_reset(c);
             for (int i = 0; i < NV; i++) w[i] = freeze(c->store, decode(c, &q));
             uint64_t fp = state_fp(w);
-            table_add(p, FP_KEY(fp)); record(p, UINT32_MAX, (uint32_t)k); level_push(&p->cur, w, fp); nstates++;
+            table_insert(p, FP_KEY(fp)); record(p, UINT32_MAX, (uint32_t)k); level_push(&p->cur, w, fp); nstates++;
         }
     }
     generated = r->generated;
