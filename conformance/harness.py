@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from .fix import apply as apply_fix
 from .nemo import NemoRL
 
 SETTLE_TIMEOUT = 20.0  # seconds a step may take to come to rest before the replay gives up
@@ -245,12 +246,12 @@ def make_config(c: dict[str, Any]) -> Any:
 class Driver:
     """async_grpo_train, as far as the collector depends on it, for one replay."""
 
-    def __init__(self, nemo: NemoRL, constants: dict[str, Any], workdir: str, label: str):
+    def __init__(self, nemo: NemoRL, constants: dict[str, Any], workdir: str, label: str, fix: str = ""):
         import ray
         import torch
         from torchdata.stateful_dataloader import StatefulDataLoader
 
-        self.nemo, self.c, self.workdir, self.label = nemo, constants, workdir, label
+        self.nemo, self.c, self.workdir, self.label, self.fix = nemo, constants, workdir, label, fix
         self.torch, self.loader_cls = torch, StatefulDataLoader
         self.K = nemo.keys
         nemo.tc.ray = RayShim(ray)  # the module's Ray calls on the buffer become direct calls
@@ -325,12 +326,16 @@ class Driver:
         self.gate = Gate()
         self.hold_reservation = False   # hold the next dispatch after it read the version (TC 637-648/690-701)
         self.before_pull: dict[str, Any] = {}
+        self.in_hand: tuple[int, ...] = ()  # the ordinals of the batch _process_batch is working on
+        self.in_hand_prompts: set[int] = set()
         self.script = Script(self.nemo)
         self.nemo.tc.run_async_multi_turn_rollout_groups = self.script.generator()
         c = self.nemo.collector_class(
             policy_generation=None, tokenizer=None, task_to_env={}, master_config=self.cfg,
             replay_buffer=Direct(self.buffer), start_step=self.step, **kwargs)   # G 4399-4413
         self._instrument(c)
+        if self.fix:  # our change to the post tree (conformance/fix.py), on this instance only
+            apply_fix(self.fix, c, self.nemo)
         self.collector = c
         c.start_collection(loader)                                  # G 4416
         c.set_weight_version(self.step)                             # G 4419
@@ -358,6 +363,18 @@ class Driver:
             return reserve(generation_weight_version)
 
         c._get_next_target_for_generation = gated_reserve
+        process = c._process_batch
+        key = self.K.NEMO_GYM_TASK_INDEX_KEY
+
+        def seen_batch(batch: Any) -> Any:
+            self.in_hand = tuple(int(r[key]) for r in batch["extra_env_info"])
+            self.in_hand_prompts = {int(i) for i in batch["idx"]}
+            try:
+                return process(batch)
+            finally:
+                self.in_hand, self.in_hand_prompts = (), set()
+
+        c._process_batch = seen_batch
         c._generation_limit_cleared = gated_event(gate)
         run_worker = c._run_rollout_batch_worker
 
@@ -472,6 +489,27 @@ class Driver:
         if g.where != "reserving":
             self.hold_reservation, self.before_pull = False, {}
             return f"the loop did not reach a reservation (it is {g.where})"
+        return ""
+
+    def pull(self) -> str:
+        """ATOMIC_DISPATCH = false: the loop takes the pending rows or pulls a batch, and is held
+        once it has read the weight version, before its reservation (or, every row filtered out,
+        back before its pause check, as the model's pull of no row)."""
+        g = self.gate
+        if g.where not in ("run", "woken") or not g.parked:
+            return f"the collection loop is {g.where}, not about to run"
+        self.hold_reservation = True
+        self._go()
+        if g.where != "reserving":
+            self.hold_reservation = False
+        return ""
+
+    def reserve(self) -> str:
+        """The held loop reserves a target and starts its worker, or parks the batch in pending."""
+        g = self.gate
+        if g.where != "reserving" or not g.parked:
+            return f"the collection loop is {g.where}, not holding a batch before its reservation"
+        self._go()
         return ""
 
     def _go(self) -> None:
@@ -593,6 +631,7 @@ class Driver:
     # ---- what the real objects hold, keyed as mapping.expected keys the model ----
     def observe(self) -> dict[str, Any]:
         c, b, K = self.collector, self.buffer, self.K
+        atomic = self.c.get("ATOMIC_DISPATCH", True)
         key = K.NEMO_GYM_TASK_INDEX_KEY
         with c._pending_lock:
             pend = c._pending_batch
@@ -616,10 +655,15 @@ class Driver:
             "aligned": c._ordinals_frontier_aligned,
             "filter_on": c._resume_frontier_ordinal is not None,
             "trained": frozenset(self.trained),
-            "loop": "run" if g.where == "woken" else g.where,
+            # held before its reservation: the model's `holding` (ATOMIC_DISPATCH = false), or a
+            # dispatch on the old version that has not happened in the model yet (its loop is `run`)
+            "loop": "run" if g.where == "woken" or (g.where == "reserving" and atomic) else
+                    "holding" if g.where == "reserving" else g.where,
         }
         o["relabelled"] = tuple(relabelled)  # stamps that are not the prompt's stream position
-        if g.where == "reserving":
+        if not atomic:
+            o["held"] = self.in_hand if g.where == "reserving" else ()
+        elif g.where == "reserving":
             for k in ("threshold", "covered", "horizon"):
                 o.pop(k, None)
             o.update(self.before_pull)
@@ -683,7 +727,7 @@ class Driver:
         with b._lock:
             buffered = {_prompt(t) for t in b.trajectories}
         inflight = set().union(*(w.unbuffered_prompts for w in self.script.alive()))
-        have = (self.trained | self.dropped | self.doomed | self.discarded | buffered | inflight
+        have = (self.trained | self.dropped | self.doomed | self.discarded | buffered | inflight | self.in_hand_prompts
                 | (set(pend["idx"]) if pend is not None else set()) | self.yet_to_yield())
         return set(range(self.c["PROMPTS"])) - have
 

@@ -16,6 +16,8 @@ from explorer.lang.values import TRUE, Bool, Map
 # model action -> what the driver does (the collector's own dispatches are released one at a time)
 COMMANDS = {
     "dispatch": "let the collection loop run one iteration (pull, filter, reserve, start a worker)",
+    "pull": "let the collection loop take the pending rows or pull, and hold it before its reservation",
+    "reserve": "let the held loop reserve a target and start its worker (or park the batch in pending)",
     "end_of_stream": "let the collection loop pull and find the dataloader exhausted",
     "decide_pause": "let the collection loop run its pause check (it must decide to pause)",
     "sleep": "let the paused loop clear its wake-up event and wait",
@@ -31,6 +33,7 @@ COMMANDS = {
 NEEDED_CONSTANTS = ("P", "AGE", "TOLERATED_FAILURES", "PROMPTS", "STEPS", "SAVE_EVERY",
                     "IN_FLIGHT_UPDATES", "LOAD_REPLAY_BUFFER", "BARRIER", "CUT")
 RULE_COMMIT = {"frontier": "pre", "in_flight": "post"}  # the rules the code has (8c1e170d8 / ee5741a13)
+LABEL_RULE = {side: rule for rule, side in RULE_COMMIT.items()}
 
 
 def plain(v: Any) -> Any:
@@ -70,7 +73,9 @@ class Trace:
 
     @property
     def rule(self) -> str:
-        return str(self.constants.get("CUT", ""))
+        """CUT, and the term its ablation takes away (`lowest_unfinished-no-held`: ABLATE = "held")."""
+        ablate = self.constants.get("ABLATE", "none")
+        return str(self.constants.get("CUT", "")) + (f"-no-{ablate}" if ablate not in ("none", "") else "")
 
 
 def load(path: str) -> Trace:
@@ -129,6 +134,8 @@ def expected(state: dict[str, Any], constants: dict[str, Any], outstanding: bool
     }
     if state["running"]:
         e["loop"] = state["loop"]
+    if "held" in state:  # ATOMIC_DISPATCH = false: the rows the loop holds between its pull and its reservation
+        e["held"] = tuple(state["held"])
     if state["filter_on"]:
         e.update(threshold=state["threshold"], covered=frozenset(state["covered"]), horizon=state["horizon"])
     if outstanding:  # post's _outstanding_task_indices is the union of what the workers hold
@@ -163,7 +170,7 @@ def lost(state: dict[str, Any], constants: dict[str, Any]) -> set[int]:
     return {p for p in range(constants["PROMPTS"])
             if not (p in state["trained"] or p in state["dropped"] or p in state["doomed"]
                     or p in state["discarded"] or p in buffered or p in outstanding
-                    or p in state["pending"] or yet(p))}
+                    or p in state["pending"] or p in state.get("held", ()) or yet(p))}
 
 
 def diff(want: dict[str, Any], got: dict[str, Any], prefix: str = "") -> list[tuple[str, Any, Any]]:

@@ -23,6 +23,7 @@ class Outcome:
     commit: str
     rule: str                     # the trace's CUT
     steps: int                    # trace states
+    fix: str = ""                 # the rule patched into the tree (conformance/fix.py), if any
     followed: int = 0             # states the code matched (the initial one included)
     step: Step | None = None      # the first step where the code differs
     reason: str = ""              # why (a command the code could not take, or the fields)
@@ -67,7 +68,7 @@ class Outcome:
                 f"the model {show(frozenset(self.model_lost))}")
 
     def to_json(self) -> dict[str, Any]:
-        return {"trace": self.trace, "label": self.label, "commit": self.commit, "rule": self.rule,
+        return {"trace": self.trace, "label": self.label, "fix": self.fix, "commit": self.commit, "rule": self.rule,
                 "states": self.steps, "followed": self.followed, "diverged": self.diverged,
                 "step": None if self.step is None else {"state": self.step.n, "action": self.step.label},
                 "reason": self.reason, "fields": [[f, show(m), show(c)] for f, m, c in self.fields],
@@ -82,6 +83,10 @@ def _command(driver: Any, step: Step) -> str:
     a, p = step.action, step.params
     if a in ("dispatch", "end_of_stream", "decide_pause", "sleep"):
         return driver.loop_step(a)
+    if a == "pull":
+        return driver.pull()
+    if a == "reserve":
+        return driver.reserve()
     if a == "see_version":
         return ""
     if a == "group_finishes":
@@ -107,28 +112,32 @@ def _timing(prev: Step, step: Step) -> str:
     if a == "train" and s["fatal"] and s["fatal_unseen"]:
         return (f"state {step.n}: the trainer trains after a fatal failure it has not seen: it stalls "
                 "between its health check and its sample (G 4617-4640)")
-    if a == "dispatch" and s["cversion"] != s["step"]:
+    if a in ("dispatch", "reserve") and s["cversion"] != s["step"]:
         return (f"state {step.n}: a dispatch that read the weight version before the refit and reserves "
                 "after it (the loop is held in _process_batch across the refit)")
     return ""
 
 
-def replay(trace: Trace, nemo_path: str | None, label: str | None = None) -> Outcome:
-    """Load the real modules (raises nemo.MissingDependency) and follow the trace."""
+def replay(trace: Trace, nemo_path: str | None, label: str | None = None, fix: str = "") -> Outcome:
+    """Load the real modules (raises nemo.MissingDependency) and follow the trace; with `fix`, on
+    the post tree changed to follow that rule (conformance/fix.py)."""
     from . import harness, nemo
 
     rt = nemo.load(nemo_path)
     if label and label != rt.label:
         raise nemo.MissingDependency(f"--commit-label {label}, but the tree at {rt.root} is {rt.label} "
                                      f"({'it tracks' if rt.label == 'post' else 'it does not track'} outstanding ordinals)")
-    out = Outcome(trace.path, rt.label, rt.commit, trace.rule, len(trace.steps))
+    if fix and rt.label != "post":
+        raise nemo.MissingDependency(f"--fix {fix} is a change to the post tree (ee5741a13), and the tree at "
+                                     f"{rt.root} is {rt.label}")
+    out = Outcome(trace.path, rt.label, rt.commit, trace.rule, len(trace.steps), fix)
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="conformance-") as work:
         log = io.StringIO()
         driver = None
         try:
             with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
-                driver = harness.Driver(rt, trace.constants, work, rt.label)
+                driver = harness.Driver(rt, trace.constants, work, rt.label, fix)
                 _follow(driver, trace, out)
         except harness.NotSettled as err:
             why = f"the code did not come to rest: {err}"
@@ -187,7 +196,7 @@ def _follow(driver: Any, trace: Trace, out: Outcome) -> None:
             out.end = f"the model is stuck (deadlock) and the code is not: {moving}"
 
 
-LOOP_STEPS = ("dispatch", "decide_pause", "end_of_stream", "see_version", "sleep", "restart")
+LOOP_STEPS = ("dispatch", "pull", "decide_pause", "end_of_stream", "see_version", "sleep", "restart")
 
 
 def _stale_dispatch_follows(trace: Trace, step: Step) -> bool:
@@ -224,10 +233,12 @@ def held_loop(trace: Trace) -> list[str]:
 
 def format_outcome(out: Outcome) -> str:
     lines = [f"Trace: {out.trace} (rule {out.rule}, {out.steps} states)",
-             f"Code: NeMo RL {out.commit[:9] or '?'} ({out.label}), replayed in {out.seconds:.1f} s"]
-    rule_side = mapping.RULE_COMMIT.get(out.rule)
-    if rule_side and rule_side != out.label:
-        lines.append(f"Note: rule {out.rule} belongs to the {rule_side} commit, this tree is {out.label}")
+             f"Code: NeMo RL {out.commit[:9] or '?'} ({out.label}"
+             + (f", changed to follow {out.fix} by conformance/fix.py" if out.fix else "")
+             + f"), replayed in {out.seconds:.1f} s"]
+    code_rule = out.fix or mapping.LABEL_RULE.get(out.label)
+    if code_rule and out.rule != code_rule:
+        lines.append(f"Note: the trace's rule is {out.rule}, the code's {code_rule}")
     for t in out.timing:
         lines.append(f"Timing needed: {t}")
     if out.step is not None:
@@ -245,14 +256,15 @@ def format_outcome(out: Outcome) -> str:
     return "\n".join(lines)
 
 
-def main(trace_path: str, nemo_path: str | None, label: str | None, json_path: str | None = None) -> int:
+def main(trace_path: str, nemo_path: str | None, label: str | None, json_path: str | None = None,
+         fix: str = "") -> int:
     """The CLI's `conformance` command: exit 0 follows, 1 diverges, 2 bad input/missing dependency."""
     from explorer.lang.errors import SpecError
     from .nemo import MissingDependency
 
     try:
         trace = mapping.load(trace_path)
-        out = replay(trace, nemo_path, label)
+        out = replay(trace, nemo_path, label, fix)
     except SpecError as err:
         print(err, flush=True)
         return 2

@@ -8,6 +8,7 @@ import itertools
 import random
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 from explorer.engine.result import Result, Step, explain_error, label_step, witness
 from explorer.lang.model import Model
@@ -26,7 +27,9 @@ class Simulation:
 
 
 def simulate(model: Model, behaviours: int | None = 1000, depth: int = 100, seed: int = 0, deadlock: bool = True,
-             limits: Limits | None = None) -> Simulation:
+             limits: Limits | None = None, on_walk: Callable[[list[Step]], None] | None = None) -> Simulation:
+    """`on_walk` is given each behaviour that ends without a violation (a violating one is the
+    result's trace): model-based testing replays them on an implementation."""
     limits = limits or Limits()
     rng = random.Random(seed)
     started = time.monotonic()
@@ -34,6 +37,12 @@ def simulate(model: Model, behaviours: int | None = 1000, depth: int = 100, seed
     inv_names = [p.name for p in model.invariants]
     constraints = [p.holds for p in model.constraints]
     path: list[tuple] = []
+
+    def ended(why: str) -> None:
+        _ended(sim, why, path)
+        if on_walk:
+            on_walk(_steps(model, path))
+
     try:
         with guard(limits, started):
             inits = []
@@ -56,7 +65,7 @@ def simulate(model: Model, behaviours: int | None = 1000, depth: int = 100, seed
                     if _violated(model, sim, path, inv_names):
                         return sim
                     if len(path) >= depth:
-                        _ended(sim, "depth", path)
+                        ended("depth")
                         break
                     # as `check` and TLC do: a deadlock is decided on the successors before the
                     # constraints, and a successor the constraints prune is still checked
@@ -73,10 +82,10 @@ def simulate(model: Model, behaviours: int | None = 1000, depth: int = 100, seed
                             sim.longest = max(sim.longest, len(path))
                             sim.result = Result("deadlock", trace=_steps(model, path))
                             return sim
-                        _ended(sim, "no successor", path)
+                        ended("no successor")
                         break
                     if not succ:
-                        _ended(sim, "constraint", path)
+                        ended("constraint")
                         break
                     state = rng.choice(succ)
                     path.append(state)
