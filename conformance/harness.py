@@ -445,6 +445,15 @@ class Driver:
         if self.first_done or self.barrier_holds():
             self.check_due = False
 
+    def sample_fails(self) -> None:
+        """The trainer, past its check, samples and finds no complete batch: back to the top of the
+        loop and its health check (G 4724 `continue`). Done as late as the trace needs it (a
+        restart after a fatal failure), so a trainer that stalls before its sample stays possible."""
+        if (not self.stopped and self.phase == "sample" and not self.check_due and self.first_done
+                and self.step < self.c["STEPS"] and not self.buffer.has_complete_batch(self.step, self.P, self.A)):
+            self.check_due = True
+            self.poll()
+
     def barrier_holds(self) -> bool:
         b = self.buffer
         if not b.has_complete_batch(self.step, self.P, self.A):

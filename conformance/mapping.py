@@ -134,7 +134,7 @@ def expected(state: dict[str, Any], constants: dict[str, Any], outstanding: bool
     }
     if state["running"]:
         e["loop"] = state["loop"]
-    if "held" in state:  # ATOMIC_DISPATCH = false: the rows the loop holds between its pull and its reservation
+    if not constants.get("ATOMIC_DISPATCH", True):  # the rows the loop holds between its pull and its reservation
         e["held"] = tuple(state["held"])
     if state["filter_on"]:
         e.update(threshold=state["threshold"], covered=frozenset(state["covered"]), horizon=state["horizon"])

@@ -100,6 +100,8 @@ def _command(driver: Any, step: Step) -> str:
     if a == "checkpoint":
         return driver.checkpoint()
     if a == "restart":
+        if p.get("why") == "fatal":
+            driver.sample_fails()
         if p.get("why") == "fatal" and not driver.stopped:
             return "the trainer has not stopped: the code saw no fatal failure at a health check"
         return driver.restart()

@@ -1,5 +1,7 @@
 """Replay every counterexample in traces/ on the real collector at the commit of its rule and write
 conformance/RESULTS.md (and results.json): `python -m conformance.results --pre TREE --post TREE`.
+Then the recommended rule patched into the post tree (conformance/fixed.py) and the model-based
+tests (conformance/mbt.py, `--mbt N` behaviours per configuration and rule).
 
 Each replay runs `python -m explorer conformance` in its own process (a process imports one NeMo
 RL tree). Traces of the rules the code does not have (in_flight_fatal, untrained, safe) are skipped:
@@ -37,13 +39,14 @@ def traces(folder: Path) -> list[tuple[Path, dict[str, Any]]]:
     return sorted(out, key=lambda pd: (pd[1]["constants"].get("SCHEDULE") != "eager", pd[0].name))
 
 
-def run_batch(paths: list[Path], tree: str, root: Path) -> tuple[list[dict[str, Any]], float]:
+def run_batch(paths: list[Path], tree: str, root: Path, fix: str = "") -> tuple[list[dict[str, Any]], float]:
     """The replays of one tree in one process (`--worker`): NeMo RL and torch are imported once.
     Returns each outcome (with `wall_seconds`, the replay's own time) and the import time."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "out.json")
         env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-        res = subprocess.run([sys.executable, "-m", "conformance.results", "--worker", tree, out, *map(str, paths)],
+        res = subprocess.run([sys.executable, "-m", "conformance.results", "--worker", tree, out, fix or "-",
+                              *map(str, paths)],
                              capture_output=True, text=True, env=env, cwd=root)
         if res.returncode != 0 or not os.path.exists(out):
             raise SystemExit(f"the replays on {tree} failed (exit {res.returncode}):\n{res.stdout[-3000:]}{res.stderr[-3000:]}")
@@ -51,8 +54,9 @@ def run_batch(paths: list[Path], tree: str, root: Path) -> tuple[list[dict[str, 
     return data["results"], data["import_seconds"]
 
 
-def worker(tree: str, out: str, paths: list[str]) -> int:
-    """Replay each trace on `tree` in this process; write the outcomes as JSON to `out`."""
+def worker(tree: str, out: str, fix: str, paths: list[str]) -> int:
+    """Replay each trace on `tree` (changed by `fix`, '-' for none) in this process; write the
+    outcomes as JSON to `out`."""
     from explorer.lang.errors import SpecError
 
     from . import mapping, nemo, replay
@@ -64,7 +68,7 @@ def worker(tree: str, out: str, paths: list[str]) -> int:
     for p in paths:
         t1 = time.monotonic()
         try:
-            r = replay.replay(mapping.load(p), tree).to_json()
+            r = replay.replay(mapping.load(p), tree, fix="" if fix == "-" else fix).to_json()
             r.pop("log", None)
             r["exit"] = 1 if r["diverged"] else 0
         except (SpecError, nemo.MissingDependency) as err:
@@ -135,7 +139,7 @@ def outcome_cell(r: dict[str, Any]) -> str:
 
 
 def write(results: list[dict[str, Any]], md: Path, seconds: float, imports: dict[str, float],
-          load: float) -> None:
+          load: float, fixed: list[dict[str, Any]] | None = None, mbt: list[dict[str, Any]] | None = None) -> None:
     lines = ["# Conformance: the model's counterexamples replayed on NeMo RL's real collector", "",
              f"Written by `python -m conformance.results` ({seconds:.0f} s on this machine); nothing here is "
              "edited by hand. Each trace of `traces/` whose rule the code has is replayed with `python -m explorer "
@@ -195,6 +199,7 @@ def write(results: list[dict[str, Any]], md: Path, seconds: float, imports: dict
                          f"| {r.get('rule', '')} | {r.get('commit', '')[:9]} | {outcome_cell(r)} | {r.get('seconds', '')} "
                          f"| {r['wall_seconds']} |")
         lines.append("")
+    lines += fixed_lines(fixed or []) + mbt_lines(mbt or [])
     timing = [(r["trace"], t) for r in results if not r.get("atomic_of") for t in r.get("timing", [])]
     if timing:
         lines += ["## Timings the replays had to provoke", "",
@@ -203,6 +208,94 @@ def write(results: list[dict[str, Any]], md: Path, seconds: float, imports: dict
         lines += [f"- `{name}`: {t}" for name, t in timing]
         lines.append("")
     md.write_text("\n".join(lines), encoding="utf-8")
+
+
+def fixed_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """The recommended rule patched into the post tree: the loss routes' schedules, and the window."""
+    routes = [r for r in rows if r.get("fix_of")]
+    window = [r for r in rows if r.get("window")]
+    lines: list[str] = []
+    if routes:
+        lost = [r for r in routes if r.get("code_lost")]
+        lines += ["## The recommended rule on the real code (`--fix lowest_unfinished`)", "",
+                  "conformance/fix.py changes the post tree (ee5741a13) at replay time to follow `lowest_unfinished` "
+                  "(our patch: it wraps the collector's methods on the instance; no NeMo RL code is copied). Each "
+                  "loss trace's schedule (its actions, in order) is replayed on the model with CUT = "
+                  "lowest_unfinished, and that behaviour on the patched code. *fix acts at*: the first state where "
+                  "the model under the fix parts from the loss trace (its fields). "
+                  f"**The patched code loses a prompt on {len(lost)} of {len(routes)} schedules.**", "",
+                  "| loss trace | its rule | schedule under the fix | fix acts at | patched code | code lost |",
+                  "|---|---|---|---|---|---|"]
+        for r in routes:
+            f = r["fix_of"]
+            sched = (f"a behaviour, {f['states']} states" if f["accepted"] else
+                     f"stops at state {f['states'] + 1} ({f['failed']}): not enabled under the fix")
+            acts = (f"state {f['differs_at']} ({f['differs_action']}): {', '.join(f['differs'])}"
+                    if f["differs_at"] else "never (the same states)")
+            lost_cell = "error" if "error" in r else (
+                "{" + ", ".join(map(str, r["code_lost"])) + "}" if r.get("completed") else "not known (stopped)")
+            lines.append(f"| [{f['trace']}](../traces/{f['trace']}) | {f['rule']} | {sched} | {acts} "
+                         f"| {outcome_cell(r)} | {lost_cell} |")
+        lines.append("")
+    if window:
+        lines += ["## The pull window: why the rule has a `held` term", "",
+                  "The model-based tests below (first run without this term) diverged where the code holds a "
+                  "pulled batch before its reservation while the trainer checkpoints. With the pull and the "
+                  "reservation apart in the model (ATOMIC_DISPATCH = false), the rule without the rows in hand "
+                  "(`ABLATE = held`) loses a prompt; the code patched that way loses it too, and with the term "
+                  "the same schedule loses nothing.", "",
+                  "| trace | patched with | outcome | code lost |", "|---|---|---|---|"]
+        for r in window:
+            lines.append(f"| {r['trace']} ({r['window']['what']}) | `{r['window']['fix']}` | {outcome_cell(r)} "
+                         f"| {{{', '.join(map(str, r.get('code_lost', [])))}}} |")
+        lines.append("")
+    return lines
+
+
+def mbt_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """Model-based testing: random behaviours replayed, divergences by kind, losses model vs code."""
+    if not rows:
+        return []
+    total = sum(r["behaviours"] for r in rows)
+    lines = ["## Model-based testing: random behaviours on the real code", "",
+             "`python -m conformance.mbt`: behaviour i of a configuration is `explorer simulate` with seed i "
+             f"(one behaviour, at most {rows[0]['depth']} states, ATOMIC_DISPATCH = false), replayed on the tree "
+             f"of its rule (`lowest_unfinished` on the patched post tree). {total:,} behaviours in all. "
+             "*lost*: behaviours that end with a prompt lost.", "",
+             "| configuration | rule | tree | behaviours | followed | diverged | lost: model | lost: code | seconds |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        tree = r["side"] + (" + fix" if r["fix"] else "")
+        lines.append(f"| {r['config']} | {r['rule']} | {tree} | {r['behaviours']} | {r['followed']} | {r['diverged']} "
+                     f"| {r['model_lost']} | {r['code_lost']} | {r['seconds']} |")
+    kinds: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        for k, v in r["kinds"].items():
+            e = kinds.setdefault(k, {"count": 0, "where": []})
+            e["count"] += v["count"]
+            e["where"].append(f"{r['config']} {r['rule']} seed {v['seed']}: {v['example']}")
+    if kinds:
+        lines += ["", "Divergences by kind (the first differing field, or the step the code could not take), "
+                  "each with its first seed:", ""]
+        lines += [f"- **{k}** ({v['count']}): " + "; ".join(v["where"][:3]).replace("|", "\\|")
+                  for k, v in sorted(kinds.items(), key=lambda kv: -kv[1]["count"])]
+    return lines + [""]
+
+
+def run_mbt(trees: dict[str, str], root: Path, n: int, tmp: str) -> list[dict[str, Any]]:
+    """conformance.mbt for each rule on its tree, one process per rule (a process imports one tree)."""
+    from .mbt import SIDES
+
+    rows = []
+    for rule, (side, _) in SIDES.items():
+        out = Path(tmp) / f"mbt-{rule}.json"
+        res = subprocess.run([sys.executable, "-m", "conformance.mbt", "--tree", trees[side], "--rule", rule,
+                              "-n", str(n), "-o", str(out)], text=True, cwd=root,
+                             env=dict(os.environ, PYTHONPATH=str(root)))
+        if res.returncode != 0:
+            raise SystemExit(f"conformance.mbt --rule {rule} failed (exit {res.returncode})")
+        rows += json.loads(out.read_text(encoding="utf-8"))
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -215,16 +308,20 @@ def main(argv: list[str] | None = None) -> int:
                     help="skip searching the eager routes again with ATOMIC_PAUSE = true")
     ap.add_argument("--no-scenarios", dest="scenarios", action="store_false",
                     help="skip the review note's scenarios of spec/scenarios")
+    ap.add_argument("--no-fix", dest="fix", action="store_false",
+                    help="skip the recommended rule patched into the post tree (conformance/fix.py)")
+    ap.add_argument("--mbt", type=int, default=1000, metavar="N",
+                    help="random behaviours per configuration and rule for the model-based tests (0: none)")
     ap.add_argument("-o", "--output", default=str(HERE / "RESULTS.md"), metavar="FILE")
     if argv is None and len(sys.argv) > 1 and sys.argv[1] == "--worker":
-        return worker(sys.argv[2], sys.argv[3], sys.argv[4:])
+        return worker(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:])
     ap.add_argument("--render-only", action="store_true",
                     help="write RESULTS.md again from the results.json beside it, replaying nothing")
     args = ap.parse_args(argv)
     if args.render_only:
         out = Path(args.output)
         run = json.loads((out.parent / "results.json").read_text(encoding="utf-8"))
-        write(run["results"], out, run["seconds"], run["imports"], run["load"])
+        write(run["results"], out, run["seconds"], run["imports"], run["load"], run.get("fixed"), run.get("mbt"))
         print(f"wrote {out}")
         return 0
     trees = {"pre": args.pre, "post": args.post}
@@ -260,10 +357,26 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{path.name}: {outcome_cell(r)}", flush=True)
         names = [p.name for p, _ in todo]
         results.sort(key=lambda r: names.index(r["trace"]))
+        fixed: list[dict[str, Any]] = []
+        if args.fix:
+            from .fixed import route_schedules, window_traces
+            batches: dict[str, list[tuple[Path, dict[str, Any]]]] = {}
+            for path, data in route_schedules(found, tmp):
+                batches.setdefault("lowest_unfinished", []).append((path, data))
+            for path, data, fix in window_traces(HERE.parent, tmp):
+                batches.setdefault(fix, []).append((path, data))
+            for fix, items in batches.items():
+                outs, _ = run_batch([p for p, _ in items], trees["post"], HERE.parent, fix)
+                for (path, data), r in zip(items, outs):
+                    r.update(fix_of=data.get("fix_of"), window=data.get("window"))
+                    fixed.append(r)
+                    print(f"{path.name} (--fix {fix}): {outcome_cell(r)}", flush=True)
+        mbt = run_mbt(trees, HERE.parent, args.mbt, tmp) if args.mbt else []
     out = Path(args.output)
-    run = {"seconds": round(time.monotonic() - t0), "imports": imports, "load": os.getloadavg()[0], "results": results}
+    run = {"seconds": round(time.monotonic() - t0), "imports": imports, "load": os.getloadavg()[0], "results": results,
+           "fixed": fixed, "mbt": mbt}
     (out.parent / "results.json").write_text(json.dumps(run, indent=1) + "\n", encoding="utf-8")
-    write(results, out, run["seconds"], imports, run["load"])
+    write(results, out, run["seconds"], imports, run["load"], fixed, mbt)
     print(f"wrote {out}")
     return 0 if all("error" not in r for r in results) else 2
 

@@ -37,7 +37,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from explorer import Limits, check_liveness, load_model  # noqa: E402
+from explorer import Limits, check, check_liveness, load_model  # noqa: E402
 from explorer.engine.explore import explore  # noqa: E402
 from explorer.lang.config import config_constants  # noqa: E402
 from explorer.engine.replay import load_trace_file, replay  # noqa: E402
@@ -468,9 +468,27 @@ def main() -> int:
 CHECK = "python -m explorer check spec/collector.spec --config route-{route} --const CUT={rule} --no-deadlock " \
         "--invariant no_prompt_lost"
 LOWEST_FORMULA = [
-    "    cut = min(outstanding | doomed | discarded | buffered | pending | {next_ord})",
-    "          (the trained frontier F only when all six are empty; the cut may pass F)",
+    "    cut = min(outstanding | doomed | discarded | buffered | pending | held | {next_ord})",
+    "          (the trained frontier F only when all seven are empty; the cut may pass F)",
 ]
+# the pull and the reservation apart (the code's window): the rule without its held term loses
+WINDOW = ("python -m explorer check spec/collector.spec --const ATOMIC_DISPATCH=false --const CUT=lowest_unfinished "
+          "--const ABLATE=held --const STEPS=3 --no-deadlock --invariant no_prompt_lost")
+WINDOW_FIXED = WINDOW.replace(" --const ABLATE=held", "")
+
+
+def _window_loss() -> str:
+    """The loss the model-based tests found: searched here (a second), replayed on the real code by
+    tests/test_conformance.py and conformance/RESULTS.md."""
+    consts = {"ATOMIC_DISPATCH": False, "CUT": "lowest_unfinished", "STEPS": 3}
+    bad = check(load_model(SPEC, {**consts, "ABLATE": "held"}, invariants=["no_prompt_lost"]), deadlock=False)
+    good = check(load_model(SPEC, consts, invariants=["no_prompt_lost"]), deadlock=False)
+    assert bad.verdict == "violated" and good.verdict == "holds", (bad.verdict, good.verdict)
+    return (f"without its `held` term the rule loses prompt {dict(bad.witness)['p']} in a shortest trace of "
+            f"{len(bad.trace)} states: the loop has pulled the row and not yet dispatched it when a checkpoint "
+            "cuts past it, and the resume filter drops it (the model-based tests of conformance/ found it; the "
+            "real collector with the rule patched in loses it too, tests/test_conformance.py); with the term it "
+            f"holds there ({good.distinct:,} states)")
 
 
 def _smallest_loss(route_rows, rule: str) -> dict[str, Any] | None:
@@ -534,7 +552,15 @@ def verdict_lines(results: dict[str, Any], deep: dict[str, dict[str, Any]]) -> l
     lines.append(f"| `{rule}` keeps every prompt where it was searched | proved on "
                  f"{sum(r['verdict'] == 'proved' for r in mine)} of {len(mine)} loss routes (both schedules) and "
                  f"{sum(r['verdict'] == 'proved' for r in grid_mine)} of {len(grid_mine)} grid points (STEPS = 2)"
-                 f"{decided} | `{CHECK.format(route='interleaving', rule=rule)}` (0) |")
+                 f"{decided}; all with the pull and the dispatch as one step (ATOMIC_DISPATCH = true), where "
+                 f"`held` is always empty | `{CHECK.format(route='interleaving', rule=rule)}` (0) |")
+    proof = deep.get("proof-lowest", {}).get("counts", {})
+    lines.append(f"| the code pulls a batch and dispatches it in two steps (ATOMIC_DISPATCH = false), and a checkpoint "
+                 f"may come between: {_window_loss()}"
+                 + (f"; issue 10's grid on this model (spec/study/proof-lowest.toml, no state limit): proved at "
+                    f"{proof.get('proved', 0)} of {sum(proof.values())} points, refuted at {proof.get('refuted', 0)}"
+                    f", undecided at {proof.get('incomplete', 0)}" if proof else "")
+                 + f" | `{WINDOW}` (1) |")
     retrain = [r for r in results["retrain"] if r["rule"] == rule and r["verdict"] == "proved"]
     stuck = {r["setting"] for r in results["stuck"] if r["rule"] == rule and r["verdict"] == "refuted"}
     stuck_pr = {r["setting"] for r in results["stuck"] if r["rule"] == "in_flight" and r["verdict"] == "refuted"}
@@ -544,7 +570,8 @@ def verdict_lines(results: dict[str, Any], deep: dict[str, dict[str, Any]]) -> l
               "`outstanding` = ordinals dispatched to a worker and not yet in the buffer; `doomed` = ordinals "
               "of groups that failed fatally in this incarnation (kept, not swept); `discarded` = groups "
               "finished after the end of the stream; `buffered` = ordinals of the buffer's untrained groups; "
-              "`pending` = rows pulled but not yet dispatched; `next_ord` = the loader's next position. At resume, the restored base is remembered as the ring's first entry, so "
+              "`pending` = rows pulled but not yet dispatched and parked for the next iteration; `held` = the rows the "
+              "loop is dispatching right now (taken from pending or pulled, not yet reserved); `next_ord` = the loader's next position. At resume, the restored base is remembered as the ring's first entry, so "
               "the first checkpoint never falls back to the live cursor. " + _ablation(deep), "",
               f"What it costs: at most {max(r['bound'] for r in retrain)} prompt(s) trained twice at the `retrain` "
               "configuration (invariant `retrained_bounded`, as `in_flight`); runs that get stuck: at "

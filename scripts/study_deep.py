@@ -27,6 +27,7 @@ SWEEPS = {
     "bounds-pending": "spec/study/bounds-pending.toml",
     "bounds-pending-p2": "spec/study/bounds-pending-p2.toml",
     "bounds-frontierless": "spec/study/bounds-frontierless.toml",
+    "proof-lowest": "spec/study/proof-lowest.toml",
     "ablation-pending": "spec/study/ablation-pending.toml",
     "ablation-lowest": "spec/study/ablation-lowest.toml",
     "pending-route": "spec/study/pending-route.toml",
@@ -34,7 +35,8 @@ SWEEPS = {
     "stuck-pending": "spec/study/stuck-pending.toml",
 }
 ABLATIONS = ["ablation", "ablation-pending", "ablation-lowest"]  # one per rule, the proposed rule's last
-BOUNDS = ["bounds", "bounds-pending", "bounds-pending-p2", "bounds-frontierless"]  # issue 10's grid, per rule
+BOUNDS = ["bounds", "bounds-pending", "bounds-pending-p2", "bounds-frontierless",  # issue 10's grid, per rule
+          "proof-lowest"]  # ... and for the recommended rule with no state limit, the pull apart from the dispatch
 # ABLATE's values, in the code's terms: what get_checkpoint_state would have to read for that term
 TERMS = {
     "outstanding": "the lowest outstanding ordinal (dispatched, not yet buffered): post's term",
@@ -58,12 +60,12 @@ class SweepFailed(RuntimeError):
 def run_sweeps(out: Path, jobs: int, reuse: bool = False, run: bool = True) -> dict[str, dict[str, Any]]:
     """Run each sweep into out/<name> (its cache there makes a rerun of an unchanged point free);
     with `reuse`, take a finished out/<name>/sweep.json as it is (it names the engine that wrote it);
-    without `run`, only those."""
+    without `run`, only those, and a stopped one as it stands (its undecided points say so)."""
     results = {}
     for name in SWEEPS:
         done = out / name / "sweep.json"
         data = json.loads(done.read_text()) if (reuse or not run) and done.exists() else {}
-        if data.get("finished"):
+        if data.get("finished") or (data and not run):  # not run: a stopped sweep is shown as it stands
             print(f"  sweep {name}: reusing {done}", flush=True)
             results[name] = data
             continue
@@ -442,7 +444,9 @@ def bounds_lines(name: str, data: dict[str, Any]) -> list[str]:
              f"[{name}/sweep.md]({name}/sweep.md). Each cell counts the configurations searched at that stream "
              f"shape (each combination of {', '.join(a for a in data['axes'] if a not in ('P', 'PROMPTS', 'STEPS'))}): "
              "*proved*, "
-             f"*refuted*, *cut* (the search passed {data['limits']['max_states']:,} states: nothing claimed), "
+             "*refuted*, *cut* (" + (f"the search passed {data['limits']['max_states']:,} states"
+                                     if data["limits"].get("max_states") else "a limit or a stop ended the search")
+             + ": nothing claimed), "
              "*not run* (at or beyond a cut point, skip_beyond_cut: nothing claimed).", "",
              "| P | PROMPTS | " + " | ".join(f"STEPS={t}" for t in steps) + " |",
              "|---|---" + "|---" * len(steps) + "|"]
@@ -456,7 +460,12 @@ def bounds_lines(name: str, data: dict[str, Any]) -> list[str]:
         biggest = max(proved, key=lambda r: r["distinct"])
         lines += ["", f"The largest proved point: {biggest['name']}, {biggest['distinct']:,} distinct states, "
                   f"depth {biggest['depth']}."]
-    if data["counts"]["incomplete"]:
+    if data["counts"]["incomplete"] and not data["limits"].get("max_states"):
+        lines += ["", f"The sweep was stopped before it decided every point ({_incomplete_reasons(data)}). To "
+                  f"finish it: `python -m explorer sweep {data['spec']} --grid {SWEEPS[name]} --jobs 2 --out "
+                  f"traces/{name}` (a rerun into the same folder with the same engine reuses the points its "
+                  f"`traces/{name}/cache/` holds, which git does not keep), or on a Ray cluster (docs/sweep.md)."]
+    elif data["counts"]["incomplete"]:
         lines += ["", "To decide the incomplete points, raise `max_states` under `[limits]` in the grid file and "
                   f"run the sweep on a Ray cluster (docs/sweep.md): `python -m explorer sweep {data['spec']} "
                   f"--grid {SWEEPS[name]} --ray auto --jobs N --out traces/{name}` (N = the cluster's CPUs; a rerun "
@@ -477,6 +486,9 @@ SKETCH = {  # how get_checkpoint_state would read each term (prose, not NeMo RL'
               "below F: a restored group trained out of order moves F past them)",
     "pending": "cut = min(cut, min(rows of _pending_batch))  (pulled, not yet dispatched: a resume filter can "
                "leave part of a batch there while F passes it)",
+    "held": "cut = min(cut, min(rows the loop is dispatching))  (taken from _pending_batch or pulled, not yet "
+            "reserved: the loader's cursor is past them; register them under _pending_lock with the take or the "
+            "stamp, forget them with storing the leftover; conformance/fix.py)",
     "ring": "at resume, put the restored base into the new run's snapshot ring, so the first checkpoint of "
             "a run always finds a ring place <= cut and never falls back to the live cursor",
 }

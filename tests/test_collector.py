@@ -424,6 +424,35 @@ def test_lowest_unfinished_without_its_loader_term_cuts_at_f_when_nothing_is_unf
     assert r.verdict == "holds" and r.complete  # min of an empty set would be an error
 
 
+def test_the_pull_window_needs_the_held_term():
+    """ATOMIC_DISPATCH = false: the loop holds a pulled row across a checkpoint. The rule without
+    its held term cuts past the row and the resume filter drops it; with the term nothing is lost,
+    and the split changes nothing for a rule capped by F (frontier loses where it lost)."""
+    base = {"ATOMIC_DISPATCH": False, "STEPS": 3}
+    r = check(load_model(SPEC, {**base, "CUT": "lowest_unfinished", "ABLATE": "held"}, invariants=["no_prompt_lost"]),
+              deadlock=False)
+    assert r.verdict == "violated" and len(r.trace) == 13
+    ck = [s for s in r.trace if s.action == "checkpoint"][-1]
+    m = load_model(SPEC, base)
+    held = dict(zip(m.var_names, ck.state))["held"]
+    assert dict(zip(m.var_names, ck.state))["loop"] == "holding" and dict(r.witness)["p"] in held
+    r = check(load_model(SPEC, {**base, "CUT": "lowest_unfinished"}, invariants=["no_prompt_lost"]), deadlock=False)
+    assert r.verdict == "holds" and r.complete
+    r = check(load_model(SPEC, {**base, "CUT": "frontier"}, invariants=["no_prompt_lost"]), deadlock=False)
+    assert r.verdict == "violated"
+
+
+def test_pull_and_reserve_are_the_dispatch_in_two_steps():
+    m = model(P=2, AGE=1, PROMPTS=6, ATOMIC_DISPATCH=False)
+    s = init(m)
+    assert not enabled(m, s, "dispatch") and not enabled(m, s, "reserve")
+    s = step(m, s, "pull")
+    assert s["loop"] == "holding" and s["held"] == (0, 1) and s["next_ord"] == 2 and s["ring"] == frozenset({0})
+    assert s["inflight"] == Map({}) and not enabled(m, s, "pull") and not enabled(m, s, "see_version")
+    s = step(m, s, "reserve")
+    assert s["loop"] == "run" and s["held"] == () and s["inflight"] == Map({0: frozenset({0, 1})})
+
+
 from explorer.lang.config import config_constants  # noqa: E402
 
 STALL = config_constants(SPEC, "stall-slow-collector")

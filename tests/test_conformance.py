@@ -214,3 +214,84 @@ def test_the_collector_is_the_trees_own_class(tmp_path):
     got_label, source, buffer_module = r.stdout.split()
     assert got_label == label and Path(source).resolve() == (Path(tree) / "nemo_rl/algorithms/async_utils/trajectory_collector.py").resolve()
     assert buffer_module == "nemo_rl.algorithms.async_utils.replay_buffer"
+
+
+# ---- the recommended rule as a patch of the post tree (conformance/fix.py) ----
+
+HELD_LOSS = ("--const", "ATOMIC_DISPATCH=false", "--const", "CUT=lowest_unfinished", "--const", "STEPS=3",
+             "--no-deadlock", "--invariant", "no_prompt_lost")
+
+
+def _held_trace(tmp: Path, ablate: str) -> Path:
+    """The shortest loss of lowest_unfinished without its held term (the loop holds a pulled row
+    while a checkpoint cuts past it); with the term the same schedule, replayed, loses nothing."""
+    out = tmp / f"held-{ablate}.json"
+    r = subprocess.run([sys.executable, "-m", "explorer", "check", str(ROOT / "spec/collector.spec"), *HELD_LOSS,
+                        "--const", "ABLATE=held", "--json", str(out)], capture_output=True, text=True, cwd=ROOT,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert r.returncode == 1, r.stdout + r.stderr
+    if ablate == "none":
+        from explorer import load_model
+        from explorer.engine.replay import TraceStep, load_trace_file, replay
+        from explorer.output.traces import write_json
+        steps = load_trace_file(str(out))
+        consts = {k: v for k, v in json.loads(out.read_text())["constants"].items()}
+        model = load_model(str(ROOT / "spec/collector.spec"), {**{k: _itf(v) for k, v in consts.items()}, "ABLATE": "none"})
+        got = replay(model, [TraceStep(s.action, s.params, s.line) for s in steps[1:]])
+        assert got.failed is None and not got.violations
+        write_json(str(out), got.to_json(model))
+    return out
+
+
+def _itf(v):
+    from explorer.lang.values import from_itf
+    return from_itf(v)
+
+
+def test_the_held_term_is_what_the_pull_window_needs(tmp_path):
+    """Model side, no tree needed: the loss goes through a checkpoint taken while the loop holds
+    the row it loses, and `mapping` maps the split dispatch to driver commands."""
+    tr = mapping.load(str(_held_trace(tmp_path, "held")))
+    assert tr.rule == "lowest_unfinished-no-held"
+    assert {"pull", "reserve"} <= {s.action for s in tr.steps} <= set(mapping.COMMANDS) | {None}
+    lost = mapping.lost(tr.steps[-1].state, tr.constants)
+    at_checkpoint = [s for s in tr.steps if s.action == "checkpoint" and s.state["loop"] == "holding"]
+    assert lost and at_checkpoint and lost <= set(at_checkpoint[-1].state["held"])
+    assert mapping.expected(tr.steps[-2].state, tr.constants, True)["held"] == tuple(tr.steps[-2].state["held"])
+    assert "held" not in mapping.expected(tr.steps[-2].state, {**tr.constants, "ATOMIC_DISPATCH": True}, True)
+
+
+def test_the_fix_without_its_held_term_loses_on_the_real_code(tmp_path):
+    tree, label = _tree_or_skip()
+    if label != "post":
+        pytest.skip("the fix is a change to the post tree (ee5741a13)")
+    trace = _held_trace(tmp_path, "held")
+    out = tmp_path / "no-held.json"
+    r = _cli(str(trace), "--nemo-rl", tree, "--fix", "lowest_unfinished-no-held", "--json", str(out))
+    data = json.loads(out.read_text())
+    assert r.returncode == 0 and not data["diverged"], data["summary"]
+    assert data["code_lost"] == data["model_lost"] != []
+
+
+def test_the_fix_follows_the_same_schedule_without_a_loss(tmp_path):
+    tree, label = _tree_or_skip()
+    if label != "post":
+        pytest.skip("the fix is a change to the post tree (ee5741a13)")
+    out = tmp_path / "fixed.json"
+    r = _cli(str(_held_trace(tmp_path, "none")), "--nemo-rl", tree, "--fix", "lowest_unfinished", "--json", str(out))
+    data = json.loads(out.read_text())
+    assert r.returncode == 0 and not data["diverged"], data["summary"]
+    assert data["followed"] == data["states"] and data["code_lost"] == data["model_lost"] == []
+    # a control: the unpatched post tree parts from it at the resume (the fix seeds the ring)
+    r = _cli(str(_held_trace(tmp_path, "none")), "--nemo-rl", tree, "--json", str(out))
+    data = json.loads(out.read_text())
+    assert r.returncode == 1 and data["step"]["action"].startswith("restart"), data["summary"]
+    assert [f[0] for f in data["fields"]] == ["ring"]
+
+
+def test_the_fix_is_refused_on_the_pre_tree(tmp_path):
+    tree, label = _tree_or_skip()
+    if label != "pre":
+        pytest.skip("needs the pre tree (8c1e170d8)")
+    r = _cli(str(TRACES / "route-interleaving-frontier-eager.json"), "--nemo-rl", tree, "--fix", "lowest_unfinished")
+    assert r.returncode == 2 and "post tree" in r.stdout

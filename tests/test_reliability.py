@@ -89,6 +89,21 @@ def test_simulation_reports_no_deadlock_where_the_constraint_prunes():
     assert sim.lengths == {"constraint": 5}
 
 
+def test_simulation_hands_each_behaviour_to_on_walk():
+    """Model-based testing replays each behaviour: every walk that ends without a violation is
+    given whole, from its initial state, each step a successor of the one before."""
+    text = "var x = 0\naction up: x' = x + 1\naction down:\n    require x > 0\n    x' = x - 1\n"
+    walks: list = []
+    sim = simulate(model(text), behaviours=7, depth=6, seed=3, on_walk=walks.append)
+    assert len(walks) == sim.behaviours == 7 and sim.lengths == {"depth": 7}
+    for w in walks:
+        assert len(w) == 6 and w[0].state == (0,) and w[0].action is None
+        assert all(abs(a.state[0] - b.state[0]) == 1 for a, b in zip(w, w[1:]))
+    again: list = []
+    simulate(model(text), behaviours=7, depth=6, seed=3, on_walk=again.append)
+    assert [[s.state for s in w] for w in again] == [[s.state for s in w] for w in walks]
+
+
 @pytest.mark.parametrize("deadlock", [True, False])
 def test_simulation_checks_the_successors_the_constraint_prunes(deadlock):
     text = COUNT_TO_3 + "invariant small: x < 3\n"

@@ -164,7 +164,7 @@ def test_the_readme_opens_with_the_answer_and_each_claim_runs():
     assert "**Recommended: `lowest_unfinished`.**" in top and "cut = min(outstanding | doomed" in top
     assert re.search(r"proved at \d+ of \d+ points, refuted at 0, undecided at \d+", top)
     claims = re.findall(r"`(python -m explorer [^`]+)` \((\d)\)", top)
-    assert len(claims) == 3
+    assert len(claims) == 4
     for command, code in claims:
         run = subprocess.run([sys.executable, *command.split()[1:]], capture_output=True, text=True, cwd=ROOT,
                              timeout=600)
