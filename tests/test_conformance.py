@@ -295,3 +295,17 @@ def test_the_fix_is_refused_on_the_pre_tree(tmp_path):
         pytest.skip("needs the pre tree (8c1e170d8)")
     r = _cli(str(TRACES / "route-interleaving-frontier-eager.json"), "--nemo-rl", tree, "--fix", "lowest_unfinished")
     assert r.returncode == 2 and "post tree" in r.stdout
+
+
+def test_a_loss_routes_schedule_under_the_fix_is_a_behaviour_that_keeps_every_prompt(tmp_path):
+    """conformance/fixed.py: the actions of PR #3599's loss route, replayed on the model with the
+    recommended rule, are still a behaviour; it first parts from the loss trace at the checkpoint
+    (the cut) and violates nothing, so the patched code has the same schedule to follow."""
+    from conformance import fixed
+    src = TRACES / "route-interleaving-in_flight.json"
+    data = json.loads(src.read_text())
+    info = fixed.schedule(src, tmp_path / "fixed.json", {**fixed._constants(data), "CUT": "lowest_unfinished"})
+    assert info["accepted"] and not info["violations"] and info["states"] == len(data["trace"])
+    assert info["differs_action"] == "checkpoint" and info["differs"] == ["ckpt"]
+    tr = mapping.load(str(tmp_path / "fixed.json"))
+    assert tr.rule == "lowest_unfinished" and mapping.lost(tr.steps[-1].state, tr.constants) == set()
