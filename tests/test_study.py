@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -165,6 +166,36 @@ def test_a_template_mistake_is_located_in_the_template(tmp_path):
     with pytest.raises(SpecError) as err:
         load_study(study)
     assert err.value.path == str(tmp_path / "words.md.j2") and err.value.loc.line == 2
+
+
+def test_the_collector_study_reuses_the_committed_sweeps(tmp_path, monkeypatch):
+    """spec/study/collector.toml names the sweeps committed in traces/: with --reuse it runs
+    nothing, and its page says what their sweep.json files hold."""
+    monkeypatch.chdir(ROOT)
+    study = load_study("spec/study/collector.toml")  # as the command names it (ROOT is the working folder)
+    assert sorted(s.name for s in study.sweeps) == sorted(p.parent.name for p in (ROOT / "traces").glob("*/sweep.json"))
+    for s in study.sweeps:
+        (tmp_path / s.name).mkdir()
+        shutil.copy(ROOT / "traces" / s.name / "sweep.json", tmp_path / s.name / "sweep.json")
+    proc = explorer("study", "spec/study/collector.toml", "--reuse", "--out", tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # the earlier rules are refuted
+    assert proc.stdout.count(": reusing ") == len(study.sweeps) and "explorer sweep" not in proc.stdout
+    page = (tmp_path / "deeper.md").read_text()
+    assert not (tmp_path / "README.md").exists()  # traces/README.md is study_collector.py's
+    for section in study.sections:
+        assert f"\n## {section.title}\n" in page
+    bounds = json.loads((tmp_path / "bounds" / "sweep.json").read_text())
+    at = [r for r in bounds["runs"] if r["shown"]["P"] == "2" and r["shown"]["PROMPTS"] == "8" and r["shown"]["STEPS"] == "3"]
+    tally = ", ".join(f"{n} {w}" for n, w in ((sum(r["verdict"] == "proved" for r in at), "proved"),
+                                              (sum(r["verdict"] == "refuted" for r in at), "**refuted**"),
+                                              (sum(r["stopped_by"] == "not-run" for r in at), "not run")) if n)
+    assert "| 2 | 8 | " in page and f"| {tally} (of {len(at)}) |" in page.split("## Issue 10's grid: `unfinished` ")[1]
+    lowest = json.loads((tmp_path / "ablation-lowest" / "sweep.json").read_text())
+    assert all(r["verdict"] == "refuted" for r in lowest["runs"])
+    assert f"A counterexample for {len(lowest['runs'])} of the {len(lowest['runs'])} values of ABLATE" in page
+    assert "**The weakest rule found is `lowest_unfinished`**" in page
+    assert page.count("    # needed") == len(lowest["runs"])
+    assert render(study, finished_results(study, tmp_path)) == page  # the page is what the API renders
 
 
 def test_the_page_says_when_a_sweep_searched_another_text_of_its_spec(tmp_path):
