@@ -7,14 +7,16 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from explorer.lang.errors import SpecError
-from explorer.study.study import finished_results, load_study, render
+from explorer.study.study import finished_results, finished_sweep, load_study, render
 
 ROOT = Path(__file__).resolve().parent.parent
 DIEHARD = ROOT / "spec/examples/diehard.spec"
@@ -215,3 +217,45 @@ def test_the_page_says_when_a_sweep_searched_another_text_of_its_spec(tmp_path):
     again = load_study(study)
     assert (f"8 of its 8 searches are not what `{grid}` and `{spec}` give now"
             in render(again, finished_results(again, out)))
+
+
+def test_a_stopped_study_writes_its_page_and_runs_no_later_sweep(tmp_path):
+    """SIGTERM during a sweep: that sweep writes its matrix (its unfinished points incomplete), the
+    later sweeps do not run, the page says so, and --reuse would not take the stopped sweep."""
+    write(tmp_path / "slow.toml", """
+[constants]
+CUT = "safe"
+AGE = 2
+TOLERATED_FAILURES = 1
+[[points]]
+FAILURES = 0
+PROMPTS = 3
+[[points]]
+FAILURES = [1, 2]
+PROMPTS = 8
+STEPS = 6
+CRASHES = 2
+[check]
+invariants = ["retrained_bounded"]  # holds (MAX_RETRAINED = 1000): the big points search long
+deadlock = false
+""")
+    study = write(tmp_path / "s.toml", f'title = "t"\nspec = "{ROOT / "spec/collector.spec"}"\n'
+                                       '[[sweeps]]\nname = "slow"\ngrid = "slow.toml"\n'
+                                       '[[sweeps]]\nname = "later"\ngrid = "slow.toml"\n'
+                                       '[[sections]]\nkind = "matrix"\ntitle = "m"\nsweep = "later"\n')
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "explorer", "study", str(study), "--out", str(out)], cwd=ROOT,
+                            stdout=subprocess.PIPE, text=True, start_new_session=True)
+    while not (line := proc.stdout.readline()).startswith("slow [1/3]"):  # the first (small) point is done
+        assert line, "the study ended before its first point"
+    time.sleep(3)  # the second point is searching
+    proc.send_signal(signal.SIGTERM)
+    rest, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 3, rest
+    data = json.loads((out / "slow" / "sweep.json").read_text())
+    assert data["runs"][0]["verdict"] == "proved" and all(r["verdict"] == "incomplete" for r in data["runs"][1:])
+    assert not (out / "later").exists() and "later:" not in rest
+    page = (out / "README.md").read_text()
+    assert "**The study was terminated**: later did not run" in page
+    assert "The sweep `later` has no finished matrix here" in page
+    assert finished_sweep(out / "slow") is None  # stopped: --reuse runs it again (from its cache)
