@@ -253,33 +253,17 @@ def cmd_simulate(args) -> int:
 
 def cmd_sweep(args) -> int:
     from explorer.study.grid import load_grid
-    from explorer.study.matrix import Matrix, prepare
-    from explorer.study.sweep import Sweeper, exit_code
+    from explorer.study.study import run_sweep
+    from explorer.study.sweep import exit_code
 
     if args.jobs < 1:
         raise SpecError(f"--jobs takes a positive number of points at once, got {args.jobs}")
     grid = load_grid(args.grid, args.spec)
     _writable("--html", args.html)
     out_dir = Path(args.out or f"sweep-{Path(args.grid).stem}")
-    prepare(out_dir)
-    sweeper = Sweeper(grid, out_dir, jobs=args.jobs, fresh=args.fresh, stop_at_first=args.stop_at_first,
-                      ray=args.ray)
-    matrix = Matrix(grid, out_dir, sweeper.limits, sweeper.jobs, args.ray)
-    total = len(sweeper.runs)
-
-    def finished(run) -> None:
-        matrix.finished(run)
-        r = run.record
-        what = r["verdict"] + (f" {r['property']}" if r.get("property") else "")
-        if r["verdict"] == "incomplete":
-            what += f" ({stop_reason(r.get('stopped_by'))})"
-        checks = "" if run.checks == "all" else f" [{run.checks}]"
-        out(f"[{run.index + 1}/{total}] {run.point.name}{checks}: {what}; {r.get('distinct', 0):,} states, "
-            f"depth {r.get('depth', 0)}, {r.get('seconds', 0):.1f} s" + (" (cached)" if r.get("cached") else ""))
-
-    sweeper.finished, sweeper.report = finished, matrix.report
-    outcome = sweeper.run()
-    data = matrix.json(outcome.runs, True)
+    done = run_sweep(grid, out_dir, jobs=args.jobs, fresh=args.fresh, stop_at_first=args.stop_at_first,
+                     ray=args.ray, say=out)
+    outcome, data = done.outcome, done.data
     c = data["counts"]
     out(f"{c['proved']} proved, {c['refuted']} refuted, {c['incomplete']} incomplete, {c['error']} error "
         f"({len(outcome.runs)} searches, {outcome.cached} from the cache, {outcome.seconds:.1f} s)"
@@ -290,9 +274,21 @@ def cmd_sweep(args) -> int:
             + f": {first['point']}")
     out(f"wrote {out_dir / 'sweep.json'}, {out_dir / 'sweep.md'}")
     if args.html:  # the matrix page where asked, its links to the points' pages made relative to it
-        write_text(args.html, matrix.html(outcome.runs, data, base=Path(args.html).parent))
+        write_text(args.html, done.matrix.html(outcome.runs, data, base=Path(args.html).parent))
         out(f"wrote {args.html}")
     return exit_code(outcome)
+
+
+def cmd_study(args) -> int:
+    """Each sweep of the study file, as `sweep` runs it, then the page (docs/study.md)."""
+    from explorer.study.study import load_study, run_study, write_readme
+    from explorer.study.sweep import verdicts_code
+
+    study = load_study(args.study)
+    out_dir = Path(args.out or f"study-{Path(args.study).stem}")
+    results = run_study(study, out_dir, jobs=args.jobs, reuse=args.reuse, say=out)
+    out(f"wrote {write_readme(study, results, out_dir)}")
+    return verdicts_code(results.rows(), results.interrupted)
 
 
 def _guarded_model(args) -> Model | None:
@@ -458,6 +454,11 @@ _EPILOGS = {
               "some point; 3 some point incomplete and none refuted, or the sweep was stopped; 70 a bug",
               ["explorer sweep spec/collector.spec --grid spec/collector-grid.toml --jobs 2",
                "explorer sweep spec/examples/diehard.spec --grid tests/grids/diehard.toml --out /tmp/diehard"]),
+    "study": ("0 every point of every sweep proved; 1 some point refuted and none had an error; 2 a bad study, "
+              "grid or template file, or an error at some point; 3 some point incomplete and none refuted, or the "
+              "study was stopped; 70 a bug",
+              ["explorer study spec/study/collector.toml --reuse --out traces",
+               "explorer study tests/studies/bakery.toml --jobs 2 --out /tmp/bakery"]),
     "replay": ("0 the trace is a behaviour and every invariant holds along it; 1 it is a behaviour that "
                "violates an invariant; 4 it is not a behaviour of the spec; 2 bad input; 3 stopped",
                ["explorer replay spec/collector.spec --trace traces/frontier-smallest.json",
@@ -557,6 +558,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="stop each property at its first (smallest) refuting point")
     w.add_argument("--html", metavar="FILE", help="also write the verdict matrix page here (it is always in DIR/sweep.html)")
     w.set_defaults(func=cmd_sweep)
+
+    t = sub.add_parser("study", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_epilog("study"),
+                       help="run the sweeps a study file names and write its page (see docs/study.md)")
+    t.add_argument("study", metavar="STUDY.toml", help="the study: a spec, its sweeps and the page's sections")
+    t.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="points searched at once (default 1)")
+    t.add_argument("--out", metavar="DIR", help="where each sweep's folder and the page go (default: study-STUDY "
+                   "in the current folder)")
+    t.add_argument("--reuse", action="store_true", help="take a sweep whose DIR/NAME/sweep.json is finished as it "
+                   "is, running nothing for it")
+    t.set_defaults(func=cmd_study)
 
     r = sub.add_parser("replay", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_epilog("replay"), help="check that a sequence of actions is a behaviour of the spec")
     _add_model_args(r)

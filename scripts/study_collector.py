@@ -12,10 +12,12 @@ What it runs (see traces/README.md, which it writes):
 5. the liveness check (property `trains` under the spec's fairness) on the same grid and at larger
    constants, and a search for livelocks (a fair cycle that never trains) behind every stall;
 6. the review note's scenario, replayed with BARRIER and LOAD_REPLAY_BUFFER true and false;
-7. deeper bounds with `explorer sweep` (scripts/study_deep.py, grids in spec/study/): the earlier
-   rules' smallest losses per failure budget, `unfinished` on the proof grid and on issue 10's grid
-   (refuted there), its ablation, `unfinished_pending` on issue 10's grid with its ablation, and
-   `lowest_unfinished` (`unfinished_pending` without its frontier term) with its ablation.
+7. deeper bounds: the sweeps and sections of the study file spec/study/collector.toml, run as
+   `explorer study` runs them (grids in spec/study/): the earlier rules' smallest losses per failure
+   budget, `unfinished` on the proof grid and on issue 10's grid (refuted there), its ablation,
+   `unfinished_pending` on issue 10's grid with its ablation, and `lowest_unfinished`
+   (`unfinished_pending` without its frontier term) with its ablation; scripts/study_deep.py says
+   them in plain words at the top of the README.
 Steps 1, 3, 4 and 5 run under both schedules (SCHEDULE = "any" and "eager"); --quick writes the
 smallest frontier loss and the liveness lasso at the spec's defaults under CUT=safe.
 Every number it writes comes from the explorer; nothing is edited by hand."""
@@ -45,10 +47,12 @@ from explorer.output.traces import format_replay  # noqa: E402
 from explorer.output.traces import format_result, itf_trace, result_json, trace_dot, write_json  # noqa: E402
 from explorer.lang.values import TRUE, short  # noqa: E402
 from explorer.output.views import find_view, view_grid  # noqa: E402
-from study_deep import conformance_lines, deep_lines, deep_summary, run_sweeps  # noqa: E402
+from explorer.study.study import finished_results, load_study, render, run_study  # noqa: E402
+from study_deep import conformance_lines, deep_summary  # noqa: E402
 
 SPEC = Path("spec/collector.spec")  # relative: what the traces record does not depend on the checkout
 SCENARIOS = Path("spec/scenarios")
+STUDY = Path("spec/study/collector.toml")  # the deeper sweeps and their sections (`explorer study`)
 RULES = ["frontier", "in_flight", "safe", "unfinished", "unfinished_pending", "lowest_unfinished"]
 ABLATIONS = ["in_flight_fatal", "untrained"]
 LIMITS = Limits(max_states=600_000)  # grid points: a state limit, so the verdicts do not depend on the machine's load
@@ -344,7 +348,7 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     if args.readme_only:
-        return write_all_readme(out, json.loads((out / "results.json").read_text()), args.workers)
+        return write_all_readme(out, json.loads((out / "results.json").read_text()))
     if not args.quick:  # from scratch: no trace of an earlier run may stay (the sweeps' folders are theirs)
         for old in out.iterdir():
             if old.is_file():
@@ -455,12 +459,12 @@ def main() -> int:
         for row in group:
             for key in ("text", "json", "itf", "dot", "prompts", "livelock_text"):
                 row.pop(key, None)
-    # 7. deeper bounds, with `explorer sweep`: the earlier rules, the rule that holds, its ablation
+    # 7. deeper bounds, the sweeps of spec/study/collector.toml: the earlier rules, the rule that holds, its ablation
     if not args.no_sweeps:
-        run_sweeps(out, args.workers, reuse=args.reuse_sweeps)
+        run_study(load_study(STUDY), out, args.workers, reuse=args.reuse_sweeps)
     results["replay_lines"], results["seconds"] = replay_lines, round(time.monotonic() - started)
     write_json(str(out / "results.json"), results)
-    write_all_readme(out, results, args.workers)
+    write_all_readme(out, results)
     print(f"traces regenerated in {out} ({results['seconds']} s)")
     return 0
 
@@ -554,12 +558,16 @@ def verdict_lines(results: dict[str, Any], deep: dict[str, dict[str, Any]]) -> l
                  f"{sum(r['verdict'] == 'proved' for r in grid_mine)} of {len(grid_mine)} grid points (STEPS = 2)"
                  f"{decided}; all with the pull and the dispatch as one step (ATOMIC_DISPATCH = true), where "
                  f"`held` is always empty | `{CHECK.format(route='interleaving', rule=rule)}` (0) |")
-    proof = deep.get("proof-lowest", {}).get("counts", {})
+    stopped = ROOT / "traces" / "proof-lowest" / "sweep.json"  # read as it stands: a stopped sweep is not in `deep`
+    proof_data = deep.get("proof-lowest") or (json.loads(stopped.read_text()) if stopped.exists() else {})
+    proof = proof_data.get("counts", {})
     lines.append(f"| the code pulls a batch and dispatches it in two steps (ATOMIC_DISPATCH = false), and a checkpoint "
                  f"may come between: {_window_loss()}"
-                 + (f"; issue 10's grid on this model (spec/study/proof-lowest.toml, no state limit): proved at "
-                    f"{proof.get('proved', 0)} of {sum(proof.values())} points, refuted at {proof.get('refuted', 0)}"
-                    f", undecided at {proof.get('incomplete', 0)}" if proof else "")
+                 + (f"; issue 10's grid on this model ([proof-lowest/sweep.md](proof-lowest/sweep.md), no state "
+                    f"limit): proved at {proof.get('proved', 0)} of {sum(proof.values())} points, refuted at "
+                    f"{proof.get('refuted', 0)}, undecided at {proof.get('incomplete', 0)}"
+                    + ("" if proof_data.get("finished") else " (the sweep was stopped: not searched yet)")
+                    if proof else "")
                  + f" | `{WINDOW}` (1) |")
     retrain = [r for r in results["retrain"] if r["rule"] == rule and r["verdict"] == "proved"]
     stuck = {r["setting"] for r in results["stuck"] if r["rule"] == rule and r["verdict"] == "refuted"}
@@ -582,9 +590,12 @@ def verdict_lines(results: dict[str, Any], deep: dict[str, dict[str, Any]]) -> l
     return lines
 
 
-def write_all_readme(out: Path, results: dict[str, Any], jobs: int) -> int:
-    """README.md from the study's results, the finished sweeps and the conformance replays."""
-    deep = run_sweeps(out, jobs, run=False)
+def write_all_readme(out: Path, results: dict[str, Any]) -> int:
+    """README.md from the study's results, the finished sweeps (the sections of spec/study/collector.toml)
+    and the conformance replays."""
+    study = load_study(STUDY)
+    finished = finished_results(study, out)
+    deep = finished.data
     write_readme(out, results["smallest"][0], results["grid"], results["routes"], results["needs"],
                  results["recipes"], results["retrain"], results["stuck"], results["live"],
                  results["replay_lines"], results["seconds"])
@@ -592,7 +603,7 @@ def write_all_readme(out: Path, results: dict[str, Any], jobs: int) -> int:
     title, rest = readme.split("\n", 1)
     readme = title + "\n\n" + "\n".join(verdict_lines(results, deep)) + rest
     readme = readme.replace("## In plain words\n\n", "## In plain words\n\n" + deep_summary(deep) + "\n\n", 1)
-    (out / "README.md").write_text(readme + "\n".join(deep_lines(deep) + conformance_lines(out)) + "\n")
+    (out / "README.md").write_text(readme + render(study, finished, whole=False) + "\n".join(conformance_lines(out)) + "\n")
     return 0
 
 

@@ -1,7 +1,8 @@
 """`explorer sweep`: a grid of constants checked point by point. Each point's verdict must be the
 one `check` gives; results are reused from the cache only while the spec, the constants, what is
 checked and the engine are unchanged; --jobs changes nothing in the matrix; a cut point is
-incomplete; grid-file mistakes are located; a stopped sweep still writes its matrix."""
+incomplete; grid-file mistakes are located; a stopped sweep still writes its matrix. A grid may
+start from a base grid; the collector's grids that do give the plans they gave written in full."""
 from __future__ import annotations
 
 import json
@@ -19,12 +20,15 @@ import pytest
 from explorer.cli import main
 from explorer.lang.errors import SpecError
 from explorer.study.grid import load_grid
+from explorer.study.sweep import plan
 
 ROOT = Path(__file__).resolve().parent.parent
 DIEHARD = ROOT / "spec/examples/diehard.spec"
 DIEHARD_GRID = ROOT / "tests/grids/diehard.toml"
 COLLECTOR = ROOT / "spec/collector.spec"
 VOLATILE = ("seconds", "cached")  # what may differ between two sweeps that found the same things
+GRID_FIELDS = ("description", "axes", "invariants", "properties", "deadlock", "separately", "stop_at_first",
+               "group_by", "limits", "fingerprints", "workers", "engine", "skip_beyond_cut", "grows", "generated")
 
 
 def sweep(*args: str, timeout: int = 300) -> subprocess.CompletedProcess:
@@ -477,3 +481,71 @@ def test_properties_key_selects_temporal_properties(tmp_path):
     assert seen["none"] == seen["named"] == ("proved", None)
     assert seen["all"] == seen["trains"] and seen["all"][0] == "refuted"
     assert seen["all"][1].startswith("trains")
+
+
+@pytest.mark.parametrize("name", ["bounds-pending", "bounds-pending-p2", "bounds-frontierless"])
+def test_a_grid_on_a_base_gives_the_plan_it_gave_written_out(name):
+    """tests/grids/flat/ holds these grids as they were before they had a base: the same points
+    (names, constants, sizes, in the same order), checks and limits, so the same cache keys."""
+    now, flat = load_grid(ROOT / f"spec/study/{name}.toml", COLLECTOR), load_grid(ROOT / f"tests/grids/flat/{name}.toml",
+                                                                                   COLLECTOR)
+    assert [(p.name, p.constants, p.size) for p in now.points] == [(p.name, p.constants, p.size) for p in flat.points]
+    for key in GRID_FIELDS:
+        assert getattr(now, key) == getattr(flat, key), key
+    text = COLLECTOR.read_text()
+    assert [r.key for r in plan(now, text, "e")] == [r.key for r in plan(flat, text, "e")]
+    assert len(now.points) > 300  # issue 10's grid, not a stub
+
+
+def test_a_base_is_merged_table_by_table(tmp_path):
+    """[constants], [check] and [limits] merge key by key over the base's; any other key replaces
+    the base's (an empty [[exclude]] list drops the base's); bases chain."""
+    write(tmp_path / "base.toml", """
+description = "the base"
+where = "BIG > SMALL"
+[constants]
+BIG = [3, 4, 5]
+SMALL = [2, 3]
+[[exclude]]
+BIG = 5
+[check]
+invariants = ["not_solved"]
+deadlock = false
+[limits]
+max_states = 100
+""")
+    write(tmp_path / "mid.toml", 'base = "base.toml"\n[constants]\nSMALL = 2\n[limits]\nmax_depth = 9\n')
+    write(tmp_path / "top.toml", 'base = "mid.toml"\ndescription = "the top"\nexclude = []\n'
+                                 '[check]\ninvariants = ["type_ok"]\n')
+    base, mid, top = (load_grid(tmp_path / f"{n}.toml", DIEHARD) for n in ("base", "mid", "top"))
+    assert [p.name for p in base.points] == ["BIG=3,SMALL=2", "BIG=4,SMALL=2", "BIG=4,SMALL=3"]
+    assert [p.name for p in mid.points] == ["BIG=3", "BIG=4"] and mid.axes == ["BIG"]  # SMALL fixed, BIG=5 excluded
+    assert (mid.limits.max_states, mid.limits.max_depth, mid.invariants, mid.deadlock) == (100, 9, ["not_solved"], False)
+    assert [p.name for p in top.points] == ["BIG=3", "BIG=4", "BIG=5"]  # its own (empty) exclusions
+    assert (top.description, top.invariants, top.deadlock, top.limits.max_depth) == ("the top", ["type_ok"], False, 9)
+
+
+# (files to write, the file loaded, the file and line of the error, words of the message)
+BASE_ERRORS = [
+    ({"a.toml": 'base = "b.toml"\n[constants]\nBIG = [3]\n', "b.toml": '\nbase = "a.toml"\n'}, "a.toml", "b.toml", 2,
+     "a cycle of bases"),
+    ({"a.toml": '\n\nbase = "nope.toml"\n'}, "a.toml", "a.toml", 3, "cannot read grid file"),
+    ({"a.toml": 'base = 3\n'}, "a.toml", "a.toml", 1, "base must be the path of another grid file"),
+    ({"a.toml": 'base = "b.toml"\n[limits]\nmax_states = 5\n', "b.toml": '[constants]\nBIG = [3]\nSMAL = 2\n'},
+     "a.toml", "b.toml", 3, "unknown constant SMAL (did you mean SMALL?)"),
+    ({"a.toml": 'base = "b.toml"\n[constants]\nBIG = [3]\n', "b.toml": '[constants]\nBIG = [3, 4\nSMALL = 2\n'}, "a.toml", "b.toml",
+     3, "bad TOML"),
+    ({"a.toml": 'base = "b.toml"\n\n[check]\ninvariants = ["nope"]\n', "b.toml": '[constants]\nBIG = [3]\n'},
+     "a.toml", "a.toml", 4, "no invariant named nope"),
+]
+
+
+@pytest.mark.parametrize("files,loaded,where,line,words", BASE_ERRORS)
+def test_errors_in_a_grid_and_its_bases_are_located(tmp_path, files, loaded, where, line, words):
+    for name, text in files.items():
+        write(tmp_path / name, text)
+    proc = sweep(DIEHARD, "--grid", tmp_path / loaded, "--out", tmp_path / "out", timeout=60)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    first = proc.stderr.splitlines()[0]
+    assert first.startswith(f"{tmp_path / where}:{line}:") and words in first, first
+    assert not (tmp_path / "out").exists()

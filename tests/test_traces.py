@@ -81,14 +81,14 @@ def test_itf_of_a_set_of_subsets_is_the_general_encoding():
 
 
 def test_the_bounds_summary_says_what_rests_on_incomplete_points(tmp_path):
-    """The README's section on issue 10's grid is drawn from the sweep's own matrix: each stream
-    shape's tally adds up to the sweep's verdicts, a shape with a cut or skipped point is named as
-    not proved, and the plain words never call the rule proved there."""
+    """The README's section on issue 10's grid is drawn from the sweep's own matrix (a matrix
+    section of a study, as spec/study/collector.toml has): each stream shape's tally adds up to the
+    sweep's verdicts, a shape with a cut or skipped point is named as not proved, and the plain
+    words never call the rule proved there."""
     sys.path.insert(0, str(ROOT / "scripts"))
-    from study_deep import bounds_lines, bounds_summary
+    from study_deep import bounds_summary
 
-    grid = tmp_path / "bounds.toml"
-    grid.write_text("""
+    (tmp_path / "bounds.toml").write_text("""
 description = "a small bounds grid"
 where = "STEPS * P <= PROMPTS"
 [constants]
@@ -108,49 +108,32 @@ deadlock = false
 max_states = 1200
 skip_beyond_cut = true
 """)
+    study = tmp_path / "study.toml"
+    study.write_text(f'title = "bounds"\nspec = "{ROOT / "spec/collector.spec"}"\n'
+                     '[[sweeps]]\nname = "bounds"\ngrid = "bounds.toml"\n'
+                     '[[sections]]\nkind = "matrix"\ntitle = "Issue 10\'s grid"\nsweep = "bounds"\n'
+                     'rows = ["PROMPTS"]\npivot = "STEPS"\n')
     out = tmp_path / "out"
-    proc = subprocess.run([sys.executable, "-m", "explorer", "sweep", "spec/collector.spec", "--grid", str(grid),
-                           "--out", str(out)], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    proc = subprocess.run([sys.executable, "-m", "explorer", "study", str(study), "--out", str(out)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert proc.returncode == 3, proc.stdout + proc.stderr
-    data = json.loads((out / "sweep.json").read_text())
+    data = json.loads((out / "bounds" / "sweep.json").read_text())
     verdicts = {(r["shown"]["PROMPTS"], r["shown"]["STEPS"], r["shown"]["TOLERATED_FAILURES"]):
                 (r["verdict"], r["stopped_by"]) for r in data["runs"]}
     assert ("proved", None) in verdicts.values() and ("incomplete", "max-states") in verdicts.values()
     assert ("incomplete", "not-run") in verdicts.values()  # something lies beyond a cut point
-    table = "\n".join(bounds_lines("bounds", data))
+    table = (out / "README.md").read_text()
     for prompts, steps in {(k[0], k[1]) for k in verdicts}:
         here = [v for k, v in verdicts.items() if k[:2] == (prompts, steps)]
         words = [f"{n} {w}" for n, w in ((sum(v == ("proved", None) for v in here), "proved"),
-                                         (sum(v == ("incomplete", "max-states") for v in here), "cut"),
+                                         (sum(v == ("incomplete", "max-states") for v in here), "incomplete"),
                                          (sum(v[1] == "not-run" for v in here), "not run")) if n]
-        assert f"{', '.join(words)} (of {len(here)})" in table.split(f"| 1 | {prompts} |")[1].split("\n")[0]
+        assert f"{', '.join(words)} (of {len(here)})" in table.split(f"\n| {prompts} |")[1].split("\n")[0]
     summary = bounds_summary(data)
     c = data["counts"]
     assert f"{c['proved']} proved, 0 refuted, {c['incomplete']} incomplete" in summary
     shapes = {(k[0], k[1]) for k, v in verdicts.items() if v[0] == "incomplete"}
     assert f"at the other {len(shapes)} shapes" in summary and "**is not proved**" in summary
-
-
-def test_the_readme_says_when_a_sweep_searched_another_text_of_its_spec(tmp_path):
-    """A committed matrix is only current while the spec text it searched is the checkout's: the
-    README's counts line says how many of a sweep's runs searched another text, and nothing when none."""
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import study_deep
-
-    spec, grid = tmp_path / "diehard.spec", tmp_path / "diehard.toml"
-    spec.write_text((ROOT / "spec/examples/diehard.spec").read_text())
-    grid.write_text((ROOT / "tests/grids/diehard.toml").read_text())
-    out = tmp_path / "out"
-    proc = subprocess.run([sys.executable, "-m", "explorer", "sweep", str(spec), "--grid", str(grid), "--out",
-                           str(out)], capture_output=True, text=True, cwd=ROOT, timeout=300)
-    assert proc.returncode == 1, proc.stdout + proc.stderr
-    data = json.loads((out / "sweep.json").read_text())
-    study_deep._current_keys.cache_clear()
-    assert "earlier text" not in study_deep._counts(data)
-    spec.write_text(spec.read_text() + "\n# a comment changes the text, so every key\n")
-    study_deep._current_keys.cache_clear()
-    assert (f"{data['searches']} of its {data['searches']} runs searched an earlier text of `{spec}`"
-            in study_deep._counts(data))
 
 
 def test_the_readme_opens_with_the_answer_and_each_claim_runs():

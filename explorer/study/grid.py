@@ -21,6 +21,11 @@ each point (the format is in docs/sweep.md).
     skip_beyond_cut = true        # a point beyond one that max_states cut is not run
     grows = ["PROMPTS"]           # ... along these axes only (default: every integer axis)
 
+A grid may start from another: `base = "other.toml"` (relative to the file) takes that grid, then
+each key written here replaces the base's, except in [constants], [check] and [limits], which are
+merged key by key ([[points]] and [[exclude]] replace the base's lists: `exclude = []` drops them).
+A grid can also be a table of another file (a study's sweep: `inline_grid`).
+
 Every mistake is reported at its line in the grid file, with what was expected; nothing here
 raises anything but `SpecError`."""
 from __future__ import annotations
@@ -29,6 +34,7 @@ import argparse
 import dataclasses
 import itertools
 import math
+import os
 import re
 import tomllib
 from collections import Counter
@@ -46,7 +52,8 @@ from explorer.lang.parser import parse_expr, parse_spec
 from explorer.lang.values import TRUE, Bool, normalize, short
 from explorer.run.limits import Limits, memory_size  # the same sizes as --max-memory
 
-TOP = {"description", "constants", "points", "exclude", "where", "size", "check", "limits"}
+TOP = {"base", "description", "constants", "points", "exclude", "where", "size", "check", "limits"}
+MERGED = ("constants", "check", "limits")  # a grid's tables merged key by key over its base's
 CHECK = {"invariants": list, "properties": list, "deadlock": bool, "separately": bool, "stop_at_first": bool, "group_by": list}
 LIMITS = {"max_states": int, "max_depth": int, "max_seconds": (int, float), "max_memory": (int, str),
           "fingerprints": bool, "workers": int, "skip_beyond_cut": bool, "grows": list, "engine": str}
@@ -82,10 +89,12 @@ class Grid:
     generated: int = 0  # points before `where` and [[exclude]] dropped some (duplicates merged)
 
 
-class _Source:
-    """The grid file's text, to point at the line where a table or a key is written. TOML
-    parsers keep no positions, so this scans the lines: `[table]`/`[[table]]` headers and
-    `key =` lines (a key it cannot find is reported at the table, or at the file)."""
+class Source:
+    """A TOML file's text, to point at the line where a table or a key is written. TOML parsers
+    keep no positions, so this scans the lines: `[table]`/`[[table]]` headers and `key =` lines (a
+    key it cannot find is reported at its table, or at the file). A table inside an array of tables
+    (`[sweeps.grid]` after the third `[[sweeps]]`) is found by that array's index, and an array
+    inside one (`[[sweeps.grid.points]]`) is named `sweeps.grid.points#2`, counted from 0 within it."""
 
     HEADER = re.compile(r"\s*(\[\[?)\s*([A-Za-z0-9_.\-\"]+)\s*\]\]?")
     KEY = re.compile(r"\s*([A-Za-z0-9_\-]+|\"[^\"]*\")\s*=")
@@ -96,15 +105,26 @@ class _Source:
         table, index, counts = "", 0, {}
         for n, line in enumerate(text.splitlines(), 1):
             if m := self.HEADER.match(line):
-                table = m.group(2).strip('"')
-                index = counts[table] = counts.get(table, -1) + 1 if m.group(1) == "[[" else 0
+                name = m.group(2).replace('"', "")
+                parts = name.split(".")
+                parent = next((p for p in (".".join(parts[:i]) for i in range(len(parts) - 1, 0, -1)) if p in counts),
+                              None)  # the innermost array of tables this table lies in
+                if m.group(1) == "[[":
+                    table = f"{name}#{counts[parent]}" if parent else name
+                    index = counts[table] = counts.get(table, -1) + 1
+                else:
+                    table, index = name, counts[parent] if parent else 0
                 self.lines.setdefault((table, index, ""), (n, m.start(1) + 1))
             elif m := self.KEY.match(line):
                 self.lines.setdefault((table, index, m.group(1).strip('"')), (n, m.start(1) + 1))
 
-    def loc(self, table: str, key: str = "", index: int = 0) -> A.Loc | None:
-        found = self.lines.get((table, index, key)) or self.lines.get((table, index, ""))
+    def find(self, table: str, key: str = "", index: int = 0) -> A.Loc | None:
+        """Where a key (or, with no key, a table's header) is written; None if it cannot be found."""
+        found = self.lines.get((table, index, key))
         return A.Loc(*found) if found else None
+
+    def loc(self, table: str, key: str = "", index: int = 0) -> A.Loc | None:
+        return self.find(table, key, index) or self.find(table, "", index)
 
     def error(self, message: str, table: str = "", key: str = "", index: int = 0) -> SpecError:
         return SpecError(message, self.path, self.text, self.loc(table, key, index))
@@ -114,20 +134,15 @@ class _Source:
         return lines[loc.line - 1] if loc and 1 <= loc.line <= len(lines) else ""
 
 
-def _where(table: str, index: int | None) -> str:
-    return f"[[{table}]] #{index + 1}" if index is not None else f"[{table}]"
-
-
-def load_grid(grid_path: str | Path, spec_path: str | Path) -> Grid:
-    """Read and check a grid file against the spec it sweeps: the points in size order."""
-    path = str(grid_path)
+def read_toml(path: str | Path, what: str) -> tuple[Source, dict[str, Any]]:
+    """A TOML file (`what`: "grid file", "study file") and its text, every failure a SpecError
+    located in it."""
     try:
-        text = Path(grid_path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8")
     except OSError as err:
-        raise SpecError(f"cannot read grid file: {err.strerror}", path) from None
+        raise SpecError(f"cannot read {what}: {err.strerror}", str(path)) from None
     except UnicodeDecodeError:
-        raise SpecError("the grid file is not valid UTF-8", path) from None
-    src = _Source(path, text)
+        raise SpecError(f"the {what} is not valid UTF-8", str(path)) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
@@ -135,8 +150,104 @@ def load_grid(grid_path: str | Path, spec_path: str | Path) -> Grid:
         m = re.search(r"\s*\(at line (\d+), column (\d+)\)$", message)
         loc = A.Loc(int(m.group(1)), int(m.group(2))) if m else None
         message = message[:m.start()] if m else message
-        raise SpecError(f"bad TOML: {message[0].lower()}{message[1:]}", path, text, loc) from None
+        raise SpecError(f"bad TOML: {message[0].lower()}{message[1:]}", str(path), text, loc) from None
+    return Source(str(path), text), data
 
+
+@dataclass(frozen=True)
+class _Origin:
+    """Where a grid's keys are written: a grid file (no prefix), or the table `prefix` of the
+    `index`-th entry of an array of tables in another file (a study's `[sweeps.grid]`)."""
+    src: Source
+    prefix: str = ""
+    index: int = 0
+
+    def loc(self, table: str, key: str = "", index: int = 0) -> A.Loc | None:
+        if not self.prefix:
+            return self.src.loc(table, key, index)
+        array, _, inner = self.prefix.partition(".")
+        here = (f"{self.prefix}.{table}#{self.index}", index) if table in ("points", "exclude") else \
+            (f"{self.prefix}.{table}" if table else self.prefix, self.index)
+        return (self.src.find(here[0], key, here[1]) or self.src.find(*here) or self.src.find(self.prefix, "", self.index)
+                or self.src.find(array, inner, self.index) or self.src.find(array, "", self.index))
+
+    def error(self, message: str, table: str = "", key: str = "", index: int = 0) -> SpecError:
+        return SpecError(message, self.src.path, self.src.text, self.loc(table, key, index))
+
+
+class _Layers:
+    """A grid and its bases: each key's error is located in the file that wrote it."""
+
+    def __init__(self, top: _Origin, origins: dict[tuple[str, str], _Origin]):
+        self.top, self.origins = top, origins
+
+    def of(self, table: str, key: str = "") -> _Origin:
+        return (self.origins.get((table, key)) if table and key else None) or \
+            self.origins.get(("", table or key)) or self.top
+
+    def error(self, message: str, table: str = "", key: str = "", index: int = 0) -> SpecError:
+        return self.of(table, key).error(message, table, key, index)
+
+
+def _fold(origin: _Origin, data: dict[str, Any], chain: list[str]) -> tuple[dict[str, Any], dict[tuple[str, str], _Origin]]:
+    """The grid's table with its bases folded in (the module's docstring says how), and where
+    each key was written. `chain`: the grid files read so far, to refuse a cycle of bases."""
+    merged: dict[str, Any] = {}
+    origins: dict[tuple[str, str], _Origin] = {}
+    base = data.get("base")
+    if base is not None:
+        if not isinstance(base, str):
+            raise origin.error(f"base must be the path of another grid file (a string, relative to this file), "
+                               f"got {base!r}", "", "base")
+        path = os.path.normpath(os.path.join(os.path.dirname(origin.src.path), base))
+        real = os.path.realpath(path)
+        if real in chain:
+            raise origin.error(f"base: a cycle of bases: {' -> '.join([*chain[chain.index(real):], real])}",
+                               "", "base")
+        try:
+            src, table = read_toml(path, "grid file")
+        except SpecError as err:
+            if err.text:  # a mistake inside the base file: said there
+                raise
+            raise origin.error(f"base {base!r}: {err.message} ({path})", "", "base") from None
+        merged, origins = _fold(_Origin(src), table, [*chain, real])
+    for key, value in data.items():
+        if key == "base":
+            continue
+        if key in MERGED and isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = {**merged[key], **value}
+        else:
+            merged[key] = value
+            origins = {k: o for k, o in origins.items() if k[0] != key}
+        origins[("", key)] = origin
+        for name in value if isinstance(value, dict) else ():
+            origins[(key, name)] = origin
+    return merged, origins
+
+
+def _where(table: str, index: int | None) -> str:
+    return f"[[{table}]] #{index + 1}" if index is not None else f"[{table}]"
+
+
+def load_grid(grid_path: str | Path, spec_path: str | Path) -> Grid:
+    """Read and check a grid file (and its bases) against the spec it sweeps: the points in size order."""
+    src, table = read_toml(grid_path, "grid file")
+    origin = _Origin(src)
+    data, origins = _fold(origin, table, [os.path.realpath(grid_path)])
+    return _build(_Layers(origin, origins), data, str(grid_path), spec_path)
+
+
+def inline_grid(src: Source, prefix: str, index: int, table: dict[str, Any], spec_path: str | Path,
+                name: str) -> Grid:
+    """A grid written as the table `prefix` of the `index`-th entry of an array of tables in the
+    file `src` (a study's `[sweeps.grid]`), usually a `base` and overrides; `base` is relative to
+    that file, and mistakes are located in it. `name` names the grid in reports."""
+    origin = _Origin(src, prefix, index)
+    data, origins = _fold(origin, table, [])
+    return _build(_Layers(origin, origins), data, name, spec_path)
+
+
+def _build(src: _Layers, data: dict[str, Any], path: str, spec_path: str | Path) -> Grid:
     spec = check_spec(parse_spec(read_spec(spec_path), str(spec_path)))
     for key, value in data.items():
         if key not in TOP:
@@ -246,7 +357,7 @@ def load_grid(grid_path: str | Path, spec_path: str | Path) -> Grid:
                 generated=len(generated))
 
 
-def _options(src: _Source, data: dict, table: str, allowed: dict[str, Any]) -> dict[str, Any]:
+def _options(src: _Layers, data: dict, table: str, allowed: dict[str, Any]) -> dict[str, Any]:
     options = data.get(table, {})
     if not isinstance(options, dict):
         raise src.error(f"{table} must be a table: [{table}]", "", table)
@@ -266,7 +377,7 @@ class _Values:
     """Turns the tables of constants into lists of values of the language, checked against the
     spec's constants (names and kinds)."""
 
-    def __init__(self, src: _Source, spec: A.Spec):
+    def __init__(self, src: _Layers, spec: A.Spec):
         self.src, self.spec = src, spec
         self.consts = {c.name: c for c in spec.consts}
         self.defaults: list[Any] = []
@@ -318,15 +429,15 @@ class _Values:
 class _Expression:
     """`where` or `size`: an expression of the spec language over the grid's constants."""
 
-    def __init__(self, src: _Source, data: dict, key: str, names: list[str], kind: str):
-        self.src, self.key, self.names, self.kind = src, key, names, kind
+    def __init__(self, src: _Layers, data: dict, key: str, names: list[str], kind: str):
+        self.origin, self.key, self.names, self.kind = src.of("", key), key, names, kind
         self.source = data.get(key)
         if self.source is None:
             return
         if not isinstance(self.source, str):
             raise src.error(f"{key} must be an expression in a string, e.g. {key} = \"N > 1\"", "", key)
-        loc = src.loc("", key)
-        line = src.line(loc)
+        loc = self.origin.loc("", key)
+        line = self.origin.src.line(loc)
         self.offset = line.find(self.source) if self.source and self.source in line else -1
         try:
             self.expr = parse_expr(self.source, key)
@@ -342,11 +453,11 @@ class _Expression:
         self.memo: dict[tuple, Any] = {}
 
     def _located(self, message: str, loc: A.Loc | None) -> SpecError:
-        at = self.src.loc("", self.key)
+        at = self.origin.loc("", self.key)
         if at and loc and self.offset >= 0 and loc.line == 1:
             at = A.Loc(at.line, self.offset + loc.col)
         hint = f" (it may use the grid's constants: {', '.join(self.names)})" if "unknown name" in message else ""
-        return SpecError(f"{self.key}: {message}{hint}", self.src.path, self.src.text, at)
+        return SpecError(f"{self.key}: {message}{hint}", self.origin.src.path, self.origin.src.text, at)
 
     def _eval(self, point: dict[str, Any]) -> Any:
         """The value at a point, computed once for each combination of the constants it uses (a

@@ -208,7 +208,7 @@ class Matrix:
         }
 
 
-def _cell(text: Any) -> str:
+def md_cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
@@ -226,12 +226,12 @@ def file_stem(label: str) -> str:
     return stem
 
 
-def _text(text: Any) -> str:
+def md_text(text: Any) -> str:
     """Text from a grid, a spec or a result, shown as text in Markdown: its HTML is not run."""
     return html.escape(str(text), quote=False)
 
 
-def _code(text: Any) -> str:
+def md_code(text: Any) -> str:
     """A code span holding any text (its fence is longer than any run of backticks inside)."""
     text = str(text).replace("\n", " ")
     fence = "`" * (max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
@@ -239,7 +239,7 @@ def _code(text: Any) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def _kind(path: str) -> str:
+def file_kind(path: str) -> str:
     """A trace file's kind, as its link says it: txt, itf.json, view.svg..."""
     name = Path(path).name
     suffix = max((x for x in (*TRACE_KINDS.values(), *DRAWN.values()) if name.endswith(x)), key=len, default=None)
@@ -249,11 +249,11 @@ def _kind(path: str) -> str:
 def verdict_text(r: dict[str, Any]) -> str:
     if r["verdict"] == "refuted":
         what = r["property"] + (f" ({r['witness']})" if r["witness"] else "")
-        return f"**refuted** {_text(what)}"
+        return f"**refuted** {md_text(what)}"
     if r["verdict"] == "incomplete":
-        return f"incomplete: {_text(r['reason'])}"
+        return f"incomplete: {md_text(r['reason'])}"
     if r["verdict"] == "error":
-        return "error" + (" (internal)" if r["internal"] else "") + f": {_text((r['error'] or '').splitlines()[0])}"
+        return "error" + (" (internal)" if r["internal"] else "") + f": {md_text((r['error'] or '').splitlines()[0])}"
     return "proved"
 
 
@@ -263,8 +263,8 @@ def markdown(data: dict[str, Any]) -> str:
     c = data["counts"]
     inv = data["checks"]["invariants"]
     temporal = data["checks"].get("properties")
-    checked = (", ".join(_code(n) for n in inv) if inv is not None else "every invariant") + \
-        ("; " + (", ".join(_code(n) for n in temporal) if temporal else "no temporal property")
+    checked = (", ".join(md_code(n) for n in inv) if inv is not None else "every invariant") + \
+        ("; " + (", ".join(md_code(n) for n in temporal) if temporal else "no temporal property")
          if temporal is not None else "") + \
         f"; deadlock {'on' if data['checks']['deadlock'] else 'off'}" + \
         ("; each property in a search of its own" if data["checks"]["separately"] else "")
@@ -274,9 +274,9 @@ def markdown(data: dict[str, Any]) -> str:
         limits = (limits + ", " if limits else "") + (
             f"max_memory = {data['max_memory_per_point']:,} bytes (the default: 75% of the machine divided by --jobs)"
             if data["max_memory_per_point"] else "max_memory = 75% of each Ray node's memory divided by its CPUs (the default)")
-    lines = [f"# Sweep of {_code(data['spec'])} over {_code(data['grid'])}", ""]
+    lines = [f"# Sweep of {md_code(data['spec'])} over {md_code(data['grid'])}", ""]
     if data["description"]:
-        lines += [_text(data["description"]), ""]
+        lines += [md_text(data["description"]), ""]
     if not data["finished"]:
         lines += ["**In progress**: this file is rewritten as points finish.", ""]
     lines += [
@@ -297,32 +297,32 @@ def markdown(data: dict[str, Any]) -> str:
             r = rows[s["index"]]
             txt = next((f for f in r["files"] if f.endswith(".txt")), None)
             link = f" ([trace]({txt}))" if txt else ""
-            group = f" at {_text(s['group'])}" if s["group"] else ""
-            how = f": {_code(r['command'])}" if r["command"] else ""
-            lines.append(f"- {_code(s['property'])}{group}: {_text(s['point'])}, a trace of {r['trace_length']} states"
+            group = f" at {md_text(s['group'])}" if s["group"] else ""
+            how = f": {md_code(r['command'])}" if r["command"] else ""
+            lines.append(f"- {md_code(s['property'])}{group}: {md_text(s['point'])}, a trace of {r['trace_length']} states"
                          f"{link}{how}")
         lines.append("")
     cut = [r for r in rows if r["verdict"] == "incomplete"]
     if cut:
-        lines += [f"Incomplete ({len(cut)}): nothing is claimed about " + ", ".join(_text(r["name"]) for r in cut[:20])
+        lines += [f"Incomplete ({len(cut)}): nothing is claimed about " + ", ".join(md_text(r["name"]) for r in cut[:20])
                   + (f" and {len(cut) - 20} more" if len(cut) > 20 else "") + ".", ""]
     axes = data["axes"]
     head = ["#"] + axes + (["checks"] if data["checks"]["separately"] else []) + \
         ["verdict", "distinct", "generated", "depth", "trace", "seconds", "files"]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
-        files = " ".join(f"[{_kind(f)}]({f})" for f in r["files"])
-        cells = [r["index"] + 1] + [_text(r["shown"].get(a, "")) for a in axes] + \
-            ([_text(r["checks"])] if data["checks"]["separately"] else []) + \
+        files = " ".join(f"[{file_kind(f)}]({f})" for f in r["files"])
+        cells = [r["index"] + 1] + [md_text(r["shown"].get(a, "")) for a in axes] + \
+            ([md_text(r["checks"])] if data["checks"]["separately"] else []) + \
             [verdict_text(r), f"{r['distinct']:,}", f"{r['generated']:,}", r["depth"], r["trace_length"] or "",
              f"{r['seconds']:.2f}" + (" (cached)" if r["cached"] else ""), files]
-        lines.append("| " + " | ".join(_cell(x) for x in cells) + " |")
+        lines.append("| " + " | ".join(md_cell(x) for x in cells) + " |")
     fixed = {}
     for r in rows:
         for k, v in r["shown"].items():
             if k not in axes:
                 fixed[k] = v
     if fixed:
-        lines += ["", "Fixed at every point: " + ", ".join(f"{_text(k)} = {_text(v)}" for k, v in fixed.items()) + "."]
+        lines += ["", "Fixed at every point: " + ", ".join(f"{md_text(k)} = {md_text(v)}" for k, v in fixed.items()) + "."]
     return "\n".join(lines) + "\n"
 

@@ -34,6 +34,7 @@ VERDICTS = {"holds": "proved", "violated": "refuted", "deadlock": "refuted", "in
 DETERMINISTIC_STOPS = {"max-states", "max-depth"}  # an incomplete result that a rerun would repeat exactly
 SIGNALLED = {"interrupted", "terminated", "died", None}
 GRACE = 10.0  # seconds a stopped point gets to report what it explored before it is killed
+STOPPED = "not run: the sweep was"  # the reason of a point that a stopped sweep never ran (then: interrupted, terminated)
 
 
 @functools.cache
@@ -404,19 +405,23 @@ class Sweeper:
             if why is not None:
                 run.record = {"verdict": "incomplete", "stopped_by": "not-run", "reason": why}
             elif run.record.get("stopped_by") == "not-run" and self.stopping:
-                run.record = {"verdict": "incomplete", "stopped_by": "not-run",
-                              "reason": f"not run: the sweep was {self.stopping}"}
+                run.record = {"verdict": "incomplete", "stopped_by": "not-run", "reason": f"{STOPPED} {self.stopping}"}
 
 
 def exit_code(outcome: Outcome) -> int:
-    """70 an internal error at some point; 2 a spec error at some point; 3 interrupted; 1 some
-    point refuted; 3 some point incomplete; 0 every point proved."""
-    verdicts = [r.record.get("verdict") for r in outcome.runs]
-    if any(r.record.get("internal") for r in outcome.runs):
+    return verdicts_code([r.record for r in outcome.runs], outcome.interrupted)
+
+
+def verdicts_code(records: list[dict[str, Any]], interrupted: str | None = None) -> int:
+    """The exit code of searches (records or sweep.json's rows, of one sweep or several): 70 an
+    internal error at some point; 2 a spec error at some point; 3 interrupted; 1 some point refuted;
+    3 some point incomplete; 0 every point proved."""
+    verdicts = [r.get("verdict") for r in records]
+    if any(r.get("internal") for r in records):
         return 70
     if "error" in verdicts:
         return 2
-    if outcome.interrupted:
+    if interrupted:
         return 3
     if "refuted" in verdicts:
         return 1

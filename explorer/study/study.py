@@ -1,0 +1,718 @@
+"""`explorer study STUDY.toml`: a study is a file. It names a spec, the sweeps to run (each a grid
+file, or a grid written in place on top of a base grid file) and the sections of the page that
+says what they found. Each sweep runs exactly as `explorer sweep` runs (`run_sweep`, which that
+command uses too) into OUT/<name>/ with its cache, so a rerun is free; then OUT/README.md is drawn
+from the sweeps' own sweep.json files through a jinja2 template (templates/study.md.j2). The
+format is in docs/study.md.
+
+    title = "Bakery at small sizes"
+    spec = "../spec/examples/bakery.spec"     # paths are relative to the study file
+    [[sweeps]]
+    name = "sizes"                            # OUT/sizes/
+    grid = "bakery.toml"                      # a grid file, or a table: base = "x.toml" and overrides
+    [[sections]]
+    kind = "matrix"                           # matrix, smallest, ablation, flips, cost, template
+    title = "Every point"
+    sweep = "sizes"
+
+Every section's claims carry their bounds (the constants searched, the checks, the limits), and an
+incomplete point is never counted as proved. Mistakes in a study file are errors located in it (or
+in the grid file or template it names), never a traceback."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import jinja2
+from jinja2.sandbox import SandboxedEnvironment
+
+from explorer.lang.ast import Loc
+from explorer.lang.errors import SpecError, did_you_mean
+from explorer.lang.model import read_spec
+from explorer.output.traces import stop_reason
+from explorer.study.grid import Grid, Source, inline_grid, load_grid, read_toml
+from explorer.study.matrix import Matrix, file_kind, md_cell, md_code, md_text, prepare
+from explorer.study.sweep import STOPPED, Outcome, Run, Sweeper, engine_version, plan
+
+TOP = {"title": str, "intro": str, "spec": str, "readme": str, "labels": dict, "sweeps": list, "sections": list}
+SWEEP = {"name": str, "grid": (str, dict)}
+SECTION = {"kind": str, "title": str, "text": str, "sweep": str, "id": str}
+KINDS: dict[str, dict[str, type]] = {  # each kind's own keys
+    "matrix": {"pivot": str, "rows": list},
+    "smallest": {"pivot": str, "by": list},
+    "ablation": {"axis": str, "labels": dict, "label": str},
+    "flips": {"axis": str},
+    "cost": {"axis": str, "metric": str},
+    "template": {"file": str},
+}
+REQUIRED = {"ablation": ("axis",), "flips": ("axis",), "cost": ("axis", "metric"), "template": ("file",)}
+METRICS = {"distinct": "distinct states", "generated": "states generated", "depth": "depth",
+           "trace_length": "trace length", "seconds": "seconds"}
+KIND_WORDS = {str: "a string", list: "a list", dict: "a table", (str, dict): "a grid file's path or a table"}
+
+
+# ---- running sweeps ----
+
+@dataclass
+class SweepRun:
+    outcome: Outcome
+    data: dict[str, Any]  # what sweep.json holds
+    matrix: Matrix
+
+
+def run_sweep(grid: Grid, out: Path, jobs: int = 1, fresh: bool = False, stop_at_first: bool = False,
+              ray: str | None = None, say: Callable[[str], None] = print, label: str = "") -> SweepRun:
+    """`explorer sweep`: the grid's points searched into `out` (its cache reused unless `fresh`) and
+    the matrix written there; `say` gets a line per search as it ends (`label` before it)."""
+    prepare(out)
+    sweeper = Sweeper(grid, out, jobs=jobs, fresh=fresh, stop_at_first=stop_at_first, ray=ray)
+    matrix = Matrix(grid, out, sweeper.limits, sweeper.jobs, ray)
+    total = len(sweeper.runs)
+
+    def finished(run: Run) -> None:
+        matrix.finished(run)
+        r = run.record
+        what = r["verdict"] + (f" {r['property']}" if r.get("property") else "")
+        if r["verdict"] == "incomplete":
+            what += f" ({stop_reason(r.get('stopped_by'))})"
+        checks = "" if run.checks == "all" else f" [{run.checks}]"
+        say(f"{label}[{run.index + 1}/{total}] {run.point.name}{checks}: {what}; {r.get('distinct', 0):,} states, "
+            f"depth {r.get('depth', 0)}, {r.get('seconds', 0):.1f} s" + (" (cached)" if r.get("cached") else ""))
+
+    sweeper.finished, sweeper.report = finished, matrix.report
+    outcome = sweeper.run()
+    return SweepRun(outcome, matrix.json(outcome.runs, True), matrix)
+
+
+# ---- the study file ----
+
+@dataclass
+class StudySweep:
+    name: str  # its folder in OUT
+    grid: Grid
+
+
+@dataclass
+class Section:
+    kind: str
+    title: str
+    text: str
+    sweep: str | None  # the sweep it reads (None: a template section, which reads them all)
+    id: str | None
+    options: dict[str, Any]
+
+
+@dataclass
+class Study:
+    path: str
+    spec: str
+    title: str
+    intro: str
+    readme: str  # the file written in OUT
+    sweeps: list[StudySweep]
+    sections: list[Section]
+    env: SandboxedEnvironment = field(repr=False)
+
+
+def _env(folder: Path) -> SandboxedEnvironment:
+    """Markdown is not HTML: nothing is escaped by the template (the cells are escaped as they are
+    made). A study's own templates run sandboxed: a study file cannot run Python."""
+    loader = jinja2.PrefixLoader({"explorer": jinja2.PackageLoader("explorer.study", "templates"),
+                                  "study": jinja2.FileSystemLoader(str(folder))})
+    return SandboxedEnvironment(loader=loader, autoescape=False, undefined=jinja2.StrictUndefined,
+                                trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+
+
+def _relative(study: str, path: str) -> str:
+    """A path written in a study file, relative to that file (kept relative to the working folder
+    when the study's is, so reports name `spec/collector.spec`, not `spec/study/../collector.spec`)."""
+    return os.path.normpath(os.path.join(os.path.dirname(study), path))
+
+
+def _checked(src: Source, table: dict[str, Any], allowed: dict[str, Any], where: str, index: int = 0,
+             what: str = "") -> None:
+    """Every key known and of its kind; `where` is the array of tables ("" at the top)."""
+    for key, value in table.items():
+        if key not in allowed:
+            raise src.error(f"unknown key {key}{did_you_mean(key, allowed)} in {what or 'a study file'}; expected one "
+                            "of " + ", ".join(allowed), where, key, index)
+        if not isinstance(value, allowed[key]):
+            raise src.error(f"{key} must be {KIND_WORDS[allowed[key]]}, got {value!r}", where, key, index)
+
+
+def load_study(path: str | Path) -> Study:
+    """Read and check a study file: its spec, every sweep's grid, every section against its sweep."""
+    path = str(path)
+    src, data = read_toml(path, "study file")
+    _checked(src, data, TOP, "")
+    for key in ("title", "spec", "sweeps"):
+        if key not in data:
+            raise src.error(f"a study file needs `{key}`" + {"title": ": the page's title",
+                                                            "spec": ": the spec's path, relative to the study file",
+                                                            "sweeps": ": at least one [[sweeps]] table"}[key])
+    for key in ("sweeps", "sections"):
+        if not all(isinstance(t, dict) for t in data.get(key, [])):
+            raise src.error(f"{key} must be an array of tables: [[{key}]]", "", key)
+    if not data["sweeps"]:
+        raise src.error("sweeps: list at least one sweep ([[sweeps]] with a name and a grid)", "", "sweeps")
+    spec = _relative(path, data["spec"])
+    try:
+        read_spec(spec)
+    except SpecError as err:
+        raise src.error(f"spec: {err.message} ({spec})", "", "spec") from None
+    readme = data.get("readme", "README.md")
+    if Path(readme).name != readme or readme in (".", "..") or readme.startswith("."):
+        raise src.error(f"readme: a file name (written in OUT), got {readme!r}", "", "readme")
+    sweeps = [_sweep(src, path, spec, i, t) for i, t in enumerate(data["sweeps"])]
+    names = [s.name for s in sweeps]
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            raise src.error(f"two sweeps are named {name!r}: each writes OUT/<name>/", "sweeps", "name", i)
+        if name == readme:
+            raise src.error(f"a sweep named {name!r} would write OUT/{name}/ where the page goes", "sweeps", "name", i)
+    labels = data.get("labels", {})
+    for axis, table in labels.items():
+        if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
+            raise SpecError(f"labels.{axis}: a table of strings, one per value of the axis {axis}", src.path, src.text,
+                            src.find(f"labels.{axis}") or src.find("", "labels"))
+    env = _env(Path(path).parent)
+    by_name = {s.name: s for s in sweeps}
+    sections = [_section(src, env, by_name, j, t, labels) for j, t in enumerate(data.get("sections", []))]
+    ids = [s.id for s in sections if s.id]
+    for j, s in enumerate(sections):
+        if s.id and ids.count(s.id) > 1:
+            raise src.error(f"two sections have the id {s.id!r}", "sections", "id", j)
+    return Study(path, spec, data["title"], data.get("intro", ""), readme, sweeps, sections, env)
+
+
+def _sweep(src: Source, path: str, spec: str, i: int, table: dict[str, Any]) -> StudySweep:
+    _checked(src, table, SWEEP, "sweeps", i, f"[[sweeps]] #{i + 1}")
+    for key in SWEEP:
+        if key not in table:
+            raise src.error(f"[[sweeps]] #{i + 1} needs `{key}`" + (
+                ": the folder it writes in OUT" if key == "name" else
+                ": a grid file's path, or a table with a `base` grid file and what it overrides"), "sweeps", "", i)
+    name = table["name"]
+    if not name or name.startswith(".") or any(c not in _SAFE for c in name):
+        raise src.error(f"name: the sweep's folder in OUT, made of letters, digits and _.-, got {name!r}",
+                        "sweeps", "name", i)
+    grid = table["grid"]
+    if isinstance(grid, dict):
+        return StudySweep(name, inline_grid(src, "sweeps.grid", i, grid, spec, f"{path}#{name}"))
+    grid_path = _relative(path, grid)
+    if not Path(grid_path).is_file():
+        raise src.error(f"grid: no grid file {grid_path}", "sweeps", "grid", i)
+    return StudySweep(name, load_grid(grid_path, spec))
+
+
+UNSET = "(default)"  # an axis a point does not set: the spec's default holds there
+_INTEGER = re.compile(r"-?[0-9]+")
+_SAFE = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+
+
+def _section(src: Source, env: SandboxedEnvironment, sweeps: dict[str, StudySweep], j: int,
+             table: dict[str, Any], labels: dict[str, dict[str, str]]) -> Section:
+    what = f"[[sections]] #{j + 1}"
+    kind = table.get("kind")
+    if kind not in KINDS:
+        raise src.error(f"{what}: kind must be one of {', '.join(KINDS)}, got {kind!r}"
+                        + (did_you_mean(kind, KINDS) if isinstance(kind, str) else ""), "sections",
+                        "kind" if "kind" in table else "", j)
+    allowed = {k: v for k, v in {**SECTION, **KINDS[kind]}.items() if not (kind == "template" and k == "sweep")}
+    _checked(src, table, allowed, "sections", j, f"a {kind} section ({what})")
+    for key in ("title", *REQUIRED.get(kind, ())) + (() if kind == "template" else ("sweep",)):
+        if key not in table:
+            raise src.error(f"{what}: a {kind} section needs `{key}`", "sections", "", j)
+    options = {k: v for k, v in table.items() if k in KINDS[kind]}
+    if kind == "ablation" and "labels" not in options and options["axis"] in labels:
+        options["labels"] = labels[options["axis"]]  # the study's words for the values of that axis
+    sweep = table.get("sweep")
+    if sweep is not None and sweep not in sweeps:
+        raise src.error(f"sweep: no sweep named {sweep!r}{did_you_mean(sweep, sweeps)} (the sweeps: "
+                        f"{', '.join(sweeps)})", "sections", "sweep", j)
+    if kind == "template":
+        try:
+            env.get_template(f"study/{options['file']}")
+        except jinja2.TemplateNotFound:
+            raise src.error(f"file: no template {options['file']!r} beside the study file", "sections", "file",
+                            j) from None
+        except jinja2.TemplateSyntaxError as err:
+            name = err.filename or options["file"]
+            text = Path(name).read_text(encoding="utf-8") if Path(name).is_file() else ""
+            raise SpecError(f"template: {err.message}", name, text, Loc(err.lineno, 1)) from None
+    elif sweep is not None:
+        _axes_known(src, j, kind, options, sweeps[sweep].grid)
+    return Section(kind, table["title"], table.get("text", ""), sweep, table.get("id"), options)
+
+
+def _axes_known(src: Source, j: int, kind: str, options: dict[str, Any], grid: Grid) -> None:
+    """The axes a section names are the grid's (and `smallest`/`ablation` on a stop-at-first sweep
+    only per what the sweep stops per: a finer group's smallest point may never have been searched)."""
+    axes = grid.axes + (["checks"] if grid.separately else [])
+
+    def known(key: str, name: Any) -> None:
+        if name not in axes:
+            raise src.error(f"{key}: {name!r} is not an axis of the sweep's grid{did_you_mean(str(name), axes)} "
+                            f"(its axes: {', '.join(axes) or 'none'})", "sections", key, j)
+
+    for key in ("pivot", "axis"):
+        if key in options:
+            known(key, options[key])
+    for key in ("rows", "by"):
+        for name in options.get(key, []):
+            known(key, name)
+    if kind == "smallest" and "pivot" in options and options["pivot"] not in options.get("by", grid.group_by):
+        raise src.error(f"pivot: {options['pivot']!r} must be one of the axes the smallest point is given per "
+                        f"(by = {options.get('by', grid.group_by)})", "sections", "pivot", j)
+    if kind in ("smallest", "ablation") and grid.stop_at_first:
+        finer = [a for a in options.get("by", [options.get("axis")] if kind == "ablation" else grid.group_by)
+                 if a not in grid.group_by]
+        if finer:
+            raise src.error(f"the grid stops each group at its first refutation (stop_at_first, group_by = "
+                            f"{grid.group_by}), so the smallest point per {', '.join(finer)} may not have been "
+                            "searched: add it to the grid's group_by", "sections", "by" if kind == "smallest" else "axis", j)
+    if kind == "cost" and options["metric"] not in METRICS:
+        raise src.error(f"metric: one of {', '.join(METRICS)}, got {options['metric']!r}"
+                        f"{did_you_mean(options['metric'], METRICS)}", "sections", "metric", j)
+    if kind == "ablation" and not all(isinstance(v, str) for v in options.get("labels", {}).values()):
+        raise src.error("labels: a table of strings, one per value of the axis", "sections", "labels", j)
+
+
+# ---- running a study ----
+
+@dataclass
+class Results:
+    data: dict[str, dict[str, Any]]  # sweep name -> its sweep.json (the sweeps that ran or were reused)
+    interrupted: str | None = None  # a sweep was stopped (Ctrl-C, SIGTERM): the later ones did not run
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [row for data in self.data.values() for row in data["runs"]]
+
+
+def finished_sweep(folder: Path) -> dict[str, Any] | None:
+    """A sweep's folder's sweep.json, if the sweep finished and was not stopped."""
+    try:
+        data = json.loads((folder / "sweep.json").read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or not data.get("finished") or not isinstance(data.get("runs"), list):
+        return None
+    if any((row.get("reason") or "").startswith(STOPPED) for row in data["runs"]):
+        return None
+    return data
+
+
+def finished_results(study: Study, out: Path) -> Results:
+    """The sweeps finished in OUT, running nothing (a page redrawn from what is there)."""
+    found = {s.name: finished_sweep(out / s.name) for s in study.sweeps}
+    return Results({name: data for name, data in found.items() if data is not None})
+
+
+def run_study(study: Study, out: Path, jobs: int = 1, reuse: bool = False,
+              say: Callable[[str], None] = print) -> Results:
+    """Each sweep run into OUT/<name> as `explorer sweep` runs it (its cache makes an unchanged point
+    free); with `reuse`, a finished OUT/<name>/sweep.json is taken as it is. A stopped sweep stops
+    the study."""
+    results = Results({})
+    for sweep in study.sweeps:
+        folder = out / sweep.name
+        data = finished_sweep(folder) if reuse else None
+        if data is not None:
+            say(f"{sweep.name}: reusing {folder / 'sweep.json'}")
+        else:
+            say(f"{sweep.name}: sweeping {study.spec} over {sweep.grid.path} into {folder}")
+            done = run_sweep(sweep.grid, folder, jobs=jobs, say=say, label=f"{sweep.name} ")
+            data, results.interrupted = done.data, done.outcome.interrupted
+        results.data[sweep.name] = data
+        c = data["counts"]
+        say(f"{sweep.name}: {c['proved']} proved, {c['refuted']} refuted, {c['incomplete']} incomplete, "
+            f"{c['error']} error")
+        if results.interrupted:
+            break
+    return results
+
+
+def write_readme(study: Study, results: Results, out: Path) -> Path:
+    page = out / study.readme
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = page.with_name(f".{page.name}.tmp{os.getpid()}")
+    tmp.write_text(render(study, results))
+    tmp.replace(page)
+    return page
+
+
+# ---- what a section says ----
+
+class SweepView:
+    """One sweep's results as the sections read them: links relative to OUT, verdict cells, counts
+    and the bounds of any set of its rows."""
+
+    def __init__(self, sweep: StudySweep, data: dict[str, Any], spec_text: str):
+        self.name, self.grid, self.data = sweep.name, sweep.grid, data
+        self.rows: list[dict[str, Any]] = data["runs"]
+        self.axes: list[str] = data["axes"] + (["checks"] if data["checks"]["separately"] else [])
+        self.spec_text = spec_text
+
+    def value(self, row: dict[str, Any], axis: str) -> str:
+        if axis == "checks" and axis not in row["shown"]:
+            return row["checks"]
+        return row["shown"].get(axis, UNSET)
+
+    def values(self, axis: str, rows: list[dict[str, Any]] | None = None) -> list[str]:
+        """An axis's values at `rows`: in increasing order if they are integers, else in the order
+        the grid lists them (the first met in size order)."""
+        found = list(dict.fromkeys(self.value(r, axis) for r in (self.rows if rows is None else rows)))
+        if all(_INTEGER.fullmatch(v) for v in found if v != UNSET):
+            found.sort(key=lambda v: (v == UNSET, int(v) if v != UNSET else 0))
+        return found
+
+    def groups(self, axes: list[str], rows: list[dict[str, Any]] | None = None) -> dict[tuple, list[dict[str, Any]]]:
+        """The rows by their values of `axes`, each in size order, the groups in the order of
+        `values` (the first axis varying slowest)."""
+        rows = self.rows if rows is None else rows
+        out: dict[tuple, list[dict[str, Any]]] = {}
+        for r in rows:
+            out.setdefault(tuple(self.value(r, a) for a in axes), []).append(r)
+        order = [{v: i for i, v in enumerate(self.values(a, rows))} for a in axes]
+        return dict(sorted(out.items(), key=lambda item: tuple(o[v] for o, v in zip(order, item[0]))))
+
+    def file(self, row: dict[str, Any], kind: str) -> str | None:
+        """A trace file of the row's (kind as `file_kind` says it: txt, view.svg...), linked from OUT."""
+        return next((f"{self.name}/{f}" for f in row["files"] if file_kind(f) == kind), None)
+
+    def at(self, row: dict[str, Any], skip: tuple[str, ...] = ()) -> str:
+        return ", ".join(f"{a}={self.value(row, a)}" for a in self.axes if a not in skip)
+
+    def refuted(self, row: dict[str, Any], skip: tuple[str, ...] = ()) -> str:
+        """A counterexample: what was violated, its length and where, linked to its trace and, if
+        the sweep drew the spec's views, to that picture."""
+        where = self.at(row, skip)
+        text = md_text(f"{row['witness'] or row['property']}, {row['trace_length']} states" + (f" at {where}" if where else ""))
+        trace = self.file(row, "txt")
+        view = self.file(row, "view.svg") or self.file(row, "view.txt")
+        return (f"[{text}]({trace})" if trace else text) + (f" ([view]({view}))" if view else "")
+
+    def cell(self, row: dict[str, Any], skip: tuple[str, ...] = ()) -> str:
+        if row["verdict"] == "refuted":
+            return "**refuted**: " + self.refuted(row, skip)
+        if row["verdict"] == "proved":
+            return f"proved ({row['distinct']:,} states)"
+        if row["verdict"] == "incomplete":
+            return md_text(f"incomplete: {why(row)}" + (f" ({row['distinct']:,} states)" if row["distinct"] else ""))
+        return md_text("error: " + (row["error"] or "").split("\n")[0])
+
+    def summary(self) -> str:
+        """The sweep in one line: its counts, its run, and whether it is still what the grid and
+        the spec give (a run's cache key covers the spec's text, its constants and checks)."""
+        d, c = self.data, self.data["counts"]
+        text = (f"`{self.name}`: {d['points']} points" + (f", {d['searches']} searches" if d["searches"] != d["points"] else "")
+                + f", **{c['proved']} proved, {c['refuted']} refuted, {c['incomplete']} incomplete**"
+                + (f", {c['error']} error" if c["error"] else "")
+                + f" ({d['seconds']:.0f} s with {d['jobs']} job{'s' if d['jobs'] != 1 else ''}, engine {d['engine'][:12]}")
+        if d["engine"] != engine_version():
+            text += f", not this checkout's engine {engine_version()[:12]}: rerun the sweep to refresh"
+        keys = [run.key for run in plan(self.grid, self.spec_text, d["engine"])]
+        known = set(keys)
+        stale = sum(r["key"] not in known for r in self.rows)
+        if stale:
+            text += (f"; {stale} of its {len(self.rows)} searches are not what `{d['grid']}` and `{d['spec']}` give now "
+                     "(another text of either): rerun the sweep to refresh")
+        if len(keys) != len(self.rows):
+            text += f"; the grid now gives {len(keys)} searches: rerun the sweep"
+        return text + f"); the matrix: [{self.name}/sweep.md]({self.name}/sweep.md)."
+
+    def bounds(self, rows: list[dict[str, Any]] | None = None, skip: tuple[str, ...] = (), brief: bool = False) -> str:
+        """What a claim about `rows` covers: each axis's values, and (unless `brief`) the constants
+        fixed at every point, what was checked and the limits of each search."""
+        rows = self.rows if rows is None else rows
+        points = len({r["name"] for r in rows})
+        varying, combinations = [], 1
+        for a in self.axes:
+            if a in skip:
+                continue
+            values = self.values(a, rows)
+            combinations *= len(values)
+            varying.append(f"{a} = {values[0]}" if len(values) == 1 else f"{a} in {{{', '.join(values)}}}")
+        text = f"{points} point{'s' if points != 1 else ''}" + (f": {', '.join(varying)}" if varying else "")
+        if points < combinations:
+            text += f" ({points} of the {combinations:,} combinations)"
+        if brief:
+            return md_text(text)
+        fixed = [f"{k} = {v}" for k, v in rows[0]["shown"].items() if k not in self.data["axes"]] if rows else []
+        checks = self.data["checks"]
+        checked = ", ".join(checks["invariants"]) if checks["invariants"] is not None else "every invariant"
+        if checks.get("properties") is None:
+            checked += " and every temporal property"
+        elif checks["properties"]:
+            checked += ", " + ", ".join(checks["properties"])
+        checked += f"; deadlock {'on' if checks['deadlock'] else 'off'}"
+        lim = self.data["limits"]
+        limits = [f"{k} = {lim[k]:,}" if isinstance(lim[k], int) else f"{k} = {lim[k]}"
+                  for k in ("max_states", "max_depth", "max_seconds", "max_memory") if lim.get(k) is not None]
+        if lim.get("skip_beyond_cut"):
+            limits.append("a point at or beyond one a limit cut is not run")
+        return (f"{md_code(self.data['grid'])}, " + md_text(text + (f"; fixed: {', '.join(fixed)}" if fixed else "")
+                + f"; checked: {checked}; per search: " + (", ".join(limits) or "no state, depth or time limit")))
+
+
+def why(row: dict[str, Any]) -> str:
+    """Why a search is incomplete, in words that count alike for alike points."""
+    if row["stopped_by"] == "not-run":
+        reason = row.get("reason") or "not run"
+        return {"skip-beyond-cut": "not run: at or beyond a point a limit cut",
+                "stop-at-first": "not run: a smaller point of its group was refuted first"}.get(reason.split(":")[0], reason)
+    return row.get("reason") or stop_reason(row.get("stopped_by"))
+
+
+def tally(rows: list[dict[str, Any]]) -> str:
+    """`3 proved, 1 **refuted**, 2 incomplete, 4 not run (of 10)`."""
+    count = Counter("not run" if r["stopped_by"] == "not-run" else r["verdict"] for r in rows)
+    words = [f"{count[w]} {'**refuted**' if w == 'refuted' else w}"
+             for w in ("proved", "refuted", "incomplete", "not run", "error") if count[w]]
+    return ", ".join(words) + f" (of {len(rows)})"
+
+
+def _unrefuted(view: SweepView, rows: list[dict[str, Any]], skip: tuple[str, ...]) -> str:
+    return f"none refuted within {view.bounds(rows, skip, brief=True)}: {tally(rows)}"
+
+
+def _incomplete(rows: list[dict[str, Any]]) -> list[str]:
+    cut = [r for r in rows if r["verdict"] == "incomplete"]
+    if not cut:
+        return []
+    reasons = Counter(why(r) for r in cut)
+    return [f"Incomplete, so nothing is claimed there: {len(cut)} search{'es' if len(cut) > 1 else ''} ("
+            + "; ".join(f"{n}: {md_text(w)}" for w, n in reasons.most_common()) + ")."]
+
+
+@dataclass
+class Table:
+    head: list[str]
+    rows: list[list[str]]
+
+    def lines(self) -> list[str]:
+        return (["| " + " | ".join(md_cell(h) for h in self.head) + " |", "|" + "---|" * len(self.head)]
+                + ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in self.rows])
+
+
+@dataclass
+class Drawn:
+    """A section as the page shows it: paragraphs, a table, more paragraphs, its bounds."""
+    kind: str
+    title: str
+    text: str
+    summary: list[str] = field(default_factory=list)
+    table: Table | None = None
+    notes: list[str] = field(default_factory=list)
+    bounds: str = ""
+    body: str = ""  # a template section's own text
+    refuted: dict[str, bool] = field(default_factory=dict)  # ablation: per value, whether a counterexample was found
+
+
+def _pivoted(view: SweepView, rows_by: list[str], pivot: str, cell: Callable[[list[dict[str, Any]]], str],
+             rows: list[dict[str, Any]] | None = None) -> Table:
+    columns = view.values(pivot, rows)
+    by_key = view.groups([*rows_by, pivot], rows)
+    keys = list(view.groups(rows_by, rows))
+    return Table([*rows_by, *(f"{pivot}={v}" for v in columns)],
+                 [[*map(md_text, key), *(cell(by_key[(*key, v)]) if (*key, v) in by_key else "—" for v in columns)]
+                  for key in keys])
+
+
+def _matrix(view: SweepView, s: Section) -> Drawn:
+    out = Drawn(s.kind, s.title, s.text, [view.summary()], bounds=view.bounds())
+    pivot, rows_by = s.options.get("pivot"), s.options.get("rows")
+    if rows_by is None:
+        rows_by = [a for a in view.axes if a != pivot]
+    if pivot is None and rows_by == view.axes:  # one row per search
+        out.table = Table([*view.axes, "verdict", "distinct", "depth", "trace"],
+                          [[*(md_text(view.value(r, a)) for a in view.axes), view.cell(r, tuple(view.axes)),
+                            f"{r['distinct']:,}", str(r["depth"]), str(r["trace_length"] or "")] for r in view.rows])
+    else:
+        def cell(rows: list[dict[str, Any]]) -> str:
+            return view.cell(rows[0], tuple(view.axes)) if len(rows) == 1 else tally(rows)
+
+        out.table = (_pivoted(view, rows_by, pivot, cell) if pivot else
+                     Table([*rows_by, "verdicts"], [[*map(md_text, k), cell(g)] for k, g in view.groups(rows_by).items()]))
+        refuted = [r for r in view.rows if r["verdict"] == "refuted"]
+        if refuted and any(len(g) > 1 for g in view.groups([*rows_by, *([pivot] if pivot else [])]).values()):
+            out.notes.append("Refuted at " + "; ".join(view.refuted(r) for r in refuted[:30])
+                             + (f"; and {len(refuted) - 30} more (see the matrix)" if len(refuted) > 30 else "") + ".")
+    out.notes += _incomplete(view.rows)
+    proved = [r for r in view.rows if r["verdict"] == "proved"]
+    if proved:
+        big = max(proved, key=lambda r: r["distinct"])
+        out.notes.append(f"The largest proved point: {md_text(big['name'])}, {big['distinct']:,} distinct states, "
+                         f"depth {big['depth']}.")
+    if any(r["verdict"] == "incomplete" and r["stopped_by"] != "not-run" for r in view.rows):
+        out.notes.append("To decide the incomplete points, raise the limits under `[limits]` of the grid and run the "
+                         f"study again: the searches already decided come from `{view.name}/cache/` when it is there.")
+    return out
+
+
+def _smallest(view: SweepView, s: Section) -> Drawn:
+    by = s.options.get("by", view.data["checks"]["group_by"])
+    out = Drawn(s.kind, s.title, s.text, [view.summary()], bounds=view.bounds())
+    stops = " (the sweep stops each group there: stop_at_first)" if view.grid.stop_at_first else ""
+    groups = view.groups(by)
+    first = {k: next((r for r in g if r["verdict"] == "refuted"), None) for k, g in groups.items()}
+    if not by:
+        row = first[()]
+        if row is None:
+            out.summary.append(f"No point is refuted: {tally(view.rows)}.")
+        else:
+            files = " ".join(f"[{file_kind(f)}]({view.name}/{f})" for f in row["files"])
+            out.summary.append(f"The smallest refuting point (the first in size order{stops}) is **{md_text(row['name'])}**: "
+                               + md_text(f"{row['property']}" + (f" ({row['witness']})" if row["witness"] else ""))
+                               + f" is violated by a trace of {row['trace_length']} states. Its files: {files}.")
+            out.summary.append("Its constants: " + md_text(", ".join(f"{k} = {v}" for k, v in row["shown"].items())) + "."
+                               + (f" Reproduce it: {md_code(row['command'])}." if row["command"] else ""))
+            picture = view.file(row, "view.svg") or view.file(row, "svg")
+            if picture:
+                out.notes.append(f"![the trace of {md_text(row['name'])}]({picture})")
+            elif view.file(row, "view.txt"):
+                out.notes.append(f"Its views, state by state: [{view.file(row, 'view.txt')}]({view.file(row, 'view.txt')}).")
+        return out
+
+    def cell(rows: list[dict[str, Any]]) -> str:
+        row = next((r for r in rows if r["verdict"] == "refuted"), None)
+        return view.refuted(row, tuple(by)) if row else _unrefuted(view, rows, tuple(by))
+
+    pivot = s.options.get("pivot")
+    out.table = (_pivoted(view, [a for a in by if a != pivot], pivot, cell) if pivot else
+                 Table([*by, "smallest refuting point"], [[*map(md_text, k), cell(g)] for k, g in groups.items()]))
+    refuted = sum(r is not None for r in first.values())
+    out.summary.append(f"A refuting point in {refuted} of the {len(groups)} groups of {', '.join(by)}. Each cell is "
+                       f"the first refuting point of its group in size order{stops}, with its shortest trace.")
+    out.notes += _incomplete(view.rows)
+    return out
+
+
+def _ablation(view: SweepView, s: Section) -> Drawn:
+    axis, labels = s.options["axis"], s.options.get("labels", {})
+    out = Drawn(s.kind, s.title, s.text, [view.summary()], bounds=view.bounds())
+    rows = []
+    groups = view.groups([axis])
+    order = [k[0] for k in groups]
+    if all(v in labels for v in order):  # every value described: in the order the labels are written
+        order = [v for v in labels if (v,) in groups]
+    for value in order:
+        group = groups[(value,)]
+        row = next((r for r in group if r["verdict"] == "refuted"), None)
+        out.refuted[value] = row is not None
+        found = view.refuted(row, (axis,)) if row else f"no counterexample found within {view.bounds(group, (axis,), brief=True)}: {tally(group)}"
+        rows.append([md_code(value), *([md_text(labels.get(value, ""))] if labels else []), found])
+    out.table = Table([axis, *([s.options.get("label", "what it is")] if labels else []), "smallest counterexample"], rows)
+    shown = [v for v, r in out.refuted.items() if r]
+    unshown = [v for v, r in out.refuted.items() if not r]
+    out.summary.append(f"A counterexample for {len(shown)} of the {len(out.refuted)} values of {axis}"
+                       + (": " + ", ".join(map(md_code, shown)) if shown else "")
+                       + ("; none found for " + ", ".join(map(md_code, unshown)) + " (within the points searched, "
+                          "which shows nothing about larger ones)" if unshown else "")
+                       + ". Each is the first refuting point in size order among the points searched with that value"
+                       + (" (the sweep stops each value there)" if view.grid.stop_at_first else "") + ".")
+    out.notes += _incomplete(view.rows)
+    return out
+
+
+def _flips(view: SweepView, s: Section) -> Drawn:
+    axis = s.options["axis"]
+    others = [a for a in view.axes if a != axis]
+    out = Drawn(s.kind, s.title, s.text, [view.summary()], bounds=view.bounds())
+    values = view.values(axis)
+    flips, same, undecided = [], 0, 0
+    directions: Counter = Counter()
+    for key, group in view.groups(others).items():
+        verdicts = {view.value(r, axis): r["verdict"] for r in group}
+        decided = set(verdicts.values()) & {"proved", "refuted"}
+        if decided == {"proved", "refuted"}:
+            flips.append((key, group))
+            for a, va in verdicts.items():
+                for b, vb in verdicts.items():
+                    if va == "refuted" and vb == "proved":
+                        directions[(a, b)] += 1
+        elif set(verdicts.values()) <= {"proved", "refuted"}:
+            same += 1
+        else:
+            undecided += 1
+    total = same + len(flips) + undecided
+    out.summary.append(f"Of the {total} groups of points equal but for {axis}: **{len(flips)} change verdict** "
+                       f"with {axis}, {same} do not" + (f", {undecided} undecided (an incomplete point, and no change "
+                                                        "among the others: nothing is claimed there)" if undecided else "") + ".")
+    out.summary += [f"Refuted at {axis}={a} and proved at {axis}={b}: {n} group{'s' if n > 1 else ''}."
+                    for (a, b), n in directions.items()]
+    if flips:
+        out.table = Table([*others, *(f"{axis}={v}" for v in values)],
+                          [[*map(md_text, key), *(next((view.cell(r, tuple(view.axes)) for r in group
+                                                        if view.value(r, axis) == v), "—") for v in values)]
+                           for key, group in flips])
+    return out
+
+
+def _cost(view: SweepView, s: Section) -> Drawn:
+    axis, metric = s.options["axis"], s.options["metric"]
+    out = Drawn(s.kind, s.title, s.text, [view.summary()], bounds=view.bounds())
+
+    def figure(x: float) -> str:
+        return f"{x:,.2f}" if metric == "seconds" else f"{x:,.0f}" if x == int(x) else f"{x:,.1f}"
+
+    rows = []
+    for (value,), group in view.groups([axis]).items():
+        done = [r[metric] for r in group if r["verdict"] in ("proved", "refuted")]
+        left = len(group) - len(done)
+        stats = [figure(min(done)), figure(statistics.median(done)), figure(max(done))] if done else ["—"] * 3
+        rows.append([md_code(value), str(len(done)), *stats, str(left or "")])
+    name = METRICS[metric]
+    out.table = Table([axis, "searches counted", f"{name}: min", "median", "max", "incomplete (left out)"], rows)
+    out.summary.append(f"The {name} of each completed search (proved or refuted), per value of {axis}. An incomplete "
+                       "search stopped part way, so its figures would understate the cost: it is left out and counted."
+                       + (" Seconds depend on the machine and its load (cached searches keep the time of the run "
+                          "that made them)." if metric == "seconds" else ""))
+    return out
+
+
+DRAW = {"matrix": _matrix, "smallest": _smallest, "ablation": _ablation, "flips": _flips, "cost": _cost}
+
+
+def render(study: Study, results: Results, whole: bool = True) -> str:
+    """The page: the title, the intro and the sweeps (`whole`), then each section."""
+    spec_text = read_spec(study.spec)
+    views = {s.name: SweepView(s, results.data[s.name], spec_text) for s in study.sweeps if s.name in results.data}
+    drawn: list[Drawn] = []
+    by_id: dict[str, Drawn] = {}
+    seen: set[str] = set()
+    for s in study.sections:
+        if s.kind == "template":
+            d = Drawn(s.kind, s.title, s.text, body=_template(study, s, views, by_id))
+        elif s.sweep not in views:
+            d = Drawn(s.kind, s.title, s.text, [f"The sweep `{s.sweep}` has no finished matrix here (it did not run, "
+                                                f"or was stopped): nothing is said about it."])
+        else:
+            d = DRAW[s.kind](views[s.sweep], s)
+            if s.sweep in seen:  # the sweep's line is in the first section that reads it
+                d.summary = d.summary[1:]
+            seen.add(s.sweep)
+        drawn.append(d)
+        if s.id:
+            by_id[s.id] = d
+    return study.env.get_template("explorer/study.md.j2").render(
+        study=study, whole=whole, sections=drawn, views=[views[s.name] for s in study.sweeps if s.name in views],
+        missing=[s.name for s in study.sweeps if s.name not in views], interrupted=results.interrupted)
+
+
+def _template(study: Study, s: Section, views: dict[str, SweepView], by_id: dict[str, Drawn]) -> str:
+    """A study's own section: its template gets every sweep (`sweeps`), the sections drawn above it
+    by id (`sections`) and the cell makers (`tally`, `md_text`, `md_code`)."""
+    name = s.options["file"]
+    try:
+        return study.env.get_template(f"study/{name}").render(
+            sweeps=views, sections=by_id, tally=tally, md_text=md_text, md_code=md_code, why=why).strip("\n")
+    except jinja2.TemplateError as err:
+        path = os.path.join(os.path.dirname(study.path), name)
+        raise SpecError(f"template {name} (section {s.title!r}): {err}", path) from None

@@ -1,0 +1,262 @@
+"""`explorer study`: a study is a file. Its sweeps run as `explorer sweep` runs them (the same
+verdicts, the same cache), its page says what they found with the bounds of each claim and never
+counts an incomplete point as proved, a rerun is free, and a bad study file is a located error.
+"""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from explorer.lang.errors import SpecError
+from explorer.study.study import finished_results, finished_sweep, load_study, render
+
+ROOT = Path(__file__).resolve().parent.parent
+DIEHARD = ROOT / "spec/examples/diehard.spec"
+BAKERY = "tests/studies/bakery.toml"  # relative to ROOT, where the commands run: the page names it so
+
+
+def explorer(*args: str, timeout: int = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "explorer", *map(str, args)], capture_output=True, text=True,
+                          cwd=ROOT, timeout=timeout)
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def test_a_study_of_the_bakery_end_to_end(tmp_path):
+    """tests/studies/bakery.toml alone: the verdicts are `explorer sweep`'s on the same grid, the
+    page has its sections with their bounds, incomplete points are never counted as proved, and a
+    rerun searches nothing (the cache; with --reuse, not even the cache)."""
+    out = tmp_path / "study"
+    proc = explorer("study", BAKERY, "--out", out)
+    assert proc.returncode == 3, proc.stdout + proc.stderr  # N = 3 passes the state limit: incomplete, none refuted
+    swept = tmp_path / "swept"
+    alone = explorer("sweep", "spec/examples/bakery.spec", "--grid", "tests/studies/bakery-sizes.toml", "--out", swept)
+    assert alone.returncode == 3
+    mine, theirs = (json.loads((d / "sweep.json").read_text()) for d in (out / "sizes", swept))
+    assert mine["counts"] == theirs["counts"] == {"proved": 3, "refuted": 0, "incomplete": 2, "error": 0}
+    assert [(r["name"], r["verdict"], r["distinct"]) for r in mine["runs"]] == \
+        [(r["name"], r["verdict"], r["distinct"]) for r in theirs["runs"]]
+    page = (out / "README.md").read_text()
+    for title in ("# The bakery algorithm at small sizes", "## Every size", "## The smallest violation",
+                  "## What a larger MAX_NAT changes", "## What a process costs"):
+        assert f"\n{title}\n" in f"\n{page}", title
+    assert "| `sizes` | `tests/studies/bakery-sizes.toml` | 5 | 3 | 0 | 2 | 0 |" in page
+    assert "| 2 | proved (2,303 states) | proved (7,161 states) | proved (17,405 states) |" in page
+    assert "| 3 | — | incomplete: the state limit was reached (20,000 states) |" in page
+    assert "No point is refuted: 3 proved, 2 incomplete (of 5)." in page
+    assert "**0 change verdict** with MAX_NAT, 1 do not, 1 undecided" in page
+    assert "| `3` | 0 | — | — | — | 2 |" in page  # N = 3: no completed search to count, both left out
+    assert page.count("*Bounds*: `tests/studies/bakery-sizes.toml`, 5 points: N in {2, 3}, MAX_NAT in {2, 3, 4} "
+                      "(5 of the 6 combinations); checked: every invariant") == 4
+    assert page.count("max_states = 20,000") == 4
+    again = explorer("study", BAKERY, "--out", out)  # a cut by max_states is cached too: a rerun stops there
+    assert again.returncode == 3 and again.stdout.count(" s (cached)") == 5, again.stdout
+    page = (out / "README.md").read_text()
+    reused = explorer("study", BAKERY, "--out", out, "--reuse")
+    assert reused.returncode == 3 and "sizes: reusing" in reused.stdout and "[1/5]" not in reused.stdout
+    assert (out / "README.md").read_text() == page
+
+
+def test_every_kind_of_section_on_the_jugs(tmp_path):
+    """tests/studies/diehard.toml: each section says what the matrix holds, with links to the trace
+    files the sweep wrote; an inline grid on a base runs as its own sweep; a study's own template
+    reads the sections above it."""
+    out = tmp_path / "out"
+    proc = explorer("study", "tests/studies/diehard.toml", "--out", out)
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # some point refuted
+    page = (out / "README.md").read_text()
+    jugs = json.loads((out / "jugs" / "sweep.json").read_text())
+    verdicts = {r["name"]: r["verdict"] for r in jugs["runs"]}
+    assert verdicts["BIG=6,SMALL=2"] == "refuted" and verdicts["BIG=6,SMALL=3"] == "proved"
+    # matrix, pivoted on SMALL
+    assert "| 3 | proved (10 states) | proved (4 states) |" in page
+    assert ("| 6 | **refuted**: [not_solved, 3 states](jugs/points/BIG=6,SMALL=2/not_solved.txt) | proved (6 states) |"
+            in page)
+    # smallest: the first refuting point in size order, with its files and its check command
+    assert "The smallest refuting point (the first in size order) is **BIG=4,SMALL=2**" in page
+    assert "`python -m explorer check spec/examples/diehard.spec --const BIG=4 --const SMALL=2" in page
+    # ablation: one row per BIG, the study's labels, no counterexample at BIG = 3 within its points
+    assert ("| `3` | three gallons | no counterexample found within 2 points: SMALL in {2, 3}: 2 proved (of 2) |"
+            in page)
+    assert "A counterexample for 3 of the 4 values of BIG: `4`, `5`, `6`; none found for `3`" in page
+    # flips: only BIG = 6 changes verdict with SMALL
+    assert "Of the 4 groups of points equal but for SMALL: **1 change verdict** with SMALL, 3 do not." in page
+    assert "Refuted at SMALL=2 and proved at SMALL=3: 1 group." in page
+    # cost: distinct states per BIG, over completed searches
+    assert "| `5` | 2 | 9 | 11.5 | 14 |  |" in page
+    # the inline grid: BIG = 4 checking type_ok alone proves both points
+    typed = json.loads((out / "typed" / "sweep.json").read_text())
+    assert typed["grid"] == "tests/studies/diehard.toml#typed" and typed["checks"]["invariants"] == ["type_ok"]
+    assert typed["counts"] == {"proved": 2, "refuted": 0, "incomplete": 0, "error": 0}
+    assert "Four gallons can be measured with a big jug of 4, 5, 6 gallons, among the 8 points searched." in page
+    links = re.findall(r"\]\(([^)]+)\)", page)
+    assert len(links) >= 15 and all((out / link).exists() for link in links)  # each trace linked, and there
+
+
+# (the study file's text, its line and column of the error, words of the message)
+STUDY_ERRORS = [
+    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\nsweps = []\n', 3, 1,
+     "unknown key sweps (did you mean sweeps?)"),
+    ('spec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n', None, None,
+     "a study file needs `title`"),
+    ('title = "t"\nspec = "nope.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n', 2, 1, "spec: cannot read"),
+    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "nope.toml"\n', 5, 1,
+     "grid: no grid file"),
+    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a/b"\ngrid = "../grids/diehard.toml"\n',
+     4, 1, "name: the sweep's folder in OUT"),
+    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n'
+     '[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n', 7, 1, "two sweeps are named 'a'"),
+    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\n[sweeps.grid]\n'
+     'base = "../grids/diehard.toml"\n[sweeps.grid.constants]\nBIGG = 4\n', 8, 1,
+     "unknown constant BIGG (did you mean BIG?)"),
+    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n'
+     '[[sections]]\nkind = "matrx"\ntitle = "m"\nsweep = "a"\n', 7, 1, "kind must be one of matrix"),
+    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n'
+     '[[sections]]\nkind = "matrix"\ntitle = "m"\nsweep = "b"\n', 9, 1, "sweep: no sweep named 'b'"),
+    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n'
+     '[[sections]]\nkind = "flips"\ntitle = "m"\nsweep = "a"\naxis = "SMAL"\n', 10, 1,
+     "axis: 'SMAL' is not an axis of the sweep's grid (did you mean SMALL?)"),
+    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n'
+     '[[sections]]\nkind = "cost"\ntitle = "m"\nsweep = "a"\naxis = "BIG"\nmetric = "states"\n', 11, 1,
+     "metric: one of distinct"),
+    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n'
+     '[[sections]]\nkind = "ablation"\ntitle = "m"\nsweep = "a"\n', 6, 1, "a ablation section needs `axis`"),
+    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n'
+     '[[sections]]\nkind = "template"\ntitle = "m"\nfile = "nope.md.j2"\n', 9, 1, "file: no template 'nope.md.j2'"),
+    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n'
+     '[[sections]]\nkind = "matrix"\ntitle = "m"\nsweep = "a"\npivot = 3\n', 10, 1, "pivot must be a string"),
+    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n'
+     '[[sections]\n', 6, 11, "bad TOML"),
+]
+
+
+@pytest.mark.parametrize("text,line,col,words", STUDY_ERRORS)
+def test_bad_study_files_are_located(tmp_path, text, line, col, words):
+    """A study file lives beside the grids it names (paths are relative to it): written into
+    tests/studies/ for the test, removed after."""
+    study = ROOT / "tests" / "studies" / f"bad-{tmp_path.name}.toml"
+    try:
+        study.write_text(text)
+        proc = explorer("study", study, "--out", tmp_path / "out", timeout=60)
+    finally:
+        study.unlink()
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stdout + proc.stderr
+    first = proc.stderr.splitlines()[0]
+    where = f"{study}:{line}:{col}: error: " if line else f"{study}: error: "
+    assert first.startswith(where) and words in first, first
+    if line:
+        assert proc.stderr.splitlines()[1] == "    " + text.splitlines()[line - 1]
+    assert not (tmp_path / "out").exists()  # nothing is run for a bad study
+
+
+def test_a_template_mistake_is_located_in_the_template(tmp_path):
+    (tmp_path / "words.md.j2").write_text("fine\n{% if %}\n")
+    study = write(tmp_path / "s.toml", f'title = "t"\nspec = "{DIEHARD}"\n[[sweeps]]\nname = "a"\n'
+                                       f'grid = "{ROOT / "tests/grids/diehard.toml"}"\n'
+                                       '[[sections]]\nkind = "template"\ntitle = "w"\nfile = "words.md.j2"\n')
+    with pytest.raises(SpecError) as err:
+        load_study(study)
+    assert err.value.path == str(tmp_path / "words.md.j2") and err.value.loc.line == 2
+
+
+def test_the_collector_study_reuses_the_committed_sweeps(tmp_path, monkeypatch):
+    """spec/study/collector.toml names the sweeps committed in traces/: with --reuse it runs
+    nothing, and its page says what their sweep.json files hold."""
+    monkeypatch.chdir(ROOT)
+    study = load_study("spec/study/collector.toml")  # as the command names it (ROOT is the working folder)
+    finished = [p.parent.name for p in (ROOT / "traces").glob("*/sweep.json") if json.loads(p.read_text())["finished"]]
+    assert sorted(s.name for s in study.sweeps) == sorted(finished)  # a stopped sweep joins once it has finished
+    for s in study.sweeps:
+        (tmp_path / s.name).mkdir()
+        shutil.copy(ROOT / "traces" / s.name / "sweep.json", tmp_path / s.name / "sweep.json")
+    proc = explorer("study", "spec/study/collector.toml", "--reuse", "--out", tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # the earlier rules are refuted
+    assert proc.stdout.count(": reusing ") == len(study.sweeps) and "explorer sweep" not in proc.stdout
+    page = (tmp_path / "deeper.md").read_text()
+    assert not (tmp_path / "README.md").exists()  # traces/README.md is study_collector.py's
+    for section in study.sections:
+        assert f"\n## {section.title}\n" in page
+    bounds = json.loads((tmp_path / "bounds" / "sweep.json").read_text())
+    at = [r for r in bounds["runs"] if r["shown"]["P"] == "2" and r["shown"]["PROMPTS"] == "8" and r["shown"]["STEPS"] == "3"]
+    tally = ", ".join(f"{n} {w}" for n, w in ((sum(r["verdict"] == "proved" for r in at), "proved"),
+                                              (sum(r["verdict"] == "refuted" for r in at), "**refuted**"),
+                                              (sum(r["stopped_by"] == "not-run" for r in at), "not run")) if n)
+    assert "| 2 | 8 | " in page and f"| {tally} (of {len(at)}) |" in page.split("## Issue 10's grid: `unfinished` ")[1]
+    lowest = json.loads((tmp_path / "ablation-lowest" / "sweep.json").read_text())
+    assert all(r["verdict"] == "refuted" for r in lowest["runs"])
+    assert f"A counterexample for {len(lowest['runs'])} of the {len(lowest['runs'])} values of ABLATE" in page
+    assert "**The weakest rule found is `lowest_unfinished`**" in page
+    assert page.count("    # needed") == len(lowest["runs"])
+    assert render(study, finished_results(study, tmp_path)) == page  # the page is what the API renders
+
+
+def test_the_page_says_when_a_sweep_searched_another_text_of_its_spec(tmp_path):
+    """A committed matrix is only current while the spec text it searched is the checkout's: a
+    sweep's line says how many of its searches were made from another text, and nothing when none."""
+    spec, grid = tmp_path / "diehard.spec", tmp_path / "diehard.toml"
+    spec.write_text(DIEHARD.read_text())
+    grid.write_text((ROOT / "tests/grids/diehard.toml").read_text())
+    study = write(tmp_path / "s.toml", 'title = "t"\nspec = "diehard.spec"\n[[sweeps]]\nname = "jugs"\n'
+                                       'grid = "diehard.toml"\n[[sections]]\nkind = "matrix"\ntitle = "m"\n'
+                                       'sweep = "jugs"\n')
+    out = tmp_path / "out"
+    assert explorer("study", study, "--out", out).returncode == 1
+    page = (out / "README.md").read_text()
+    assert "`jugs`: 8 points, **3 proved, 5 refuted, 0 incomplete**" in page and "give now" not in page
+    spec.write_text(spec.read_text() + "\n# a comment changes the text, so every key\n")
+    again = load_study(study)
+    assert (f"8 of its 8 searches are not what `{grid}` and `{spec}` give now"
+            in render(again, finished_results(again, out)))
+
+
+def test_a_stopped_study_writes_its_page_and_runs_no_later_sweep(tmp_path):
+    """SIGTERM during a sweep: that sweep writes its matrix (its unfinished points incomplete), the
+    later sweeps do not run, the page says so, and --reuse would not take the stopped sweep."""
+    write(tmp_path / "slow.toml", """
+[constants]
+CUT = "safe"
+AGE = 2
+TOLERATED_FAILURES = 1
+[[points]]
+FAILURES = 0
+PROMPTS = 3
+[[points]]
+FAILURES = [1, 2]
+PROMPTS = 8
+STEPS = 6
+CRASHES = 2
+[check]
+invariants = ["retrained_bounded"]  # holds (MAX_RETRAINED = 1000): the big points search long
+deadlock = false
+""")
+    study = write(tmp_path / "s.toml", f'title = "t"\nspec = "{ROOT / "spec/collector.spec"}"\n'
+                                       '[[sweeps]]\nname = "slow"\ngrid = "slow.toml"\n'
+                                       '[[sweeps]]\nname = "later"\ngrid = "slow.toml"\n'
+                                       '[[sections]]\nkind = "matrix"\ntitle = "m"\nsweep = "later"\n')
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "explorer", "study", str(study), "--out", str(out)], cwd=ROOT,
+                            stdout=subprocess.PIPE, text=True, start_new_session=True)
+    while not (line := proc.stdout.readline()).startswith("slow [1/3]"):  # the first (small) point is done
+        assert line, "the study ended before its first point"
+    time.sleep(3)  # the second point is searching
+    proc.send_signal(signal.SIGTERM)
+    rest, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 3, rest
+    data = json.loads((out / "slow" / "sweep.json").read_text())
+    assert data["runs"][0]["verdict"] == "proved" and all(r["verdict"] == "incomplete" for r in data["runs"][1:])
+    assert not (out / "later").exists() and "later:" not in rest
+    page = (out / "README.md").read_text()
+    assert "**The study was terminated**: later did not run" in page
+    assert "The sweep `later` has no finished matrix here" in page
+    assert finished_sweep(out / "slow") is None  # stopped: --reuse runs it again (from its cache)
