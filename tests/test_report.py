@@ -78,6 +78,21 @@ legend: D done, B busy, I idle
 """
 
 
+def test_an_alarm_status_is_drawn_red_and_only_it(tmp_path):
+    from explorer.output.views import ALARM, PALETTE
+    spec = tmp_path / "a.spec"
+    spec.write_text('var x = 0\naction a: x\' = x + 1\ninvariant i: x < 2\n'
+                    'view v(k in 0..1) alarm "bad": if x > k then "bad" else "ok"\n')
+    model = load_model(str(spec))
+    (grid,) = grids(model, check(model).trace)
+    assert grid.alarm == {"bad"} and grid.colors == {"ok": PALETTE[0], "bad": ALARM}
+    assert ALARM not in PALETTE and grid_text(grid).endswith("legend: B bad (alarm), O ok\n")
+    spec.write_text(spec.read_text().replace('alarm "bad"', 'alarm "bda"'))
+    with pytest.raises(SpecError) as err:
+        load_model(str(spec))
+    assert (err.value.loc.line, err.value.loc.col) == (4, 25) and "'bda' is not a status the view can give" in str(err.value)
+
+
 def test_the_collector_view_is_the_studys_prompt_picture():
     """The committed picture (written by scripts/study_collector.py from this view) and the
     view agree cell by cell, through the script's letters."""
@@ -302,6 +317,8 @@ def test_the_report_renders_in_a_browser_and_fetches_nothing(tmp_path):
     assert '<table class="grid view" id="view-prompt">' in dom
     assert dom.index('id="verdict"') < dom.index('id="view-prompt"') < dom.index('id="checks"')  # the grid first
     assert '<tr class="failing"><th>2 ' in dom  # the lost prompt's row, marked
+    lost_cell = dom.split('<tr class="failing">')[1].split("</tr>")[0].split("<td")[-1]
+    assert 'class="alarm"' in lost_cell and 'title="LOST"' in lost_cell and "#e53935" in lost_cell  # drawn red
     assert "Invariant no_prompt_lost is violated (it fails for p = 2)" in dom
     if shutil.which("dot"):
         assert '<figure id="trace-picture"><svg' in dom

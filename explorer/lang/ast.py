@@ -278,10 +278,12 @@ class Predicate(Node):
 
 @dataclass(eq=False)
 class View(Node):
-    """`view NAME(p in S, ...): status`: a string per element and state, drawn as a grid for traces."""
+    """`view NAME(p in S, ...) [alarm "S", ...]: status`: a string per element and state, drawn as a
+    grid for traces; the alarm statuses (a lost prompt) are drawn red."""
     name: str
     params: list[Binder]
     body: Expr
+    alarm: list[tuple[str, Loc]] = field(default_factory=list)
 
 
 @dataclass(eq=False)

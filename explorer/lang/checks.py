@@ -269,6 +269,12 @@ class Checker:
             self.bind(b, scopes)
         self.expr(v.body, scopes)
         self.later.append(("str", v.body, f"view {v.name}"))
+        statuses = [n.value for n in A.nodes(v.body) if isinstance(n, A.Lit) and type(n.value) is str]
+        for status, loc in v.alarm:
+            if status not in statuses:
+                self.error(f"view {v.name}: the alarm status {status!r} is not a status the view can give"
+                           f"{did_you_mean(status, statuses)} (its statuses: "
+                           f"{', '.join(repr(x) for x in dict.fromkeys(statuses)) or 'none'})", loc)
 
     def bind(self, b: A.Binder, scopes: list[dict[str, Ref]], is_domain: bool = True) -> None:
         self.expr(b.domain, scopes)

@@ -14,7 +14,7 @@ import itertools
 import math
 import re
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 from explorer.lang import ast as A
@@ -167,6 +167,7 @@ class CompiledView:
     rows: Callable[[tuple], list[tuple[tuple, Any]]]  # state -> (binding, status) in canonical order
     loc: A.Loc
     statuses: list[str]  # the string literals of its expression, in source order (the legend's order)
+    alarm: list[str] = field(default_factory=list)  # statuses drawn as an alarm (red): `view ... alarm "LOST"`
 
 
 class Compiler:
@@ -901,7 +902,7 @@ class Compiler:
                           key=lambda n: (n.loc.line, n.loc.col))
         statuses = list(dict.fromkeys(n.value for n in literals))
         return CompiledView(v.name, [b.name for b in v.params], self.define("\n".join(lines) + "\n", f"view{index}"),
-                            v.body.loc, statuses)
+                            v.body.loc, statuses, [status for status, _ in v.alarm])
 
     def first_failing(self, preds: list[A.Predicate], index: int) -> Callable[[tuple], int]:
         """One function that returns the position of the first predicate that fails, or -1."""

@@ -151,7 +151,10 @@ class _ToAst(Transformer):
     def leads_to(self, meta, c):
         return ("leads_to", c[0], c[1])
     def view_decl(self, meta, c):
-        return A.View(_tok_loc(c[0]), str(c[0]), c[1], c[2])
+        return A.View(_tok_loc(c[0]), str(c[0]), c[1], c[3], c[2] or [])
+
+    def view_alarm(self, meta, c):
+        return [(self.str_lit(meta, [tok]).value, _tok_loc(tok)) for tok in c]
 
     def _pred(kind):  # noqa: N805 - a method factory used at class creation
         def make(self, meta, c):

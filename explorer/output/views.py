@@ -15,9 +15,11 @@ from explorer.lang.errors import EvalError, SpecError, did_you_mean
 from explorer.lang.model import Model
 from explorer.lang.values import kind_of, short
 
-# pastel fills, assigned to statuses in legend order (text stays readable on every one)
+# pastel fills, assigned to statuses in legend order (text stays readable on every one); a view's
+# alarm statuses (`view ... alarm "LOST"`) get ALARM, which no other status gets
 PALETTE = ["#9ad29a", "#9cc3e6", "#ffd966", "#f4b183", "#d9d9d9", "#c9a0dc", "#b4e5e0", "#f7c6d9",
-           "#e2efb3", "#ffe4b5", "#c5cae9", "#ff8a80"]
+           "#e2efb3", "#ffe4b5", "#c5cae9"]
+ALARM = "#e53935"
 
 
 @dataclass
@@ -29,6 +31,7 @@ class Grid:
     cells: list[list[str | None]]  # cells[row][column]: a status (None: that binding is not in the domain there)
     legend: dict[str, str]  # status -> symbol, for the statuses in the grid, in legend order
     colors: dict[str, str]  # status -> fill colour
+    alarm: frozenset[str] = frozenset()  # the statuses drawn as an alarm (in the grid or not)
 
 
 def find_view(model: Model, name: str) -> CompiledView:
@@ -80,13 +83,16 @@ def view_grid(model: Model, trace: list[Step], view: CompiledView) -> Grid:
     order = list(dict.fromkeys(view.statuses + seen))
     syms = symbols(order)
     present = [s for s in order if s in seen]
-    colors = {s: PALETTE[order.index(s) % len(PALETTE)] for s in present}  # stable per spec, as symbols
+    calm = [s for s in order if s not in view.alarm]
+    colors = {s: ALARM if s in view.alarm else PALETTE[calm.index(s) % len(PALETTE)]  # stable per spec
+              for s in present}
     if len(view.params) == 1:
         labels = [short(b[0]) for b in keys]
     else:
         labels = [", ".join(f"{p} = {short(v)}" for p, v in zip(view.params, b)) for b in keys]
     return Grid(view.name, view.params, labels, [s.label for s in trace],
-                [[column.get(b) for column in columns] for b in keys], {s: syms[s] for s in present}, colors)
+                [[column.get(b) for column in columns] for b in keys], {s: syms[s] for s in present}, colors,
+                frozenset(view.alarm))
 
 
 def grids(model: Model, trace: list[Step], names: list[str] | None = None) -> list[Grid]:
@@ -111,7 +117,8 @@ def grid_text(grid: Grid) -> str:
     for label, row in zip(grid.rows, grid.cells):
         lines.append(f"{label:>{width}}  " + "".join(f"{grid.legend[c] if c is not None else ' ':>3}" for c in row))
     lines += ["", "states:"] + [f"  {i + 1:>2}. {label}" for i, label in enumerate(grid.columns)]
-    lines += ["", "legend: " + ", ".join(f"{sym} {status}" for status, sym in grid.legend.items())]
+    lines += ["", "legend: " + ", ".join(f"{sym} {status}" + (" (alarm)" if status in grid.alarm else "")
+                                         for status, sym in grid.legend.items())]
     return "\n".join(lines) + "\n"
 
 
