@@ -28,6 +28,7 @@ from explorer.lang.errors import EvalError, SpecError, readable
 from explorer.lang.model import Model, load_model, parse_const_value, read_spec
 from explorer.lang.values import short
 from explorer.output.traces import (
+    EXIT_BROKEN_PIPE,
     EXIT_CODES,
     EXIT_INTERNAL,
     dot_to_svg,
@@ -643,6 +644,10 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         _error_json(args, stopped_by=reason)
         return 3
+    except BrokenPipeError:  # the reader of our output went away (`| head`): not a bug, and nothing more to say
+        _on_sigterm(signal.SIG_IGN)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's flush cannot fail again
+        return EXIT_BROKEN_PIPE
     except Exception as err:  # a bug of the explorer's: say so, and never exit with a verdict's code
         _on_sigterm(signal.SIG_IGN)
         where = traceback.extract_tb(err.__traceback__)[-1]  # for a bug report when it cannot be rerun

@@ -3,6 +3,7 @@
 Also the other exit codes: 1 a violation, 3 an incomplete search."""
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -221,3 +222,23 @@ def test_runtime_error_in_invariant_exits_2(tmp_path):
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert_no_traceback(proc)
     assert_located(proc.stdout, tmp_path / "inv.spec", 6, 14, "1 is not in the domain")
+
+
+def test_a_reader_that_goes_away_is_not_an_internal_error(tmp_path):
+    """`explorer ... | head`: check's report keeps the verdict's exit code (cli.out); a command that
+    prints on its own (conformance) exits 141, the shell's code for it, and says nothing of a bug."""
+    spec = tmp_path / "long.spec"
+    spec.write_text("var x = 0\naction a: x' = x + 1\ninvariant small: x < 5000\n")  # a 5001-state trace
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "explorer", "check", str(spec), "--engine", "python"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=env)
+    proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 1 and "internal error" not in err, err
+    code = ("import explorer.cli as c\n"
+            "def gone(args): raise BrokenPipeError(32, 'Broken pipe')\n"
+            "c.cmd_info = gone\n"
+            f"raise SystemExit(c.main(['info', {str(spec)!r}]))\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env)
+    assert run.returncode == 141 and "internal error" not in run.stderr, run.stderr

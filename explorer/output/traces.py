@@ -19,6 +19,7 @@ from explorer.lang.values import brief, short, tlc, to_itf
 
 EXIT_CODES = {"holds": 0, "violated": 1, "deadlock": 1, "error": 2, "incomplete": 3}
 EXIT_INTERNAL = 70  # an internal error (sysexits' EX_SOFTWARE): never a verdict
+EXIT_BROKEN_PIPE = 141  # the output's reader went away (the shell's 128 + SIGPIPE): the report was cut, not the run
 
 
 _STOP_REASONS = {"max-states": "the state limit was reached", "max-depth": "the depth limit was reached",
