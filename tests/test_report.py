@@ -235,6 +235,26 @@ def test_the_report_of_a_proof_flags_actions_that_never_fired(tmp_path):
     assert 'id="trace"' not in page
 
 
+def test_an_action_the_constants_rule_out_is_explained_not_flagged(tmp_path):
+    """The collector's `pull` and `reserve` need ATOMIC_DISPATCH = false and `refit` needs
+    IN_FLIGHT_UPDATES = false: at the defaults they cannot fire, and every output says why
+    instead of listing them among the guards that never held."""
+    from explorer.output.traces import format_result, result_json
+    model = load_model(COLLECTOR, {"CUT": "lowest_unfinished"}, invariants=["no_prompt_lost"])
+    result = check(model, deadlock=False)
+    assert result.verdict == "holds"
+    why = "`require not ATOMIC_DISPATCH` is false"
+    assert result_json(model, result)["impossible"] == {"pull": why, "reserve": why,
+                                                         "refit": "`require not IN_FLIGHT_UPDATES` is false"}
+    assert f"  pull: 0 / 0  (impossible with these constants: {why})" in format_result(model, result)
+    page = check_html(model, result, COLLECTOR)
+    assert "Never fired" not in page and '<tr class="never">' not in page
+    assert "Impossible with these constants (not a guard that failed to hold): pull (" in page
+    split = load_model(COLLECTOR, {"CUT": "lowest_unfinished", "ATOMIC_DISPATCH": False, "IN_FLIGHT_UPDATES": False},
+                       invariants=["no_prompt_lost"])
+    assert [a for a in ("pull", "reserve", "dispatch", "refit") if split.impossible(a)] == ["dispatch"]
+
+
 def test_the_report_of_the_collector_from_the_command_line(tmp_path):
     """The issue's command: the report shows each step's changed variables and the prompt grid."""
     html, svg = tmp_path / "out.html", tmp_path / "out.svg"

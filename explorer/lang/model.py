@@ -56,6 +56,21 @@ class Model:
             raise SpecError(f"a state needs a value for {', '.join(missing)}")
         return tuple(normalize(values[v]) for v in self.var_names)
 
+    def impossible(self, action: str) -> A.Require | None:
+        """The first top-level `require` of `action` that reads constants only and is false for
+        these constants (`require not ATOMIC_DISPATCH`): the action cannot fire in any state, so a
+        report says why instead of flagging it as a guard that never held."""
+        node = next(a for a in self.spec.actions if a.name == action)
+        for stmt in node.body:
+            if isinstance(stmt, A.Require) and _reads_constants_only(stmt.cond):
+                try:
+                    holds = eval_constant(stmt.cond, self.spec, list(self.constants.values()))
+                except EvalError:
+                    continue
+                if holds is not TRUE:
+                    return stmt
+        return None
+
     def located(self, err: EvalError) -> A.Loc | None:
         return self.locs[err.loc] if isinstance(err.loc, int) and 0 <= err.loc < len(self.locs) else err.loc
 
@@ -103,6 +118,19 @@ def read_spec(path: str | Path) -> str:
         text = data.decode("utf-8", "replace")
         raise SpecError(f"the spec is not valid UTF-8 (byte 0x{data[err.start]:02x})", str(path), text,
                         A.Loc(line, col)) from None
+
+
+def _reads_constants_only(e: A.Expr) -> bool:
+    """No variable, definition, parameter or bound name: its value is the same in every state."""
+    for n in A.nodes(e):
+        ref = getattr(n, "ref", None)
+        if isinstance(n, A.Name) and (ref is None or ref.kind not in ("const", "value")):
+            return False
+        if isinstance(n, A.Call) and ref is not None and ref.kind == "def":
+            return False
+        if isinstance(n, (A.Quant, A.Choose, A.SetComp, A.MapComp, A.Let)):
+            return False
+    return True
 
 
 def _evaluate(e: A.Expr, spec: A.Spec, values: list[Any], what: str) -> Any:

@@ -14,7 +14,8 @@ from explorer.engine.result import Result
 from explorer.lang.errors import SpecError
 from explorer.lang.model import Model
 from explorer.lang.values import short
-from explorer.output.traces import checks, collision, dot_to_svg, lasso_end, lasso_kind, stop_reason, trace_dot
+from explorer.output.traces import (checks, collision, dot_to_svg, impossible, lasso_end, lasso_kind, stop_reason,
+                                    trace_dot)
 from explorer.output.views import counterexample, grids
 from explorer.version import __version__
 
@@ -98,7 +99,9 @@ def check_html(model: Model, result: Result, spec_path: str = "", views: list[st
              "complete": result.complete, "seconds": f"{result.seconds:.2f} s",
              "collision": f"{collision(result):.1e} (TLC's optimistic estimate)" if result.fingerprints else ""}
     actions = [{"name": name, "generated": f"{c['generated']:,}", "distinct": f"{c['distinct']:,}",
-                "never": c["generated"] == 0} for name, c in result.actions.items()]
+                "impossible": impossible(model, name) if c["generated"] == 0 else ""} for name, c in result.actions.items()]
+    for a, c in zip(actions, result.actions.values()):
+        a["never"] = c["generated"] == 0 and not a["impossible"]  # a guard that never held, not ruled out
     words = verdict_words(result)
     if result.verdict == "violated" and result.loop is not None:  # a temporal property's lasso
         words = (f"Property {result.property} is violated: the behaviour below runs {len(result.trace)} states "
@@ -107,7 +110,8 @@ def check_html(model: Model, result: Result, spec_path: str = "", views: list[st
         title=title, verdict_class=result.verdict, verdict_text=words,
         error_detail=result.error if result.verdict == "error" else "",
         constants=[(k, short(v)) for k, v in model.constants.items()], stats=stats, actions=actions,
-        never_fired=[a["name"] for a in actions if a["never"]], steps=_steps(model, result),
+        never_fired=[a["name"] for a in actions if a["never"]],
+        impossible=[(a["name"], a["impossible"]) for a in actions if a["impossible"]], steps=_steps(model, result),
         trace_svg=trace_svg, picture_note=note, grids=drawn, view_note=view_note,
         checks=checks(model, result, deadlock), lasso_from=result.loop,
         footer=f"Written by explorer {__version__}. Every claim holds for the constants above only.")

@@ -221,7 +221,8 @@ def format_result(model: Model, result: Result, spec_path: str = "", diff: bool 
                      "(TLC's optimistic estimate).")
     lines.append("Actions (generated / distinct):")
     for name, c in result.actions.items():
-        never = "  <- never fired" if c["generated"] == 0 else ""
+        why = impossible(model, name) if c["generated"] == 0 else ""
+        never = f"  (impossible with these constants: {why})" if why else "  <- never fired" if c["generated"] == 0 else ""
         lines.append(f"  {name}: {c['generated']} / {c['distinct']}{never}")
     if result.engine_note:
         lines.append(result.engine_note[0].upper() + result.engine_note[1:] + ".")
@@ -235,6 +236,12 @@ def run_seconds(model: Model, result: Result) -> float:
     evaluated, under the same time limit), the loading's (`model.load_seconds`). A run stopped by
     its time limit then reports the whole time it ran, not the search's part of it."""
     return result.seconds + getattr(model, "load_seconds", 0.0)
+
+
+def impossible(model: Model, action: str) -> str:
+    """`require C` is false, when the constants alone rule `action` out (Model.impossible), or ''."""
+    why = model.impossible(action) if action in {a.name for a in model.spec.actions} else None
+    return f"`require {A.unparse(why.cond)}` is false" if why else ""
 
 
 def collision(result: Result) -> float:
@@ -278,6 +285,8 @@ def result_json(model: Model, result: Result, deadlock: bool | None = None) -> d
         "actions": {k: v["generated"] for k, v in result.actions.items()},
         "actions_distinct": {k: v["distinct"] for k, v in result.actions.items()},
         "never_fired": [k for k, v in result.actions.items() if v["generated"] == 0],
+        "impossible": {k: impossible(model, k) for k, v in result.actions.items() if v["generated"] == 0
+                       and impossible(model, k)},  # of those, the ones the constants rule out (and why)
         "witness": {k: to_itf(v) for k, v in result.witness} if result.witness else None,
         "error": result.error,
         "internal_error": result.internal,
