@@ -47,7 +47,7 @@ from explorer.output.traces import format_replay  # noqa: E402
 from explorer.output.traces import format_result, itf_trace, result_json, trace_dot, write_json  # noqa: E402
 from explorer.lang.values import TRUE, short  # noqa: E402
 from explorer.output.views import find_view, view_grid  # noqa: E402
-from explorer.study.study import finished_results, load_study, render, run_study  # noqa: E402
+from explorer.study.study import finished_results, finished_sweep, load_study, render, run_study  # noqa: E402
 from study_deep import conformance_lines, deep_summary  # noqa: E402
 
 SPEC = Path("spec/collector.spec")  # relative: what the traces record does not depend on the checkout
@@ -566,7 +566,7 @@ def verdict_lines(results: dict[str, Any], deep: dict[str, dict[str, Any]]) -> l
                  + (f"; issue 10's grid on this model ([proof-lowest/sweep.md](proof-lowest/sweep.md), no state "
                     f"limit): proved at {proof.get('proved', 0)} of {sum(proof.values())} points, refuted at "
                     f"{proof.get('refuted', 0)}, undecided at {proof.get('incomplete', 0)}"
-                    + ("" if proof_data.get("finished") else " (the sweep was stopped: not searched yet)")
+                    + ("" if finished_sweep(stopped.parent) else " (the sweep was stopped: not searched yet)")
                     if proof else "")
                  + f" | `{WINDOW}` (1) |")
     retrain = [r for r in results["retrain"] if r["rule"] == rule and r["verdict"] == "proved"]

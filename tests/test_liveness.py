@@ -479,7 +479,7 @@ def test_tlc_agrees_on_the_export(tlc, name, fair, tmp_path):
 # step s, step s is eventually trained or the run stops" (spec/collector.spec, docs/liveness.md).
 
 COLLECTOR = ROOT / "spec" / "collector.spec"
-COLLECTOR_FAIR = {"decide_pause", "sleep", "dispatch", "end_of_stream", "see_version",  # collector
+COLLECTOR_FAIR = {"decide_pause", "sleep", "dispatch", "pull", "reserve", "end_of_stream", "see_version",  # collector
                   "group_finishes", "worker_stops",  # workers
                   "train", "refit", "checkpoint"}  # trainer
 

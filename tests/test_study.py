@@ -175,7 +175,7 @@ def test_the_collector_study_reuses_the_committed_sweeps(tmp_path, monkeypatch):
     nothing, and its page says what their sweep.json files hold."""
     monkeypatch.chdir(ROOT)
     study = load_study("spec/study/collector.toml")  # as the command names it (ROOT is the working folder)
-    finished = [p.parent.name for p in (ROOT / "traces").glob("*/sweep.json") if json.loads(p.read_text())["finished"]]
+    finished = [p.parent.name for p in (ROOT / "traces").glob("*/sweep.json") if finished_sweep(p.parent)]
     assert sorted(s.name for s in study.sweeps) == sorted(finished)  # a stopped sweep joins once it has finished
     for s in study.sweeps:
         (tmp_path / s.name).mkdir()
