@@ -263,7 +263,7 @@ def cmd_sweep(args) -> int:
     _writable("--html", args.html)
     out_dir = Path(args.out or f"sweep-{Path(args.grid).stem}")
     done = run_sweep(grid, out_dir, jobs=args.jobs, fresh=args.fresh, stop_at_first=args.stop_at_first,
-                     ray=args.ray, say=out)
+                     ray=args.ray, say=out, by=args.by)
     outcome, data = done.outcome, done.data
     c = data["counts"]
     out(f"{c['proved']} proved, {c['refuted']} refuted, {c['incomplete']} incomplete, {c['error']} error "
@@ -428,12 +428,11 @@ def cmd_cross_check(args) -> int:
 
 
 def cmd_info(args) -> int:
-    from explorer.lang.checks import check_spec
     from explorer.lang.config import load_configs
-    from explorer.lang.parser import parse_spec
+    from explorer.lang.model import load_spec
     from explorer.output.traces import format_info
 
-    spec = check_spec(parse_spec(read_spec(args.spec), args.spec))
+    spec = load_spec(read_spec(args.spec), args.spec)
     out(format_info(spec, load_configs(args.spec)))
     return 0
 
@@ -558,6 +557,8 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--stop-at-first", action="store_true",
                    help="stop each property at its first (smallest) refuting point")
     w.add_argument("--html", metavar="FILE", help="also write the verdict matrix page here (it is always in DIR/sweep.html)")
+    w.add_argument("--by", metavar="AXIS", help="the page's summary per value of AXIS, and the matrix's columns "
+                   "(default: the grid's first group_by, else its last varying axis)")
     w.set_defaults(func=cmd_sweep)
 
     t = sub.add_parser("study", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_epilog("study"),

@@ -14,7 +14,8 @@ import pytest
 from explorer.engine.native.loader import compiler
 
 from explorer import Limits, check, load_model
-from explorer.engine.fingerprints import FingerprintSet, Fingerprinter, as_keys, collision_probability, encode
+from explorer.engine.fingerprints import FingerprintSet, Fingerprinter, as_keys, encode
+from explorer.engine.result import collision_probability
 from explorer.engine.fpsearch import check_fingerprints
 from explorer.lang.values import FALSE, TRUE, Map, Record
 

@@ -285,11 +285,34 @@ def test_the_sweep_matrix_links_each_refuted_cell_to_its_trace():
     assert "For every point: <code>P = 1</code>." in page
     rows = re.findall(r"<tr><th>(CUT=[^<]*)</th>(.*?)</tr>", page)
     assert [r[0] for r in rows] == ['CUT=&#34;frontier&#34;', 'CUT=&#34;in_flight&#34;']
-    assert re.findall(r"<th>(\d)</th>", page) == ["1", "2"]  # the columns: AGE
+    matrix = page.split('<table id="matrix">')[1]
+    assert re.findall(r"<th>(\d)</th>", matrix) == ["1", "2"]  # the columns: AGE
     assert '<td class="refuted"><a href="frontier-age2.html">refuted</a></td>' in rows[0][1]
     assert '<td class="incomplete">incomplete</td>' in rows[1][1]
     with pytest.raises(SpecError, match="does not vary"):
         sweep_html(SWEEP, columns="P")
+    with pytest.raises(SpecError, match=r"by P \(by\): it does not vary"):
+        sweep_html(SWEEP, by="P")
+
+
+def test_the_sweep_page_says_what_was_checked_and_sums_up_each_value_of_an_axis():
+    """Issue 31: the page opens with what the sweep checked, its limits and time; a summary per
+    value of the chosen axis (verdicts and the smallest refuting point, linked), and the matrix
+    pivoted on that axis."""
+    about = [("Checked", "no_prompt_lost; deadlock off"), ("Limits per point", "max_states = 1000"),
+             ("Time", "3.2 s with 2 job(s)"), ("Status", "Finished")]
+    page = sweep_html(SWEEP, "cut rules", about=about, by="CUT")
+    assert page.index('<dl id="about">') < page.index('<table id="by-axis">') < page.index('<table id="matrix">')
+    assert "<dt>Checked</dt><dd>no_prompt_lost; deadlock off</dd>" in page
+    summary = page.split('<table id="by-axis">')[1].split("</table>")[0]
+    rows = re.findall(r"<tr><th>([^<]*)</th>(.*?)</tr>", summary)[1:]  # under the header
+    assert [r[0] for r in rows] == ["&#34;frontier&#34;", "&#34;in_flight&#34;"]
+    cells = [re.findall(r"<td[^>]*>(.*?)</td>", r[1]) for r in rows]
+    assert cells[0] == ["2", "1", "1", "0", "0", '<a href="frontier-age2.html">CUT=&#34;frontier&#34;, AGE=2</a>']
+    assert cells[1] == ["2", "1", "0", "1", "0", "&ndash;"]
+    matrix = page.split('<table id="matrix">')[1]
+    assert re.findall(r"<tr><th>(AGE=\d)</th>", matrix) == ["AGE=1", "AGE=2"]  # pivoted: CUT is the columns
+    assert "CUT" in matrix.split("</tr>")[0] and "frontier" in matrix.split("</tr>")[0]
 
 
 # ---- in a real browser ----
@@ -343,9 +366,11 @@ def test_the_report_renders_in_a_browser_and_fetches_nothing(tmp_path):
     if shutil.which("dot"):
         assert '<figure id="trace-picture"><svg' in dom
     sweep = tmp_path / "sweep.html"
-    sweep.write_text(sweep_html(SWEEP, "cut rules"))
+    sweep.write_text(sweep_html(SWEEP, "cut rules", about=[("Checked", "no_prompt_lost")], by="CUT"))
     dom, requests = render(sweep, tmp_path)
     assert requests == [] and '<a href="frontier-age2.html">refuted</a>' in dom
+    summary = dom.split('<table id="by-axis">')[1].split("</table>")[0]  # the per-rule summary, drawn
+    assert '<a href="frontier-age2.html">CUT="frontier", AGE=2</a>' in summary.replace("&quot;", '"')
 
 
 def test_the_report_of_a_liveness_violation_describes_its_lasso(tmp_path):

@@ -80,7 +80,8 @@ def test_diehard_grid_end_to_end(tmp_path):
     assert "- `not_solved`: BIG=4,SMALL=2, a trace of 2 states" in md
     assert "smallest refuting point for not_solved: BIG=4,SMALL=2" in proc.stdout
     page = (out / "sweep.html").read_text()
-    assert page.count('<a href="points/') == 5 and 'href="points/BIG=5,SMALL=3/not_solved.html"' in page
+    in_matrix = page.split('<table id="matrix">')[1]  # the summary above it links each value's smallest one
+    assert in_matrix.count('<a href="points/') == 5 and 'href="points/BIG=5,SMALL=3/not_solved.html"' in in_matrix
     assert "Error: Invariant not_solved is violated." not in page  # the matrix; each report is its own page
     assert "not_solved" in (folder / "not_solved.html").read_text()
 
@@ -360,6 +361,9 @@ deadlock = false
     assert {r["stopped_by"] for r in unfinished} == {word, "not-run"}
     assert unfinished[0]["distinct"] > 0  # the running point reported what it had explored
     assert unfinished[1]["reason"] == f"not run: the sweep was {word}"
+    said = f"Stopped ({word}) before every point was searched: 1 not run, and nothing is claimed about them"
+    assert f"**Stopped ({word}) before every point was searched**: 1 not run" in (out / "sweep.md").read_text()
+    assert f"<dt>Status</dt><dd>{said}</dd>" in (out / "sweep.html").read_text()
 
 
 def test_grid_order_names_and_filters(tmp_path):
@@ -454,11 +458,33 @@ def test_sweep_html_writes_the_matrix_page_where_asked(tmp_path):
     proc = sweep(DIEHARD, "--grid", DIEHARD_GRID, "--out", out, "--html", page)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     html = page.read_text()
-    links = re.findall(r'<a href="([^"]+)"', html)
+    links = re.findall(r'<a href="([^"]+)"', html.split('<table id="matrix">')[1])
     assert len(links) == 5 and all(link.startswith("../out/points/") for link in links)
     assert all((page.parent / link).is_file() for link in links)  # each refuted cell's trace page
     bad = sweep(DIEHARD, "--grid", DIEHARD_GRID, "--out", tmp_path / "o2", "--html", tmp_path / "nope" / "x.html")
     assert bad.returncode == 2 and "--html" in bad.stdout + bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_the_sweep_page_sums_up_each_value_of_the_axis_named_by_by(tmp_path):
+    """Issue 31: sweep.html opens with the description, what was checked, the limits and the time;
+    `--by AXIS` gives a summary per value of AXIS and makes it the matrix's columns."""
+    out = tmp_path / "out"
+    proc = sweep(DIEHARD, "--grid", DIEHARD_GRID, "--out", out, "--by", "SMALL")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    page, data = (out / "sweep.html").read_text(), matrix(out)
+    assert "<dt>Description</dt><dd>DieHard: which jug sizes can measure 4 gallons</dd>" in page
+    assert "<dt>Checked</dt><dd>not_solved, type_ok; no temporal property; deadlock off</dd>" in page and "<dt>Status</dt><dd>Finished</dd>" in page
+    summary = page.split('<table id="by-axis">')[1].split("</table>")[0]
+    for small in ("2", "3"):
+        here = [r for r in data["runs"] if r["shown"]["SMALL"] == small]
+        first = next(r for r in here if r["verdict"] == "refuted")
+        counts = [sum(r["verdict"] == v for r in here) for v in ("proved", "refuted", "incomplete", "error")]
+        row = summary.split(f"<tr><th>{small}</th>")[1].split("</tr>")[0]
+        assert re.findall(r"<td[^>]*>(\d+)</td>", row) == [str(len(here))] + [str(n) for n in counts]
+        assert f'">{first["name"].replace(",", ", ")}</a>' in row
+    assert "SMALL" in page.split('<table id="matrix">')[1].split("</tr>")[0]  # the columns
+    bad = sweep(DIEHARD, "--grid", DIEHARD_GRID, "--out", tmp_path / "o2", "--by", "SMAL")
+    assert bad.returncode == 2 and "did you mean SMALL" in bad.stderr and "Traceback" not in bad.stderr
 
 
 def test_properties_key_selects_temporal_properties(tmp_path):

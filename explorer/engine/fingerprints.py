@@ -176,9 +176,3 @@ class FingerprintSet:
         for lo in range(0, len(old), PLACE_CHUNK):  # the old table's keys, a slice at a time
             part = old[lo:lo + PLACE_CHUNK]
             self._place_some(self.table, part[part != 0])
-
-
-def collision_probability(distinct: int, generated: int) -> float:
-    """TLC's optimistic estimate of the chance that two of the states found share a fingerprint
-    (so one of them, and what only it leads to, was never explored): n * (g - n) / 2^64."""
-    return distinct * max(generated - distinct, 0) / 2.0 ** 64

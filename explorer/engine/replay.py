@@ -14,10 +14,8 @@ from typing import Any
 
 from explorer.engine.result import Step, witness
 from explorer.lang.ast import Loc, unparse
-from explorer.lang.checks import check_spec
 from explorer.lang.errors import EvalError, SpecError, format_located
-from explorer.lang.model import Model, parse_const_value, read_spec
-from explorer.lang.parser import parse_spec
+from explorer.lang.model import Model, load_spec, parse_const_value, read_spec
 from explorer.lang.runtime import UNSET, Unevaluable
 from explorer.lang.values import from_itf, short, to_itf
 from explorer.run.limits import LimitReached, Limits, guard
@@ -122,7 +120,7 @@ def trace_constants(path: str, spec_path: str) -> dict[str, Any]:
         values = {k: from_itf(v) for k, v in recorded.items()}
     except (OSError, UnicodeDecodeError, ValueError, AttributeError, TypeError, KeyError, RecursionError):
         return {}
-    declared = {c.name for c in check_spec(parse_spec(read_spec(spec_path), spec_path)).consts}
+    declared = {c.name for c in load_spec(read_spec(spec_path), spec_path).consts}
     return {k: v for k, v in values.items() if k in declared}
 
 

@@ -127,3 +127,9 @@ def explain_error(model: Model, err: Exception, state: tuple | None, result: Res
             result.error = f"in action {a.name}{f'({binding})' if binding else ''}: {message}"
             return
     result.error = message
+
+
+def collision_probability(distinct: int, generated: int) -> float:
+    """TLC's optimistic estimate of the chance that two of the states found share a fingerprint
+    (so one of them, and what only it leads to, was never explored): n * (g - n) / 2^64."""
+    return distinct * max(generated - distinct, 0) / 2.0 ** 64

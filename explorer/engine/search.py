@@ -13,7 +13,6 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
-from explorer.engine.fpsearch import check_fingerprints
 from explorer.engine.result import Result, Step, Stop, label_step, report_limit, report_stop
 from explorer.lang.model import Model
 from explorer.run.limits import LimitReached, Limits, disarm, guard, no_cycle_collector
@@ -206,6 +205,8 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
         result.verdict, result.error = "error", "expression nesting too deep to evaluate"
     except _Switch:
         seen.clear()
+        from explorer.engine.fpsearch import check_fingerprints  # numpy: imported when a search needs it
+
         return check_fingerprints(model, deadlock, limits, resume={
             "states": states, "parents": parent, "level": level, "head": head, "generated": generated,
             "pruned": pruned, "gen_by": gen_by, "new_by": new_by, "started": started})

@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterator
 
 from explorer.lang import ast as A
 from explorer.lang import runtime as R
+from explorer.lang.cache import compiled
 from explorer.lang.errors import DepthError, EvalError
 from explorer.lang.kinds import Kinds, base, is_bool_op, value_kind
 from explorer.lang.values import FALSE, TRUE
@@ -209,7 +210,7 @@ class Compiler:
         return len(self.locs) - 1
 
     def define(self, src: str, name: str) -> Callable:
-        exec(compile(src, f"<spec:{name}>", "exec"), self.ns)
+        exec(compiled(src, f"<spec:{name}>"), self.ns)
         return self.ns[name]
 
     # ---- expressions ----

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from explorer.lang import ast as A
+from explorer.lang import cache
 from explorer.lang.checks import check_spec, check_value_expr
 from explorer.lang.compiler import CompiledAction, CompiledPredicate, CompiledView, Compiler, Guard, eval_constant
 from explorer.lang.errors import EvalError, SpecError, did_you_mean
@@ -240,6 +241,11 @@ def _temporal(spec: A.Spec, comp: Compiler, values: list[Any], wanted: list[str]
     return compiled, fairness
 
 
+def load_spec(text: str, path: str = "<spec>") -> A.Spec:
+    """The spec parsed and checked (from the cache when this text was loaded before)."""
+    return cache.checked_spec(text, path, lambda t, p: check_spec(parse_spec(t, p)))
+
+
 def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
                invariants: list[str] | None = None, text: str | None = None, limits: Limits | None = None,
                properties: list[str] | None = None) -> Model:
@@ -253,7 +259,7 @@ def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
     path = str(source)
     if text is None:
         text = read_spec(source)
-    spec = check_spec(parse_spec(text, path))
+    spec = load_spec(text, path)
     overrides = {k: normalize(v) for k, v in (constants or {}).items()}
     unknown = sorted(set(overrides) - {c.name for c in spec.consts})
     if unknown:

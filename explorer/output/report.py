@@ -6,7 +6,7 @@ and there is no script, so the page reads the same offline, attached to a ticket
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 import jinja2
 
@@ -121,22 +121,36 @@ _CSS = {"proved": "proved", "holds": "proved", "refuted": "refuted", "violated":
         "incomplete": "incomplete", "error": "error"}
 
 
-def sweep_html(points: Iterable[Mapping[str, Any]], title: str = "Sweep", columns: str | None = None) -> str:
-    """A sweep's verdict matrix. Each point is a mapping with `constants` (name -> value, a
-    Python value or spec value), `verdict` (proved/holds, refuted/violated/deadlock, incomplete,
-    error, or any word) and optionally `link` (the URL of that point's report, usually
-    relative). Constants equal at every point are listed once; of those that vary, `columns` (or
-    the last one) gives the columns and the others the rows; a cell holds every point with its
-    row's and column's values."""
-    pts = [{"constants": dict(p["constants"]), "verdict": str(p["verdict"]), "link": p.get("link")} for p in points]
+def sweep_html(points: Iterable[Mapping[str, Any]], title: str = "Sweep", columns: str | None = None,
+               about: Sequence[tuple[str, str]] = (), by: str | None = None) -> str:
+    """A sweep's page. Each point is a mapping with `constants` (name -> value, a Python value or
+    spec value), `verdict` (proved/holds, refuted/violated/deadlock, incomplete, error, or any word,
+    perhaps followed by a note) and optionally `link` (the URL of that point's report, usually
+    relative) and `name`; points come smallest first. `about` (label, text) pairs head the page
+    (what was checked, the limits, the time). `by` (a varying constant; default `columns`, or the
+    last varying one) gets a summary per value (verdicts and the smallest refuting point) and is
+    the matrix's columns unless `columns` says otherwise; constants equal at every point are listed
+    once, the other varying ones give the rows, and a cell holds every point of its row and column."""
+    pts = [{"constants": dict(p["constants"]), "verdict": str(p["verdict"]), "link": p.get("link"),
+            "css": _CSS.get(str(p["verdict"]).split(" ")[0], "error")} for p in points]
     names = list(dict.fromkeys(k for p in pts for k in p["constants"]))
     shown = {k: [short(p["constants"].get(k)) if k in p["constants"] else "-" for p in pts] for k in names}
     varying = [k for k in names if len(set(shown[k])) > 1]
     fixed = [(k, shown[k][0]) for k in names if k not in varying and pts]
-    if columns is not None and columns not in varying:
-        raise SpecError(f"cannot lay the matrix out by {columns}: it does not vary between points "
-                        f"(the varying constants: {', '.join(varying) or 'none'})")
-    col = columns or (varying[-1] if varying else None)
+    for option, axis in (("columns", columns), ("by", by)):
+        if axis is not None and axis not in varying:
+            raise SpecError(f"cannot lay the matrix out by {axis} ({option}): it does not vary between points "
+                            f"(the varying constants: {', '.join(varying) or 'none'})")
+    col = columns or by or (varying[-1] if varying else None)
+    by = by or col
+    for i, p in enumerate(pts):
+        p["name"] = ", ".join(f"{k}={shown[k][i]}" for k in varying) or "the only point"
+    per_value = []
+    for value in dict.fromkeys(shown[by]) if by else []:
+        here = [p for i, p in enumerate(pts) if shown[by][i] == value]
+        first = next((p for p in here if p["css"] == "refuted"), None)
+        per_value.append({"value": value, "points": len(here), "first": first,
+                          **{v: sum(p["css"] == v for p in here) for v in ("proved", "refuted", "incomplete", "error")}})
     row_names = [k for k in varying if k != col]
     col_labels = list(dict.fromkeys(shown[col])) if col else [""]
     row_labels = list(dict.fromkeys(", ".join(f"{k}={shown[k][i]}" for k in row_names) for i in range(len(pts))))
@@ -149,7 +163,7 @@ def sweep_html(points: Iterable[Mapping[str, Any]], title: str = "Sweep", column
         line = []
         for c in col_labels:
             here = cells.get((r, c), [])
-            kinds = {_CSS.get(p["verdict"], "error") for p in here}
+            kinds = {p["css"] for p in here}
             css = "missing" if not here else "refuted" if "refuted" in kinds else kinds.pop() if len(kinds) == 1 else "incomplete"
             line.append({"points": here, "css": css})
         rows.append((r, line))
@@ -159,5 +173,5 @@ def sweep_html(points: Iterable[Mapping[str, Any]], title: str = "Sweep", column
     summary = f"{len(pts)} points: " + ", ".join(f"{n} {v}" for v, n in counts.items()) + "." if pts else "No points."
     return _env().get_template("sweep.html.j2").render(
         title=title, summary=summary, fixed=fixed, row_names=row_names, col_name=col or "",
-        col_labels=col_labels, rows=rows)
+        col_labels=col_labels, rows=rows, about=about, by=by or "", per_value=per_value)
 

@@ -10,7 +10,7 @@ import tempfile
 from typing import Any
 
 from explorer.engine.replay import ENABLED_ELSEWHERE, Outcome
-from explorer.engine.result import Result, Step
+from explorer.engine.result import Result, Step, collision_probability
 from explorer.engine.simulate import Simulation
 from explorer.lang import ast as A
 from explorer.lang.errors import SpecError, format_located, readable
@@ -246,8 +246,6 @@ def impossible(model: Model, action: str) -> str:
 
 def collision(result: Result) -> float:
     """The chance that two fingerprints collided (TLC's optimistic estimate)."""
-    from explorer.engine.fingerprints import collision_probability
-
     return collision_probability(result.distinct, result.generated)
 
 

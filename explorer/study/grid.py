@@ -43,12 +43,12 @@ from pathlib import Path
 from typing import Any
 
 from explorer.lang import ast as A
-from explorer.lang.checks import Checker, Ref, check_spec
+from explorer.lang.checks import Checker, Ref
 from explorer.engine.explore import ENGINES  # as `check --engine`
 from explorer.lang.compiler import eval_constant
 from explorer.lang.errors import EvalError, SpecError, did_you_mean
-from explorer.lang.model import override_error, parse_const_value, read_spec
-from explorer.lang.parser import parse_expr, parse_spec
+from explorer.lang.model import load_spec, override_error, parse_const_value, read_spec
+from explorer.lang.parser import parse_expr
 from explorer.lang.values import TRUE, Bool, normalize, short
 from explorer.run.limits import Limits, memory_size  # the same sizes as --max-memory
 
@@ -248,7 +248,7 @@ def inline_grid(src: Source, prefix: str, index: int, table: dict[str, Any], spe
 
 
 def _build(src: _Layers, data: dict[str, Any], path: str, spec_path: str | Path) -> Grid:
-    spec = check_spec(parse_spec(read_spec(spec_path), str(spec_path)))
+    spec = load_spec(read_spec(spec_path), str(spec_path))
     for key, value in data.items():
         if key not in TOP:
             what = f"table [{key}]" if isinstance(value, dict) else f"key {key}"

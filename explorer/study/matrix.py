@@ -15,7 +15,7 @@ import shutil
 import subprocess
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from explorer.lang.errors import SpecError
 from explorer.lang.model import const_text
@@ -23,7 +23,7 @@ from explorer.lang.values import to_itf
 from explorer.output.traces import stop_reason, write_json
 from explorer.run.limits import Limits
 from explorer.study.grid import Grid
-from explorer.study.sweep import Run, command, engine_version, limits_json
+from explorer.study.sweep import STOPPED, Run, command, engine_version, limits_json
 
 MARKER = "sweep.json"  # a folder holding it is a sweep's: its points/ may be cleared and rewritten
 LOCK = ".sweep.lock"  # locked (flock) by the sweep writing the folder, from `prepare` to the final report
@@ -94,8 +94,9 @@ class Matrix:
     """Writes the outputs as results come in (trace sets at once; the matrix every few seconds and
     at the end)."""
 
-    def __init__(self, grid: Grid, out: Path, limits: Limits, jobs: int, ray: str | None = None):
-        self.grid, self.out, self.limits, self.jobs, self.ray = grid, out, limits, jobs, ray
+    def __init__(self, grid: Grid, out: Path, limits: Limits, jobs: int, ray: str | None = None,
+                 by: str | None = None):
+        self.grid, self.out, self.limits, self.jobs, self.ray, self.by = grid, out, limits, jobs, ray, by
         self.started = time.monotonic()
         self.svg = shutil.which("dot") is not None
 
@@ -154,7 +155,10 @@ class Matrix:
                    "verdict": row["verdict"] + (f" ({row['checks']})" if row["checks"] != "all" else ""),
                    "link": link(row["files"])}
                   for run, row in zip(runs, data["runs"])]
-        return sweep_html(points, f"Sweep of {data['spec']} over {data['grid']}")
+        by = self.by or (self.grid.group_by[0] if self.grid.group_by else None)
+        varying = [a for a in data["axes"] if len({r["shown"].get(a) for r in data["runs"]}) > 1]
+        return sweep_html(points, f"Sweep of {data['spec']} over {data['grid']}", about=about(data),
+                          by=by if by in varying else None)
 
     def _drop_moot_traces(self, runs: list[Run]) -> None:
         """Files of a run whose result was set aside at the end (stop-at-first) are removed."""
@@ -257,14 +261,21 @@ def verdict_text(r: dict[str, Any]) -> str:
     return "proved"
 
 
-def markdown(data: dict[str, Any]) -> str:
-    """sweep.md: the summary, then one table row per search."""
-    rows = data["runs"]
-    c = data["counts"]
+def stopped(data: dict[str, Any]) -> str | None:
+    """Why a sweep ended before every point was searched (interrupted, terminated), or None."""
+    for r in data["runs"]:
+        if (r.get("reason") or "").startswith(STOPPED):
+            return r["reason"][len(STOPPED):].strip()
+    return None
+
+
+def about(data: dict[str, Any], code: Callable[[str], str] = lambda s: s) -> list[tuple[str, str]]:
+    """What a sweep checked, within which limits, how long it took and whether it ended: the
+    head of sweep.md and sweep.html (`code` marks up a name)."""
     inv = data["checks"]["invariants"]
     temporal = data["checks"].get("properties")
-    checked = (", ".join(md_code(n) for n in inv) if inv is not None else "every invariant") + \
-        ("; " + (", ".join(md_code(n) for n in temporal) if temporal else "no temporal property")
+    checked = (", ".join(code(n) for n in inv) if inv is not None else "every invariant") + \
+        ("; " + (", ".join(code(n) for n in temporal) if temporal else "no temporal property")
          if temporal is not None else "") + \
         f"; deadlock {'on' if data['checks']['deadlock'] else 'off'}" + \
         ("; each property in a search of its own" if data["checks"]["separately"] else "")
@@ -274,16 +285,32 @@ def markdown(data: dict[str, Any]) -> str:
         limits = (limits + ", " if limits else "") + (
             f"max_memory = {data['max_memory_per_point']:,} bytes (the default: 75% of the machine divided by --jobs)"
             if data["max_memory_per_point"] else "max_memory = 75% of each Ray node's memory divided by its CPUs (the default)")
+    why = stopped(data)
+    not_run = sum(r["stopped_by"] == "not-run" and (r.get("reason") or "").startswith(STOPPED) for r in data["runs"])
+    status = ("In progress: this page is rewritten as points finish" if not data["finished"] else
+              f"Stopped ({why}) before every point was searched: {not_run} not run, and nothing is claimed about them"
+              if why else "Finished")
+    time = (f"{data['points']} points ({data['points_generated']} generated before {code('where')} and "
+            f"{code('[[exclude]]')}), {data['searches']} searches, {data['cached']} reused from the cache; "
+            f"{data['seconds']} s with {data['jobs']} job(s)" + (f" on Ray ({data['ray']})" if data.get("ray") else ""))
+    return ([("Description", data["description"])] if data["description"] else []) + [
+        ("Checked", checked), ("Limits per point", limits), ("Time", time), ("Status", status)]
+
+
+def markdown(data: dict[str, Any]) -> str:
+    """sweep.md: the summary, then one table row per search."""
+    rows = data["runs"]
+    c = data["counts"]
+    head = dict(about(data, md_code))
     lines = [f"# Sweep of {md_code(data['spec'])} over {md_code(data['grid'])}", ""]
     if data["description"]:
         lines += [md_text(data["description"]), ""]
-    if not data["finished"]:
-        lines += ["**In progress**: this file is rewritten as points finish.", ""]
+    if head["Status"] != "Finished":
+        bold, rest = head["Status"].split(":", 1)
+        lines += [f"**{bold}**:{rest}.", ""]
     lines += [
-        f"Checked: {checked}. Limits per point: {limits}.",
-        f"{data['points']} points ({data['points_generated']} generated before `where` and `[[exclude]]`), "
-        f"{data['searches']} searches, {data['cached']} reused from the cache; {data['seconds']} s with "
-        f"{data['jobs']} job(s)" + (f" on Ray ({data['ray']})." if data.get("ray") else "."),
+        f"Checked: {head['Checked']}. Limits per point: {head['Limits per point']}.",
+        f"{head['Time']}.",
         "",
         f"**{c['proved']} proved, {c['refuted']} refuted, {c['incomplete']} incomplete, {c['error']} error.** "
         "Proved: the search completed and nothing was violated, for those constants. Refuted: a violation, "

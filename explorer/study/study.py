@@ -37,8 +37,8 @@ from explorer.lang.errors import SpecError, did_you_mean
 from explorer.lang.model import read_spec
 from explorer.output.traces import stop_reason
 from explorer.study.grid import Grid, Source, inline_grid, load_grid, read_toml
-from explorer.study.matrix import Matrix, file_kind, md_cell, md_code, md_text, prepare
-from explorer.study.sweep import STOPPED, Outcome, Run, Sweeper, engine_version, plan
+from explorer.study.matrix import Matrix, file_kind, md_cell, md_code, md_text, prepare, stopped
+from explorer.study.sweep import Outcome, Run, Sweeper, engine_version, plan
 
 TOP = {"title": str, "intro": str, "spec": str, "readme": str, "labels": dict, "sweeps": list, "sections": list}
 SWEEP = {"name": str, "grid": (str, dict)}
@@ -67,12 +67,17 @@ class SweepRun:
 
 
 def run_sweep(grid: Grid, out: Path, jobs: int = 1, fresh: bool = False, stop_at_first: bool = False,
-              ray: str | None = None, say: Callable[[str], None] = print, label: str = "") -> SweepRun:
+              ray: str | None = None, say: Callable[[str], None] = print, label: str = "",
+              by: str | None = None) -> SweepRun:
     """`explorer sweep`: the grid's points searched into `out` (its cache reused unless `fresh`) and
-    the matrix written there; `say` gets a line per search as it ends (`label` before it)."""
+    the matrix written there, summarised per value of `by`; `say` gets a line per search as it ends
+    (`label` before it)."""
+    if by is not None and by not in grid.axes:
+        raise SpecError(f"--by {by}: not an axis of the grid{did_you_mean(by, list(grid.axes))} "
+                        f"(the axes: {', '.join(grid.axes) or 'none'})")
     prepare(out)
     sweeper = Sweeper(grid, out, jobs=jobs, fresh=fresh, stop_at_first=stop_at_first, ray=ray)
-    matrix = Matrix(grid, out, sweeper.limits, sweeper.jobs, ray)
+    matrix = Matrix(grid, out, sweeper.limits, sweeper.jobs, ray, by)
     total = len(sweeper.runs)
 
     def finished(run: Run) -> None:
@@ -303,9 +308,7 @@ def finished_sweep(folder: Path) -> dict[str, Any] | None:
         return None
     if not isinstance(data, dict) or not data.get("finished") or not isinstance(data.get("runs"), list):
         return None
-    if any((row.get("reason") or "").startswith(STOPPED) for row in data["runs"]):
-        return None
-    return data
+    return None if stopped(data) else data
 
 
 def finished_results(study: Study, out: Path) -> Results:

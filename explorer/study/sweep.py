@@ -83,10 +83,9 @@ def plan(grid: Grid, spec_text: str, engine: str) -> list[Run]:
 
 
 def _spec_names(spec: str, text: str, kind: str) -> list[str]:
-    from explorer.lang.checks import check_spec
-    from explorer.lang.parser import parse_spec
+    from explorer.lang.model import load_spec
 
-    checked = check_spec(parse_spec(text, spec))
+    checked = load_spec(text, spec)
     return [p.name for p in (checked.properties if kind == "property" else checked.by_kind(kind))]
 
 

@@ -77,14 +77,21 @@ def load(spec_source: str) -> tuple[Any, Any, bool]:
     library = folder / f"{key}.so"
     built = False
     if not library.exists():
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=folder) as tmp:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            cached: Path | None = folder
+        except OSError:  # no cache folder to write: built in a temporary one, loaded, and forgotten
+            cached = None
+        with tempfile.TemporaryDirectory(dir=cached) as tmp:
             c_file = Path(tmp) / "spec.c"
             c_file.write_text(source)
             out = Path(tmp) / "spec.so"
             done = subprocess.run([cc, *FLAGS, "-o", str(out), str(c_file)], capture_output=True, text=True)
             if done.returncode != 0:
                 raise NativeUnavailable(f"the generated C did not compile ({cc}):\n{done.stderr[-3000:]}")
+            if cached is None:
+                _loaded[key] = ffi.dlopen(str(out))  # mapped: the file may go
+                return ffi, _loaded[key], True
             os.replace(out, library)  # atomic: a concurrent run sees the whole library or none
         built = True
     _loaded[key] = ffi.dlopen(str(library))
