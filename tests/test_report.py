@@ -222,6 +222,16 @@ def test_the_report_of_a_counterexample(jobs):
     assert 'id="view-job"' in page and ">D</td>" in page
     if shutil.which("dot"):
         assert '<figure id="trace-picture"><svg' in page
+    # a table of contents, and each step's action linked to its line in the spec, shown at the end
+    contents = re.search(r'<nav id="contents">(.*?)</nav>', page).group(1)
+    targets = re.findall(r'href="#([^"]+)"', contents)
+    assert targets[0] == "view-job-section" and "trace-section" in targets and targets[-1] == "spec-section"
+    assert all(f'id="{t}"' in page for t in targets)
+    source = model.spec.text.splitlines()
+    for r in rows[1:]:
+        line = int(re.search(r'<a href="#spec-L(\d+)"', r).group(1))
+        action = re.search(r"<code>(\w+)", r).group(1)
+        assert f'id="spec-L{line}"' in page and re.match(rf"\s*(fair\s+)?action {action}\b", source[line - 1])
 
 
 def test_the_report_of_a_proof_flags_actions_that_never_fired(tmp_path):
@@ -231,7 +241,8 @@ def test_the_report_of_a_proof_flags_actions_that_never_fired(tmp_path):
     model = load_model(path)
     page = check_html(model, check(model, deadlock=False), str(path))
     assert "Every invariant holds in all 3 reachable states: a proof, for these constants" in page
-    assert '<tr class="never"><td>never</td>' in page and "Never fired: never." in page
+    assert '<tr class="never"><td><a href="#spec-L5">never</a></td>' in page and "Never fired: never." in page
+    assert '<span id="spec-L5"><span class="n">5</span>action never:</span>' in page
     assert 'id="trace"' not in page
 
 

@@ -54,14 +54,26 @@ def verdict_words(result: Result) -> str:
 
 
 def _steps(model: Model, result: Result) -> list[dict[str, Any]]:
+    lines = _action_lines(model)
     steps = []
     prev: tuple | None = None
     for n, step in enumerate(result.trace, 1):
         full = [(name, short(v), prev is None or prev[i] != v) for i, (name, v) in enumerate(zip(model.var_names, step.state))]
         changed = [(name, value) for name, value, c in full if c]
-        steps.append({"number": n, "label": step.label, "first": prev is None, "changed": changed, "full": full})
+        steps.append({"number": n, "label": step.label, "first": prev is None, "changed": changed, "full": full,
+                      "line": lines.get(step.action or "")})
         prev = step.state
     return steps
+
+
+def _action_lines(model: Model) -> dict[str, int]:
+    """Each action's line in the spec: the trace and the coverage table link to it."""
+    return {a.name: a.loc.line for a in model.spec.actions}
+
+
+def _source(model: Model) -> list[tuple[int, str]]:
+    """The spec's lines, numbered, for the page's last section (the targets of those links)."""
+    return list(enumerate(model.spec.text.splitlines(), 1))
 
 
 def _failing_row(grid, result: Result) -> str | None:
@@ -98,7 +110,8 @@ def check_html(model: Model, result: Result, spec_path: str = "", views: list[st
              "queue": f"{result.queue:,}", "pruned": f"{result.pruned:,}" if result.pruned else "",
              "complete": result.complete, "seconds": f"{result.seconds:.2f} s",
              "collision": f"{collision(result):.1e} (TLC's optimistic estimate)" if result.fingerprints else ""}
-    actions = [{"name": name, "generated": f"{c['generated']:,}", "distinct": f"{c['distinct']:,}",
+    lines = _action_lines(model)
+    actions = [{"name": name, "line": lines.get(name), "generated": f"{c['generated']:,}", "distinct": f"{c['distinct']:,}",
                 "impossible": impossible(model, name) if c["generated"] == 0 else ""} for name, c in result.actions.items()]
     for a, c in zip(actions, result.actions.values()):
         a["never"] = c["generated"] == 0 and not a["impossible"]  # a guard that never held, not ruled out
@@ -113,7 +126,8 @@ def check_html(model: Model, result: Result, spec_path: str = "", views: list[st
         never_fired=[a["name"] for a in actions if a["never"]],
         impossible=[(a["name"], a["impossible"]) for a in actions if a["impossible"]], steps=_steps(model, result),
         trace_svg=trace_svg, picture_note=note, grids=drawn, view_note=view_note,
-        checks=checks(model, result, deadlock), lasso_from=result.loop,
+        checks=checks(model, result, deadlock), lasso_from=result.loop, source=_source(model),
+        spec_name=spec_path or model.spec.path,
         footer=f"Written by explorer {__version__}. Every claim holds for the constants above only.")
 
 
