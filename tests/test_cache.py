@@ -11,6 +11,7 @@ import pytest
 
 import explorer.lang.model as model_module
 from explorer import check, load_model
+from explorer.engine.native.loader import compiler
 from explorer.lang import cache
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -90,3 +91,20 @@ def test_an_unwritable_folder_means_no_cache_not_an_error(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "explorer", "check", str(DIEHARD)], capture_output=True, text=True,
                           env=env, cwd=ROOT, timeout=120)
     assert proc.returncode == 1 and "Invariant not_solved is violated" in proc.stdout and not proc.stderr
+
+
+@pytest.mark.skipif(compiler() is None, reason="no C compiler: the native engine is not available")
+def test_the_native_engines_folder_stays_bounded_and_a_pruned_library_is_built_again(home, monkeypatch, tmp_path):
+    from explorer.engine.native import loader
+    from explorer.engine.native.search import check_native
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(loader, "KEEP", 2)
+    monkeypatch.setattr(loader, "_loaded", {})
+    text = DIEHARD.read_text()
+    for n in range(4):  # four specs that differ in an action: four libraries
+        model = load_model(DIEHARD, text=text + f"\naction extra{n}:\n    require false\n    skip\n")
+        assert check_native(model).verdict == "violated"
+    assert len(list((tmp_path / "tla-explorer" / "native").glob("*.so"))) <= 2
+    loader._loaded.clear()
+    assert check_native(load_model(DIEHARD, text=text + "\naction extra0:\n    require false\n    skip\n")).verdict == "violated"

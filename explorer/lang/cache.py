@@ -22,7 +22,7 @@ from typing import Callable
 
 from explorer.lang import ast as A
 
-KEEP = 2000  # entries per kind: past it, the least recently written are removed
+KEEP = 2000  # entries per kind: past it, the least recently written are removed (see `prune`)
 
 
 @lru_cache(maxsize=1)
@@ -75,18 +75,22 @@ def _write(kind: str, key: str, data: bytes) -> None:
     try:
         tmp.write_bytes(data)
         os.replace(tmp, folder / key)  # atomic: a reader sees the whole entry or none
-        _prune(folder)
+        prune(folder, KEEP)
     except OSError:
         tmp.unlink(missing_ok=True)
 
 
-def _prune(folder: Path) -> None:
-    """Keep the folder bounded (a fuzz campaign loads thousands of specs once each)."""
-    entries = list(os.scandir(folder))
-    if len(entries) <= KEEP:
+def prune(folder: Path, keep: int) -> None:
+    """Keep a cache folder bounded (a fuzz campaign loads thousands of specs once each): past
+    `keep` files, the least recently written go, down to three quarters of it."""
+    try:
+        entries = list(os.scandir(folder))
+        if len(entries) <= keep:
+            return
+        entries.sort(key=lambda e: e.stat().st_mtime)
+    except OSError:
         return
-    entries.sort(key=lambda e: e.stat().st_mtime if e.name[0] != "." else 0)
-    for entry in entries[:len(entries) - KEEP * 3 // 4]:
+    for entry in entries[:len(entries) - keep * 3 // 4]:
         try:
             os.unlink(entry.path)
         except OSError:

@@ -13,6 +13,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from explorer.lang.cache import prune
+
 CDEF = """
 typedef struct Run {
     int deadlock; uint64_t max_states; int64_t max_depth; int stop;
@@ -24,6 +26,7 @@ int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned c
 int64_t trace_path(Run *r, int64_t index, uint32_t *out, int64_t max);
 void release(Run *r);
 """
+KEEP = 400  # compiled specs kept in the cache folder (a few hundred KB each); the oldest go first
 FLAGS = ["-O2", "-g", "-shared", "-fPIC", "-pthread", "-fno-strict-aliasing", "-w"]
 
 
@@ -75,24 +78,27 @@ def load(spec_source: str) -> tuple[Any, Any, bool]:
         return ffi, _loaded[key], False
     folder = cache_dir()
     library = folder / f"{key}.so"
-    built = False
-    if not library.exists():
+    if library.exists():
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            cached: Path | None = folder
-        except OSError:  # no cache folder to write: built in a temporary one, loaded, and forgotten
-            cached = None
-        with tempfile.TemporaryDirectory(dir=cached) as tmp:
-            c_file = Path(tmp) / "spec.c"
-            c_file.write_text(source)
-            out = Path(tmp) / "spec.so"
-            done = subprocess.run([cc, *FLAGS, "-o", str(out), str(c_file)], capture_output=True, text=True)
-            if done.returncode != 0:
-                raise NativeUnavailable(f"the generated C did not compile ({cc}):\n{done.stderr[-3000:]}")
-            if cached is None:
-                _loaded[key] = ffi.dlopen(str(out))  # mapped: the file may go
-                return ffi, _loaded[key], True
+            _loaded[key] = ffi.dlopen(str(library))
+            return ffi, _loaded[key], False
+        except OSError:  # removed (another run pruned the folder) or torn: built again
+            pass
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        cached: Path | None = folder
+    except OSError:  # no cache folder to write: built in a temporary one, loaded, and forgotten
+        cached = None
+    with tempfile.TemporaryDirectory(dir=cached) as tmp:
+        c_file = Path(tmp) / "spec.c"
+        c_file.write_text(source)
+        out = Path(tmp) / "spec.so"
+        done = subprocess.run([cc, *FLAGS, "-o", str(out), str(c_file)], capture_output=True, text=True)
+        if done.returncode != 0:
+            raise NativeUnavailable(f"the generated C did not compile ({cc}):\n{done.stderr[-3000:]}")
+        _loaded[key] = ffi.dlopen(str(out))  # mapped: the file may be renamed or go
+        if cached is not None:
             os.replace(out, library)  # atomic: a concurrent run sees the whole library or none
-        built = True
-    _loaded[key] = ffi.dlopen(str(library))
-    return ffi, _loaded[key], built
+    if cached is not None:
+        prune(folder, KEEP)
+    return ffi, _loaded[key], True
