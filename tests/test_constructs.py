@@ -194,6 +194,30 @@ def test_function_set_of_an_infinite_set_is_refused():
         model_of("var x = 0\naction a:\n    x' = len([Nat -> {1}])\n")
 
 
+@pytest.mark.parametrize("expr,expected", [
+    ("{1: 0, 2: 7} in [{1, 2} -> Nat]", True),
+    ("{1: -1, 2: 7} in [{1, 2} -> Nat]", False),
+    ("{1: -1, 2: 7} in [{1, 2} -> Int]", True),
+    ("{1: 0} not in [{1, 2} -> Nat]", True),
+    ("{1: true} in [{1} -> Nat]", False),
+])
+def test_membership_in_a_function_set_needs_a_finite_domain_only(expr, expected):
+    """Issue 32: TLA+'s `pending \\in [Node -> Nat]`: no map is enumerated, so the values' set may
+    be infinite; anywhere else (a value, a domain) [S -> T] still needs finite sets."""
+    assert value(expr) is expected
+
+
+@pytest.mark.parametrize("text", [
+    "var x = 0\naction a:\n    x' = len([{1} -> Nat])\n",
+    "var x = 0\naction a(f in [{1} -> Nat]):\n    x' = 1\n",
+    "var x = 0\ndef S = [{1} -> Nat]\ninvariant i: {1: 0} in S\naction a: x' = 1\n",
+    "var x = 0\ninvariant i: {1: 0} in [Nat -> {0}]\naction a: x' = 1\n",
+])
+def test_an_infinite_function_set_anywhere_but_after_in_is_refused(text):
+    with pytest.raises(SpecError, match="a domain must be a finite set"):
+        model_of(text)
+
+
 # ---- either and pick -----------------------------------------------------------------------
 
 WALK = """

@@ -675,3 +675,17 @@ def test_a_let_after_a_pick_agrees_with_tlc(tlc, tmp_path):
     spec.write_text(PICK_THEN_LET)
     cc = cross_check(load_model(spec), deadlock=False)
     assert cc.agrees, format_cross_check(cc)
+
+
+@pytest.mark.tlc
+@pytest.mark.parametrize("invariants,verdict", [(["typed", "not_nat"], "holds"), (None, "violated")])
+def test_membership_in_an_infinite_function_set_agrees_with_tlc(tlc, tmp_path, invariants, verdict):
+    """Issue 32: `sent in [NODES -> Nat]` is checked without enumerating maps, exported as TLA+'s
+    `sent \\in [NODES -> Nat]`, and TLC finds the same (holds; violated by `bounded`)."""
+    model = load_model(ROOT / "tests" / "specs" / "counters_nat.spec", invariants=invariants)
+    tla, _ = export_tla(model, tmp_path)
+    assert "sent \\in [NODES -> Nat]" in tla.read_text() and "credit \\in [NODES -> Int]" in tla.read_text()
+    cc = cross_check(model, deadlock=False)  # the counters stop at MAX
+    report = format_cross_check(cc)
+    assert cc.agrees and all(r.agrees for r in cc.rows), report
+    assert cc.ours.verdict == cc.tlc.verdict == verdict and cc.ours.distinct == cc.tlc.distinct, report

@@ -428,6 +428,12 @@ class Checker:
             if e.op in ("and", "or", "implies"):
                 self.boolean(e.left, f"an operand of {e.op}")
                 self.boolean(e.right, f"an operand of {e.op}")
+            if e.op in ("in", "notin") and isinstance(e.right, A.FnSet):
+                # membership needs a finite domain only (TLA+'s f \in [S -> Nat]): no map is enumerated
+                fs = e.right
+                self.domain(fs.domain)
+                self.later.append(("set", fs.codomain, "the values' set of [S -> T]"))
+                return self._sub([e.left, fs.domain, fs.codomain], scopes, ag)
             return self._sub([e.left, e.right], scopes, ag)
         if isinstance(e, A.FnSet):
             self.domain(e.domain)
@@ -514,6 +520,9 @@ class Checker:
                     self.error("a domain must be a finite set, and this one is infinite; use a range such as 0..N", e.loc)
                 if k not in ("set", "any", "none"):
                     self.error(f"a domain must be a finite set, but this expression is {_a(k)}", e.loc)
+            elif what == "set":
+                if k not in ("set", "infinite set", "any", "none"):
+                    self.error(f"{text} must be a set, but this expression is {_a(k)}", e.loc)
             elif what == "str":
                 if k not in ("str", "any", "none"):
                     self.error(f"{text} must give a string (a status), but this expression is {_a(k)}", e.loc)

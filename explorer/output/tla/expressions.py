@@ -182,9 +182,9 @@ class Expressions:
             name, dom, env2 = self.bind(e.binder, env)
             self.need_bool(e.body, env2, "the condition of choose")
             return f"(CHOOSE {name} \\in {dom} : {self.d(e.body, env2)})"
-        if isinstance(e, A.FnSet):
-            for x in (e.domain, e.codomain):
-                if self.ty(x, env)[0] not in ("set", "bot", "any"):
+        if isinstance(e, A.FnSet):  # an infinite T passed the checks only on the right of `in` (TLC's too)
+            for x, kinds in ((e.domain, ("set", "bot", "any")), (e.codomain, ("set", "iset", "bot", "any"))):
+                if self.ty(x, env)[0] not in kinds:
                     self.fail(f"[S -> T] needs finite sets, this is {describe(self.ty(x, env))}", x.loc)
             return f"[{self.d(e.domain, env)} -> {self.d(e.codomain, env)}]"
         self.fail(f"unsupported expression {type(e).__name__}", e.loc)
