@@ -395,3 +395,25 @@ def test_the_block_of_a_quantifier_must_be_indented():
     with pytest.raises(SpecError, match="syntax error") as info:
         model_of("var x = 0\naction a: skip\ninvariant i:\n    forall k in 0..x:\n    k <= x\n")
     assert info.value.loc.line == 5
+
+
+# ---- sets of records -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("expr,expected", [
+    ('len([op: {"Rd", "Wr"}, adr: 1..3])', 6),
+    ('[op = "Rd", adr = 2] in [op: {"Rd"}, adr: 1..3]', True),
+    ('[op = "Rd", adr = 4] in [op: {"Rd"}, adr: 1..3]', False),
+    ('[op = "Rd"] in [op: {"Rd"}, adr: 1..3]', False),  # not the same fields
+    ("len([a: {}, b: {1}])", 0),
+    ("[a: {1}, b: {a}] == {[a = 1, b = 7]}", True),  # {a} is the definition a, not the field bound beside it
+])
+def test_a_set_of_records(expr, expected):
+    """Issue 32: TLA+'s [op : {"Rd"}, adr : Adr] is written [op: {"Rd"}, adr: Adr]."""
+    assert value(expr, "def a = 7") == expected
+
+
+def test_a_set_of_records_over_a_non_set_is_a_located_error():
+    with pytest.raises(SpecError, match="a domain must be a finite set, but this expression is an integer") as info:
+        model_of("var r = 0\naction a: r' = len([op: 3])\n")
+    assert (info.value.loc.line, info.value.loc.col) == (2, 25)
+

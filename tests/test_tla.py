@@ -689,3 +689,13 @@ def test_membership_in_an_infinite_function_set_agrees_with_tlc(tlc, tmp_path, i
     report = format_cross_check(cc)
     assert cc.agrees and all(r.agrees for r in cc.rows), report
     assert cc.ours.verdict == cc.tlc.verdict == verdict and cc.ours.distinct == cc.tlc.distinct, report
+
+
+@pytest.mark.tlc
+def test_sets_of_records_agree_with_tlc(tlc):
+    """Issue 32: `r in [op: {"Wr"}, adr: Adr, val: Val]` as an action's domain and in an invariant."""
+    cc = cross_check(load_model(ROOT / "tests" / "specs" / "record_sets.spec"), deadlock=False)
+    report = format_cross_check(cc)
+    assert cc.agrees and all(r.agrees for r in cc.rows), report
+    ours, theirs = (cc.ours.verdict, cc.ours.distinct, cc.ours.generated), (cc.tlc.verdict, cc.tlc.distinct, cc.tlc.generated)
+    assert ours == theirs == ("holds", 16, 97), report

@@ -325,6 +325,23 @@ class _ToAst(Transformer):
     def recfield(self, meta, c):
         return (str(c[0]), c[1])
 
+    recset = recfield
+
+    def rec_set(self, meta, c):
+        """`[f: S, g: T]`, the records with f in S and g in T (TLA+'s `[f : S, g : T]`), read as
+        `{[f = f, g = g] for f in S, g in T}`; a bound name that any S names is lengthened with `_`
+        until it is free, so it captures nothing."""
+        taken = {v for n in A.nodes([s for _, s in c]) for v in vars(n).values() if isinstance(v, str)}
+        binders, items = [], []
+        for name, dom in c:
+            bound = name
+            while bound in taken:
+                bound += "_"
+            taken.add(bound)
+            binders.append(A.Binder(dom.loc, bound, dom))
+            items.append((name, A.Name(dom.loc, bound)))
+        return A.SetComp(_loc(meta), A.RecordLit(_loc(meta), items), binders, None)
+
     def set_lit(self, meta, c):
         return A.SetLit(_loc(meta), [x for x in c if x is not None])
 
