@@ -417,3 +417,38 @@ def test_a_set_of_records_over_a_non_set_is_a_located_error():
         model_of("var r = 0\naction a: r' = len([op: 3])\n")
     assert (info.value.loc.line, info.value.loc.col) == (2, 25)
 
+
+# ---- enabled -------------------------------------------------------------------------------------
+
+def test_enabled_is_whether_an_action_has_a_successor():
+    """Issue 32: `enabled A` in invariants, definitions and properties (the Python engine runs it)."""
+    model = load_model(ROOT / "tests" / "specs" / "enabled.spec")
+    result = check(model, deadlock=False)
+    assert result.verdict == "holds" and result.distinct == 5
+    states = {s[0]: s for s in bfs_states(model)}
+    quiet = [x for x, s in sorted(states.items()) if not model.action("step").successors(s)
+             and not model.action("finish").successors(s)]
+    assert quiet == [3]  # the invariants above are checked against what the actions really do
+
+
+def bfs_states(model) -> list[tuple]:
+    seen, todo = [], list(model.init_states())
+    while todo:
+        s = todo.pop()
+        if s not in seen:
+            seen.append(s)
+            todo.extend(t for a in model.actions for t in a.successors(s))
+    return seen
+
+
+@pytest.mark.parametrize("text,message", [
+    ("var x = 0\naction a:\n    require not enabled a\n    x' = 1\n", "enabled a cannot be used in an action \\(a\\)"),
+    ("var x = 0\ndef busy = enabled a\naction a:\n    require not busy\n    x' = 1\n", "enabled a cannot be used in an action"),
+    ("var x = 0\nvar y = enabled a\naction a: x' = 1\n", "enabled a cannot be used in an initial value"),
+    ("var x = 0\naction a: x' = 1\ninvariant i: enabled b\n", "no action is named b"),
+    ("var x = 0\naction abc: x' = 1\ninvariant i: enabled abd\n", "did you mean abc"),
+])
+def test_enabled_where_it_cannot_be_evaluated_is_a_located_error(text, message):
+    with pytest.raises(SpecError, match=message):
+        model_of(text)
+

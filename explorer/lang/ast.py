@@ -105,6 +105,13 @@ class Quant(Expr):
 
 
 @dataclass(eq=False)
+class Enabled(Expr):
+    """`enabled A`: action A has a successor from the current state (TLA+'s ENABLED A)."""
+    action: str
+    index: int = field(default=-1, init=False)  # the action's position, set by checks
+
+
+@dataclass(eq=False)
 class Choose(Expr):
     """`choose x in S: P`: the first element of S, in the canonical value order, satisfying P."""
     binder: Binder
@@ -375,6 +382,8 @@ def unparse(e: Expr) -> str:
         return f"{e.kind} {binders(e.binders)}: {unparse(e.body)}"
     if isinstance(e, Choose):
         return f"choose {binders([e.binder])}: {unparse(e.body)}"
+    if isinstance(e, Enabled):
+        return f"enabled {e.action}"
     if isinstance(e, FnSet):
         return f"[{unparse(e.domain)} -> {unparse(e.codomain)}]"
     if isinstance(e, TupleLit):

@@ -66,6 +66,7 @@ class Checker:
         self.labels: set[str] = set()  # the names a transition's label has on the current path
         self.later: list[tuple[str, A.Expr, str]] = []  # kind checks, run once names are resolved
         self.exprs: list[A.Expr] = []  # every operator node, for static kind errors
+        self.enabled_in: dict[str, A.Enabled | None] = {}  # the first `enabled` each definition uses (see check_enabled)
 
     # ---- reporting ----
     def error(self, msg: str, loc: A.Loc | None):
@@ -104,6 +105,7 @@ class Checker:
             self.resolve_def(self.defs[d.name], d.loc)
         for i, v in enumerate(spec.vars):
             facts = self.expr(v.value, [{}])
+            self.refuse_enabled(v.value, "an initial value")
             later = sorted(j for j in facts.vars if j >= i)
             if later:
                 at = next((n.loc for n in A.nodes(v.value) if isinstance(n, A.Name) and n.ref is not None
@@ -142,6 +144,7 @@ class Checker:
                 self.error(f"view {v.name} is already defined (line {views[v.name].line})", v.loc)
             views[v.name] = v.loc
             self.view(v)
+        self.check_enabled()
         self.check_kinds()
 
     # ---- declarations ----
@@ -173,6 +176,42 @@ class Checker:
             info.vars = {var_index[n] for g in seen for n in calls[g] if n in var_index}
             info.uses_state = bool(info.vars)
             d.reads = tuple(sorted(info.vars))
+
+    def check_enabled(self) -> None:
+        """`enabled A` evaluates A's successors, so it may appear in what is evaluated on a reached
+        state (invariants, constraints, terminal conditions, properties, views, and the
+        definitions they use), never where successors or initial states are computed, nor in a
+        recursive definition (compiled without the state in hand)."""
+        for c in self.spec.consts:
+            self.refuse_enabled(c.value, "a constant")
+        for p in self.spec.by_kind("assume"):
+            self.refuse_enabled(p.conjuncts, "an assumption")
+        for d in self.spec.defs:
+            if d.recursive:
+                self.refuse_enabled(d.body, f"a recursive definition ({d.name})")
+        for a in self.spec.actions:
+            self.refuse_enabled([a.params, a.body], f"an action ({a.name}), nor in what it uses")
+
+    def refuse_enabled(self, root: Any, where: str) -> None:
+        found = self._first_enabled(root, frozenset())
+        if found is not None:
+            self.error(f"enabled {found.action} cannot be used in {where}: `enabled` may appear in "
+                       "invariants, constraints, terminal conditions, properties, views and the "
+                       "definitions they use", found.loc)
+
+    def _first_enabled(self, root: Any, visiting: frozenset[str]) -> A.Enabled | None:
+        """The first `enabled` in `root` or in a definition it uses (names resolved)."""
+        for n in A.nodes(root):
+            if isinstance(n, A.Enabled):
+                return n
+            ref = getattr(n, "ref", None)
+            if isinstance(n, (A.Name, A.Call)) and ref is not None and ref.kind == "def":
+                d = ref.target
+                if d.name not in self.enabled_in and d.name not in visiting:
+                    self.enabled_in[d.name] = self._first_enabled(d.body, visiting | {d.name})
+                if self.enabled_in.get(d.name) is not None:
+                    return self.enabled_in[d.name]
+        return None
 
     def resolve_def(self, info: _DefInfo, use_loc: A.Loc) -> None:
         if info.state == 2 or (info.state == 1 and info.node.recursive):
@@ -439,6 +478,12 @@ class Checker:
             self.domain(e.domain)
             self.domain(e.codomain)
             return self._sub([e.domain, e.codomain], scopes, ag)
+        if isinstance(e, A.Enabled):
+            names = [a.name for a in self.spec.actions]
+            if e.action not in names:
+                self.error(f"enabled {e.action}: no action is named {e.action}{did_you_mean(e.action, names)}", e.loc)
+            e.index = names.index(e.action)
+            return _Facts(uses_state=True, vars=set(range(len(self.spec.vars))))
         if isinstance(e, A.Choose):
             facts = self.expr(e.binder.domain, scopes, allow_globals=ag)
             self.domain(e.binder.domain)

@@ -254,6 +254,11 @@ class Compiler:
 
     def _bool(self, e: A.Expr) -> str:
         """A boolean operator as Python code yielding True or False."""
+        if isinstance(e, A.Enabled):  # actions are compiled before whatever may use this (checks.check_enabled)
+            fn = f"a{e.index}_labelled"
+            if fn not in self.ns:
+                raise EvalError(f"enabled {e.action} can be evaluated only on a state of the model", self.loc(e.loc))
+            return f"(len({fn}(s, [None])) > 0)"
         if isinstance(e, A.Unary):
             return f"(not {self.cond(e.arg, 'the operand of not')})"
         if isinstance(e, A.Quant):

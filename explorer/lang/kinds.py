@@ -103,7 +103,7 @@ def value_kind(v: Any) -> Any:
 
 def is_bool_op(e: A.Expr) -> bool:
     """A node whose Python code yields a Python truth value (to be boxed where it is a value)."""
-    return ((isinstance(e, A.Binary) and e.op in BOOL_RESULT_OPS) or isinstance(e, A.Quant)
+    return ((isinstance(e, A.Binary) and e.op in BOOL_RESULT_OPS) or isinstance(e, (A.Quant, A.Enabled))
             or (isinstance(e, A.Unary) and e.op == "not"))
 
 

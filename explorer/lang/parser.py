@@ -231,6 +231,9 @@ class _ToAst(Transformer):
     def choose_(self, meta, c):
         return A.Choose(_loc(meta), c[0], c[1])
 
+    def enabled(self, meta, c):
+        return A.Enabled(_loc(meta), str(c[0]))
+
     def fn_set(self, meta, c):
         return A.FnSet(_loc(meta), c[0], c[2])
 

@@ -245,6 +245,8 @@ class _Gen:
             return f"truth(c, {self.ex(e)})"
         if isinstance(e, A.Unary):
             return f"(!{self.cond(e.arg)})"
+        if isinstance(e, A.Enabled):  # the Python engine runs a spec that uses it
+            raise Unsupported(f"enabled {e.action}", e.loc)
         if isinstance(e, A.Quant):
             r, done = self.fresh(), self.fresh()
             forall = e.kind == "forall"

@@ -150,6 +150,8 @@ class Expressions:
             return self.let_expr(e.binds, e.body, env)
         if isinstance(e, A.Quant):
             return self.quant(e, env)
+        if isinstance(e, A.Enabled):  # the module defines the actions before whatever uses this
+            return f"(ENABLED {self.names.name_of('action', e.action)})"
         if isinstance(e, A.TupleLit):
             return "<<" + ", ".join(self.d(x, env) for x in e.items) + ">>"
         if isinstance(e, A.SetLit):

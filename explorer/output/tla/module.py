@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import NoReturn
 
+from explorer.lang import ast as A
 from explorer.lang.errors import SpecError
 from explorer.output.tla import config
 from explorer.output.tla.actions import Actions
@@ -94,14 +95,22 @@ class Exporter:
             init_items.append([f"TLCEval({name})" if any(expr.branches(c) for c in p.conjuncts) else name])
 
         preds: dict[str, list[str]] = {kind: [] for kind in ("invariant", "constraint", "terminal", "assume")}
-        pred_text = []
-        for p in spec.predicates:
-            if p.kind in preds:
-                pred_text.append(self.actions.predicate(p))
-                preds[p.kind].append(names.name_of(p.kind, p.name))
-                if p.kind == "assume":  # load_model has checked it; TLC checks it again
-                    pred_text[-1] = [*pred_text[-1], f"ASSUME {names.name_of(p.kind, p.name)}"]
+        pred_text: list[list[str]] = []
 
+        def predicates() -> None:
+            for p in spec.predicates:
+                if p.kind in preds:
+                    pred_text.append(self.actions.predicate(p))
+                    preds[p.kind].append(names.name_of(p.kind, p.name))
+                    if p.kind == "assume":  # load_model has checked it; TLC checks it again
+                        pred_text[-1] = [*pred_text[-1], f"ASSUME {names.name_of(p.kind, p.name)}"]
+
+        # `enabled A` is TLA+'s ENABLED A, which needs A defined before it: then the actions (and the
+        # definitions they use) are translated, and written, before the predicates and the
+        # definitions only these use (checks.check_enabled: no action uses `enabled`)
+        enabled = any(isinstance(n, A.Enabled) for n in A.nodes([spec.defs, spec.predicates, spec.properties]))
+        if not enabled:
+            predicates()
         actions = [self.actions.action(a) for a in spec.actions]
         fairness = []
         for a in spec.actions:
@@ -109,6 +118,9 @@ class Exporter:
                 ops, conjunct = self.actions.fairness(a)
                 actions.extend(ops)
                 fairness.append(conjunct)
+        before_actions = len(expr.out_defs)
+        if enabled:
+            predicates()
         temporal = [self.actions.temporal(p, name) for p, name in self.properties]
         next_items = [[names.name_of("action", a.name)] for a in spec.actions]
 
@@ -172,19 +184,28 @@ class Exporter:
         if helpers:
             lines.extend(helpers)
             lines.append("")
-        if expr.out_defs:
-            lines.extend(expr.out_defs)
+        first_defs, later_defs = (expr.out_defs[:before_actions], expr.out_defs[before_actions:]) if enabled \
+            else (expr.out_defs, [])
+        if first_defs:
+            lines.extend(first_defs)
             lines.append("")
-        for block in init_preds + pred_text:
+        for block in init_preds + ([] if enabled else pred_text):
             lines.extend(block)
             lines.append("")
-        if terminals:
+        if terminals and not enabled:
             lines.append("Terminal == " + " \\/ ".join(terminals))
             lines.append("")
         lines.extend(["Init ==", *place("  ", conj(init_items)), ""])
         for block in actions:
             lines.extend(block)
             lines.append("")
+        if enabled:
+            for block in ([later_defs] if later_defs else []) + pred_text:
+                lines.extend(block)
+                lines.append("")
+            if terminals:
+                lines.append("Terminal == " + " \\/ ".join(terminals))
+                lines.append("")
         if self.terminal == "stutter":
             lines.append("\\* a terminal state is not a deadlock: it may stutter (TLC counts these steps")
             lines.append("\\* as generated states; -coverage shows how many)")

@@ -371,7 +371,7 @@ class Types:
             for b in e.binds:
                 env2[b.local] = (None, ty(b.domain, env2))
             return ty(e.body, env2)
-        if isinstance(e, A.Quant):
+        if isinstance(e, (A.Quant, A.Enabled)):
             return BOOL
         if isinstance(e, A.Choose):
             return elem_of(ty(e.binder.domain, env))
