@@ -250,7 +250,7 @@ def test_a_step_into_a_pruned_state_still_enables_its_action():
     ("var x = 0\naction a: x' = 1\nproperty p: always eventually x + 1\n", "must be a boolean"),
     ("var x = 0\naction a: x' = 1\nproperty p: always eventually y\n", "unknown name y"),
     ("var x = 0\naction a: x' = 1\nproperty p: x == 0 leads_to\n", "syntax error"),
-    ("var x = 0\naction a: x' = 1\nproperty p: eventually x == 1\n", "syntax error"),
+    ("var x = 0\naction a: x' = 1\nproperty p: eventually\n", "syntax error"),
     ("var x = 0\naction a: x' = 1\nproperty p: always eventually x == 1\nproperty p: x == 0 leads_to x == 1\n",
      "already defined"),
 ])
@@ -552,3 +552,96 @@ def test_a_runtime_error_in_an_action_during_the_liveness_pass_prints_the_trace(
     r = check_liveness(m)
     assert r.verdict == "error" and r.internal and "boom" in r.error
     assert [s.state for s in r.trace] == [(0,), (1,), (2,)]
+
+
+# ---------------------------------------------------------------------------------------------
+# `eventually P` (issue 32): <>P, checked as `Init ~> P`, exported as <>(P) and agreed by TLC
+
+def steps_between(m, src: tuple, dst: tuple) -> list[tuple[int, tuple]]:
+    """Every (action index, binding) whose step takes src to dst (a real step: dst != src)."""
+    if src == dst:
+        return []
+    return [(i, b) for i, a in enumerate(m.actions) for b, t in a.labelled(src, [None]) if t == dst]
+
+
+def assert_fair_lasso(m, r, false_on_every_state):
+    """Brute force: the lasso is a behaviour of the spec (an initial state, then steps), its loop
+    closes (back to the loop's first state, or stuttering in the last), every fairness condition is
+    met in the loop, and the property's predicate is false on every state (what `eventually P`
+    needs to fail)."""
+    states = [s.state for s in r.trace]
+    assert states[0] in m.init_states()
+    for a, b in zip(states, states[1:]):
+        assert steps_between(m, a, b), "not a step of the spec"
+    loop = states[r.loop:]
+    closing = (states[-1], states[r.loop]) if r.loop_step is not None else (states[-1], states[-1])
+    if r.loop_step is not None:
+        assert steps_between(m, *closing)
+    taken = {x for a, b in [*zip(loop, loop[1:]), closing] for x in steps_between(m, a, b)}
+
+    def enabled(f, s):
+        return any(tuple(b[i] for i in f.by) == f.values for b, t in m.actions[f.action].labelled(s, [None]) if t != s)
+
+    for f in m.fairness:
+        met = any(i == f.action and tuple(b[k] for k in f.by) == f.values for i, b in taken)
+        hold = [enabled(f, s) for s in loop]
+        assert met or not (all(hold) if f.kind == "weak" else any(hold)), f"{f.kind} fairness of {m.actions[f.action].name} unmet"
+    assert all(false_on_every_state(s) for s in states)
+
+
+EVENTUALLY = """
+const N = 3
+var x = 0
+{fair}action up:
+    require x < N
+    x' = x + 1
+action reset:
+    require x == N
+    x' = 0
+property reaches: eventually x == N
+property starts: eventually x == 0
+property half: eventually x == 2 and x > 0
+"""
+
+
+@pytest.mark.parametrize("fair", ["", "fair ", "strong fair "])
+def test_eventually_holds_under_fairness_and_fails_by_a_checked_lasso(fair):
+    m, r = live(EVENTUALLY.format(fair=fair))
+    if fair:
+        assert r.verdict == "holds", format_result(m, r)
+        return
+    assert r.verdict == "violated" and r.property == "reaches", format_result(m, r)
+    assert lasso_length(r) == 2  # the initial state, stuttering: nothing forces up
+    assert_fair_lasso(m, r, lambda s: s[0] != 3)
+    m2, r2 = live(EVENTUALLY.format(fair=fair), properties=["starts"])
+    assert r2.verdict == "holds"  # P holds at the start: satisfied at once
+
+
+def test_eventually_fails_on_a_fair_loop_that_avoids_p():
+    """With `up` fair but able to skip 2 by `jump`, a fair behaviour loops 0 -> 1 -> 3 -> 0."""
+    text = """
+var x = 0
+fair action up:
+    require x < 3 and x != 1
+    x' = x + 1
+fair action jump:
+    require x == 1
+    x' = 3
+fair action reset:
+    require x == 3
+    x' = 0
+property half: eventually x == 2
+"""
+    m, r = live(text)
+    assert r.verdict == "violated" and r.loop is not None and r.loop_step is not None, format_result(m, r)
+    assert [s.state[0] for s in r.trace] == [0, 1, 3]
+    assert_fair_lasso(m, r, lambda s: s[0] != 2)
+
+
+@pytest.mark.tlc
+@pytest.mark.parametrize("fair", ["", "fair "])
+def test_tlc_agrees_on_eventually(tlc, tmp_path, fair):
+    m = model(EVENTUALLY.format(fair=fair))
+    cc = cross_check(m, deadlock=False, keep_dir=tmp_path)
+    assert cc.agrees and cc.ours.verdict == cc.tlc.verdict == ("holds" if fair else "violated"), format_cross_check(cc)
+    assert "reaches ==\n  <>(x = N)" in next(tmp_path.glob("*.tla")).read_text()

@@ -13,7 +13,8 @@ stutter, not a step of that action (TLA+'s `<<A>>_vars`). Fairness, on an action
   must take an A step infinitely often.
 
 A property holds when every fair behaviour satisfies it: `always eventually P` (`[]<>P`),
-`eventually always P` (`<>[]P`), `P leads_to Q` (`P ~> Q`, i.e. `[](P => <>Q)`). A property with
+`eventually always P` (`<>[]P`), `eventually P` (`<>P`), `P leads_to Q` (`P ~> Q`, i.e.
+`[](P => <>Q)`). A property with
 parameters is one property per binding (`\\A c \\in Clients : ...`), reported with its binding.
 
 Algorithm. The reachable graph is explored breadth-first (states kept whole, ids in BFS order,
@@ -25,7 +26,9 @@ iterative, over integer ids: no recursion, linear in the edges):
 - `always eventually P` fails iff some fair cycle lies inside the states where P is false;
 - `eventually always P` fails iff some fair cycle visits a state where P is false;
 - `P leads_to Q` fails iff some state where P holds and Q does not reaches, through states where
-  Q is false, a fair cycle of those states (the two-state tableau of `<>(P /\\ []~Q)`).
+  Q is false, a fair cycle of those states (the two-state tableau of `<>(P /\\ []~Q)`);
+- `eventually P` fails iff an initial state where P is false reaches, through states where P is
+  false, a fair cycle of those states (`leads_to` from the initial states: `Init ~> P`).
 
 A strongly connected component C contains a fair cycle iff (Emerson-Lei / Streett emptiness,
 as TLC's possible-error models): for each strong fairness condition with no step inside C, the
@@ -476,7 +479,10 @@ def find_lasso(checker: Checker, g: Graph, prop: CompiledProperty, cycles_only: 
         need = bytearray(1 - x for x in p)
         comps = checker.fair_components(alive, need, cycles_only)
     else:  # P, then Q false forever after: a fair cycle of not-Q states that a P state reaches
-        q = _values(g, prop.q, prop)
+        if prop.form == "eventually":  # Q false from the start: `P` is "an initial state"
+            p, q = bytearray(1 if g.parent[v] < 0 else 0 for v in range(n)), p
+        else:
+            q = _values(g, prop.q, prop)
         alive = bytearray(1 - x for x in q)
         need = None
         comps = checker.fair_components(alive, None, cycles_only)

@@ -271,7 +271,7 @@ class Property(Node):
     state predicates; with parameters, one property per binding of their (constant) domains."""
     name: str
     params: list[Binder]
-    form: str  # always_eventually | eventually_always | leads_to
+    form: str  # always_eventually | eventually_always | eventually | leads_to
     p: Expr
     q: Expr | None  # the right of leads_to
 

@@ -165,7 +165,7 @@ class CompiledProperty:
     """One temporal property for one binding of its parameters."""
     name: str  # the declaration's name
     binding: dict[str, Any]
-    form: str  # always_eventually | eventually_always | leads_to
+    form: str  # always_eventually | eventually_always | eventually | leads_to
     p: Any  # state -> bool
     q: Any  # state -> bool (leads_to), else None
     loc: A.Loc

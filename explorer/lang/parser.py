@@ -148,6 +148,9 @@ class _ToAst(Transformer):
     def eventually_always(self, meta, c):
         return ("eventually_always", c[0], None)
 
+    def eventually(self, meta, c):
+        return ("eventually", c[0], None)
+
     def leads_to(self, meta, c):
         return ("leads_to", c[0], c[1])
     def view_decl(self, meta, c):

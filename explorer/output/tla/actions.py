@@ -68,7 +68,8 @@ class Actions:
             if e is not None:
                 self.expr.need_bool(e, env, "a property's predicate")
         left = self.expr.d(p.p, env)
-        body = {"always_eventually": f"[]<>({left})", "eventually_always": f"<>[]({left})"}.get(p.form) \
+        body = {"always_eventually": f"[]<>({left})", "eventually_always": f"<>[]({left})",
+                "eventually": f"<>({left})"}.get(p.form) \
             or f"({left}) ~> ({self.expr.d(p.q, env)})"
         forall = "\\A " + ", ".join(quants) + " : " if quants else ""
         return [f"{name} ==", f"  {forall}{body}"]
