@@ -645,3 +645,54 @@ def test_tlc_agrees_on_eventually(tlc, tmp_path, fair):
     cc = cross_check(m, deadlock=False, keep_dir=tmp_path)
     assert cc.agrees and cc.ours.verdict == cc.tlc.verdict == ("holds" if fair else "violated"), format_cross_check(cc)
     assert "reaches ==\n  <>(x = N)" in next(tmp_path.glob("*.tla")).read_text()
+
+
+def test_the_fair_loop_is_a_shortest_one_against_brute_force():
+    """Issue 32, item 8: from the prefix's last state, the loop is the shortest cycle that meets
+    every goal (a state of each node goal, a step of each edge goal), checked against every walk
+    up to 8 steps on random strongly connected graphs."""
+    from types import SimpleNamespace
+    from explorer.engine.liveness import Checker
+
+    rng = random.Random(32)
+    for _ in range(300):
+        n = rng.randint(1, 6)
+        order = list(range(n))
+        rng.shuffle(order)
+        edges = {(order[i], order[(i + 1) % n]) for i in range(n)} if n > 1 else set()
+        edges |= {(rng.randrange(n), rng.randrange(n)) for _ in range(rng.randint(0, 2 * n))}
+        edges = {(a, b) for a, b in edges if a != b}
+        g = _graph(n, sorted(edges))
+        g.emask = array("Q", [rng.choice([0, 0, 1, 2, 3]) for _ in range(len(g.indices))])
+        node_goals = [{v for v in range(n) if rng.random() < 0.4} or {rng.randrange(n)}
+                      for _ in range(rng.randint(0, 2))]
+        present = 0
+        for m in g.emask:
+            present |= m
+        edge_goals = rng.choice([0, 1, 2, 3]) & present  # goals some step can meet, as in a fair component
+        start, real = order[0], rng.random() < 0.3 and n > 1
+        loop = Checker(SimpleNamespace(fairness=[]), g).shortest_cycle(start, set(range(n)), [set(x) for x in node_goals],
+                                                                       edge_goals, real)
+
+        def walks(length):
+            frontier = [([start], 0)]
+            for _ in range(length):
+                frontier = [(p + [g.indices[e]], m | g.emask[e]) for p, m in frontier for e in g.succ(p[-1])]
+            return [(p, m) for p, m in frontier if p[-1] == start]
+
+        def meets(p, m):
+            return all(any(v in goal for v in p) for goal in node_goals) and m & edge_goals == edge_goals
+
+        if not real and all(start in goal for goal in node_goals) and not edge_goals:
+            assert loop == []  # stuttering at the start is fair
+            continue
+        best = next((k for k in range(1, 9) if any(meets(p, m) for p, m in walks(k))), None)
+        if best is None:
+            continue  # longer than the brute force looks
+        assert len(loop) + 1 == best, (n, sorted(edges), node_goals, edge_goals, loop)
+        cyc = [start, *loop, start]  # a real cycle of the graph that meets every goal
+        taken = 0
+        for a, b in zip(cyc, cyc[1:]):
+            (e,) = [e for e in g.succ(a) if g.indices[e] == b]
+            taken |= g.emask[e]
+        assert meets(cyc, taken)

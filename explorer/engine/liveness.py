@@ -39,12 +39,14 @@ is fair iff no fairness condition is enabled in it: stuttering there forever is 
 
 The lasso. The prefix is a shortest path from an initial state to a fair component (for
 `leads_to`, a shortest path that passes a P-and-not-Q state and goes on through not-Q states to a
-fair component of those: breadth-first over the graph times the tableau). The cycle
-is built greedily inside the component: from its entry, a shortest path to the nearest state or
-step that a still-unmet condition needs, and so on, then a shortest path back (TLC builds its cycle
-the same way). The prefix is therefore shortest and the cycle short, but the lasso as a whole is
-not guaranteed minimal; TLC reports the first bad component its depth-first search completes,
-which is not always the nearest (docs/language.md gives an example).
+fair component of those: breadth-first over the graph times the tableau). The cycle is the
+shortest fair one through the component's entry: breadth-first over (state, goals met), a goal
+being a state or a step that a fairness condition (or the property) needs, when the component
+times 2^goals is at most EXACT_LOOP pairs; beyond that it is built greedily (from the entry, a
+shortest path to the nearest state or step a still-unmet goal needs, and so on, then back, as TLC
+builds its cycle). So the prefix is shortest and, from its end, so is the loop; a lasso whose loop
+starts elsewhere could still be shorter as a whole. TLC reports the first bad component its
+depth-first search completes, which is not always the nearest (docs/language.md gives an example).
 
 Livelocks. The nearest violation is often a stall (a single state where stuttering is fair), which
 says nothing about cycles farther away. `cycles_only` keeps only the fair components of several
@@ -65,6 +67,8 @@ from explorer.lang.errors import EvalError
 from explorer.lang.model import MAX_FAIRNESS, CompiledProperty, Model  # fairness: bits of a 64-bit mask
 from explorer.run.limits import LimitReached, Limits, disarm, guard, no_cycle_collector, rearm
 from explorer.run.progress import publish
+
+EXACT_LOOP = 2_000_000  # (state, goals met) pairs searched for a shortest fair loop before building one greedily
 
 
 @dataclass
@@ -376,6 +380,9 @@ class Checker:
                 edge_goals |= bit
         if need is not None:
             node_goals.append({v for v in comp if need[v]})
+        exact = self.shortest_cycle(start, inside, node_goals, edge_goals, real)
+        if exact is not None:
+            return exact
         path = [start]
 
         def met(v: int) -> None:
@@ -422,6 +429,46 @@ class Checker:
         if len(path) > 1:
             path.pop()  # the loop's first state is not repeated (also when a goal's step closed it)
         return path[1:]
+
+    def shortest_cycle(self, start: int, inside: set[int], node_goals: list[set[int]], edge_goals: int,
+                       real: bool) -> list[int] | None:
+        """The shortest cycle through `start` inside the component that visits a state of each
+        node goal and takes a step of each edge goal (bit), as `cycle` returns it: breadth-first
+        over (state, goals met so far). None when that product is too large (more than
+        EXACT_LOOP pairs): `cycle` then builds one greedily."""
+        g = self.g
+        ebits = [1 << j for j in range(MAX_FAIRNESS) if edge_goals >> j & 1]
+        k = len(node_goals) + len(ebits)
+        if len(inside) << k > EXACT_LOOP:
+            return None
+        full = (1 << k) - 1
+        nmask = {v: sum(1 << i for i, goal in enumerate(node_goals) if v in goal) for v in inside}
+        m0 = nmask[start]
+        if m0 == full and not real:
+            return []  # stuttering at the start is fair
+        prev: dict[tuple[int, int], tuple[int, int] | None] = {(start, m0): None}
+        queue = deque([(start, m0)])
+        while queue:
+            u, m = queue.popleft()
+            for e in g.succ(u):
+                w = g.indices[e]
+                if w not in inside:
+                    continue
+                m2 = m | nmask[w]
+                if ebits:
+                    em = g.emask[e]
+                    m2 |= sum(1 << (len(node_goals) + j) for j, b in enumerate(ebits) if em & b)
+                if w == start and m2 == full:
+                    out: list[int] = []
+                    node: tuple[int, int] | None = (u, m)
+                    while node is not None:
+                        out.append(node[0])
+                        node = prev[node]
+                    return out[::-1][1:]  # the states after `start`, up to the one that steps back to it
+                if (w, m2) not in prev:
+                    prev[w, m2] = (u, m)
+                    queue.append((w, m2))
+        raise AssertionError("a fair component lost its fair cycle")
 
     def path(self, src: int, targets: set[int], inside: set[int] | bytearray) -> list[int]:
         """A shortest path from `src` to one of `targets` through `inside` states."""
