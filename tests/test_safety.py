@@ -16,6 +16,7 @@ import pytest
 
 from explorer import check, load_model
 from explorer.lang import compiler as compiler_module
+from explorer.lang import cache as cache_module
 from explorer.lang.values import Map, Record
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -87,7 +88,9 @@ def recorded(monkeypatch):
         return real_eval(src, *args, **kwargs)
 
     monkeypatch.setattr(compiler_module, "compile", rec_compile, raising=False)
+    monkeypatch.setattr(cache_module, "compile", rec_compile, raising=False)  # define() compiles there
     monkeypatch.setattr(compiler_module, "eval", rec_eval, raising=False)
+    monkeypatch.setenv("EXPLORER_CACHE", "off")  # every source compiled (and seen) in this process
     return sources
 
 
