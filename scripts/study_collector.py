@@ -543,7 +543,8 @@ def verdict_lines(results: dict[str, Any], deep: dict[str, dict[str, Any]]) -> l
                      f"{sum(r['rule'] == rule for r in routes_rows)} loss routes (both schedules); for one: "
                      f"*{row['route']}* ({row['setting'].split(' SAVE_EVERY')[0]}), a shortest trace of "
                      f"{row['trace_length']} states through {', '.join(row['uses'])}, "
-                     f"prompt {row['witness']} lost: [{stem}.txt]({stem}.txt); {_on_code(stem + '.json')} "
+                     f"prompt {row['witness']} lost: [{stem}.txt]({stem}.txt), its picture "
+                     f"[{stem}.prompts.svg]({stem}.prompts.svg); {_on_code(stem + '.json')} "
                      f"| `{CHECK.format(route=row['route'], rule=rule)}` (1) |")
     rule = "lowest_unfinished"
     mine = [r for r in routes_rows if r["rule"] == rule]
@@ -602,7 +603,8 @@ def write_all_readme(out: Path, results: dict[str, Any]) -> int:
     readme = (out / "README.md").read_text()
     title, rest = readme.split("\n", 1)
     readme = title + "\n\n" + "\n".join(verdict_lines(results, deep)) + rest
-    readme = readme.replace("## In plain words\n\n", "## In plain words\n\n" + deep_summary(deep) + "\n\n", 1)
+    deeper = "### At deeper bounds, on issue 10's grid, and the ablations\n\n"
+    readme = readme.replace(deeper, deeper + deep_summary(deep) + "\n\n", 1)
     (out / "README.md").write_text(readme + render(study, finished, whole=False) + "\n".join(conformance_lines(out)) + "\n")
     return 0
 
@@ -682,11 +684,6 @@ def routes_failing(route_rows, rule: str, schedule: str = "any") -> list[str]:
             and r["verdict"] == "refuted"]
 
 
-def routes_proved(route_rows, rule: str, schedule: str = "any") -> list[str]:
-    return [r["route"] for r in route_rows if r["rule"] == rule and r["schedule"] == schedule
-            and r["verdict"] == "proved"]
-
-
 def _names(routes: list[str]) -> str:
     return ", ".join(f"*{r}*" for r in routes) if routes else "none"
 
@@ -708,20 +705,31 @@ def _cell(row: dict[str, Any], link: str | None) -> str:
     return f"incomplete ({row['distinct']:,} states, {row['stopped_by']})"
 
 
-def _rule_paragraph(rule: str, title: str, route_rows, grid_rows) -> str:
-    fails, holds = routes_failing(route_rows, rule), routes_proved(route_rows, rule)
-    cut = [r["route"] for r in route_rows if r["rule"] == rule and r["schedule"] == "any" and r["verdict"] == "incomplete"]
-    eager_fails = routes_failing(route_rows, rule, "eager")
-    verdict = "loses prompts" if fails else (
-        f"lost no prompt at this section's constants (the routes below, and the grid at STEPS = {BASE['STEPS']}; "
-        "deeper bounds are in the last sections)")
-    text = (f"**{title} {verdict}.** On the loss routes (SCHEDULE = any) it is refuted on {_names(fails)}, "
-            f"proved on {_names(holds)}" + (f", and the search was cut by a limit on {_names(cut)}" if cut else "")
-            + f"; with an eager collector it is refuted on {_names(eager_fails)}. ")
-    any_rows = [r for r in grid_rows if r["constants"]["SCHEDULE"] == "any"]
-    eager_rows = [r for r in grid_rows if r["constants"]["SCHEDULE"] == "eager"]
-    return (text + "Grid, SCHEDULE = any: " + summarize(rule, any_rows) + " Grid, SCHEDULE = eager: "
-            + summarize(rule, eager_rows))
+def rule_table(route_rows, grid_rows) -> list[str]:
+    """One row per rule: the loss routes it fails, the grid's tallies under each schedule, and its
+    smallest refuted grid point with what every refuted point shares (`summarize`)."""
+    out = ["| rule | verdict here | loss routes refuted (SCHEDULE = any) | refuted with an eager collector "
+           "| grid, any: proved / refuted / incomplete | grid, eager | smallest refuted grid point |",
+           "|---|---|---|---|---|---|---|"]
+    for rule in RULES:
+        fails, eager_fails = routes_failing(route_rows, rule), routes_failing(route_rows, rule, "eager")
+        cut = [r["route"] for r in route_rows if r["rule"] == rule and r["schedule"] == "any" and r["verdict"] == "incomplete"]
+        tallies = []
+        for sch in SCHEDULES:
+            mine = [r for r in grid_rows if r["rule"] == rule and r["constants"]["SCHEDULE"] == sch]
+            tallies.append(" / ".join(str(sum(r["verdict"] == v for r in mine)) for v in ("proved", "refuted", "incomplete")))
+        refuted = [r for r in grid_rows if r["rule"] == rule and r["constants"]["SCHEDULE"] == "any" and r["verdict"] == "refuted"]
+        smallest = "none"
+        if refuted:
+            s = refuted[0]
+            shares = summarize(rule, [r for r in grid_rows if r["constants"]["SCHEDULE"] == "any"])
+            shared = shares.split(" Every refuted point has ", 1)[1].split(".", 1)[0] if "Every refuted point has" in shares else ""
+            smallest = (f"{consts_text(s['constants'])}: {s['trace_length']} states, prompt {s['witness']} lost, through "
+                        f"{', '.join(s['uses']) or 'no fault'}" + (f"; every refuted point has {shared}" if shared else ""))
+        verdict = "**loses prompts**" if fails or refuted else "lost no prompt here"
+        out.append(f"| `{rule}` | {verdict} | {_names(fails)}" + (f" (cut by a limit: {_names(cut)})" if cut else "")
+                   + f" | {_names(eager_fails)} | {tallies[0]} | {tallies[1]} | {smallest} |")
+    return out
 
 
 def pivot_scheduled(rows: list[dict[str, Any]], rules: list[str], link) -> list[str]:
@@ -942,19 +950,15 @@ def write_readme(out: Path, smallest, grid_rows, route_rows, needs_rows, recipe_
         "",
         "## In plain words",
         "",
-        _rule_paragraph("frontier", "The frontier rule (pre)", route_rows, grid_rows)
-        + " That counterexample: [frontier-smallest.txt](frontier-smallest.txt) (also .json, .itf.json, .svg), "
-        "prompt by prompt: [frontier-smallest.prompts.txt](frontier-smallest.prompts.txt) "
+        f"### Each rule at this page's constants (the loss routes below, and the grid at STEPS = {BASE['STEPS']})",
+        "",
+        *rule_table(route_rows, grid_rows),
+        "",
+        "The smallest counterexample of all, `frontier` on the grid: [frontier-smallest.txt](frontier-smallest.txt) "
+        "(also .json, .itf.json, .svg), prompt by prompt: [frontier-smallest.prompts.txt](frontier-smallest.prompts.txt) "
         "([.svg](frontier-smallest.prompts.svg)). " + _reproduce(sm),
         "",
-        _rule_paragraph("in_flight", "The in-flight rule (post)", route_rows, grid_rows) + " "
-        + _rule_paragraph("safe", "The `safe` rule", route_rows, grid_rows),
-        "",
-        _rule_paragraph("unfinished", "The `unfinished` rule", route_rows, grid_rows),
-        "",
-        _rule_paragraph("unfinished_pending", "The `unfinished_pending` rule", route_rows, grid_rows),
-        "",
-        _rule_paragraph("lowest_unfinished", "The `lowest_unfinished` rule", route_rows, grid_rows),
+        "### At deeper bounds, on issue 10's grid, and the ablations",
         "",
         "## Loss routes, each at the smallest constants that show it, against every rule",
         "",

@@ -72,7 +72,7 @@ def deep_summary(results: dict[str, dict[str, Any]]) -> str:
     if "bounds-frontierless" in results and "ablation-lowest" in results:
         parts.append("Whether `lowest_unfinished` is the weakest rule found that holds, and the rule in the code's "
                      "terms: section *The rule as a patch sketch* below.")
-    return " ".join(parts)
+    return "\n".join(f"- {part}" for part in parts)
 
 
 def ablation_summary(data: dict[str, Any]) -> str:
