@@ -344,6 +344,8 @@ class ExprGen:
             m += [(2, self._subsets)]
         if t[1][0] == "map":
             m += [(2, self._fn_set)]
+        if t[1][0] == "rec":
+            m += [(2, self._rec_set)]
         return m
 
     def _makers_seq(self, t):
@@ -430,7 +432,7 @@ class ExprGen:
     def _member(self, t, d):
         rng = self.rng
         neg = "not in" if chance(rng, 0.3) else "in"
-        how = pick(rng, [(5, "set"), (2, "seq"), (2, "map"), (1, "rec"), (2, "inf")])
+        how = pick(rng, [(5, "set"), (2, "seq"), (2, "map"), (1, "rec"), (2, "inf"), (1, "fnset")])
         u = random_type(rng, 1)
         if how == "set":
             return f"({self.expr(u, d)} {neg} {self.expr(Set(u), d)})"
@@ -441,6 +443,9 @@ class ExprGen:
         if how == "rec":
             f, rt = self._record_with(random_type(rng, 0))
             return f'("{f}" {neg} {self.expr(rt, d)})'
+        if how == "fnset":  # a function set whose values' set is infinite: membership only (issue 32)
+            k = rng.choice([INT, STR])
+            return f"({self.expr(Map(k, INT), d)} {neg} [{self.small_set(k, min(d, 1))} -> {rng.choice(['Nat', 'Int'])}])"
         return f"({self.expr(INT, d)} {neg} {rng.choice(['Nat', 'Int'])})"
 
     def _subset(self, t, d):
@@ -549,6 +554,10 @@ class ExprGen:
         if chance(self.rng, 0.3):
             return f"({self.expr(t, d)} | {self.expr(t, d)})"
         return f"({self.expr(t, d)} | {{{self.expr(t[1], d)}: {self.expr(t[2], d)}}})"
+
+    def _rec_set(self, t, d):
+        """[f: S, g: T]: every record with f in S and g in T (issue 32)."""
+        return "[" + ", ".join(f"{f}: {self.small_set(ft, min(d, 1))}" for f, ft in t[1][1]) + "]"
 
     def _reclit(self, t, d):
         return "[" + ", ".join(f"{f} = {self.expr(ft, d)}" for f, ft in t[1]) + "]"
