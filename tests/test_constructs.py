@@ -421,7 +421,8 @@ def test_a_set_of_records_over_a_non_set_is_a_located_error():
 # ---- enabled -------------------------------------------------------------------------------------
 
 def test_enabled_is_whether_an_action_has_a_successor():
-    """Issue 32: `enabled A` in invariants, definitions and properties (the Python engine runs it)."""
+    """Issue 32: `enabled A` in invariants, definitions and properties (both engines:
+    tests/test_native.py runs every spec of tests/specs on each)."""
     model = load_model(ROOT / "tests" / "specs" / "enabled.spec")
     result = check(model, deadlock=False)
     assert result.verdict == "holds" and result.distinct == 5

@@ -245,8 +245,8 @@ class _Gen:
             return f"truth(c, {self.ex(e)})"
         if isinstance(e, A.Unary):
             return f"(!{self.cond(e.arg)})"
-        if isinstance(e, A.Enabled):  # the Python engine runs a spec that uses it
-            raise Unsupported(f"enabled {e.action}", e.loc)
+        if isinstance(e, A.Enabled):  # the action's successors from the current state, then forgotten
+            return f"en_probe(c, {e.index})"
         if isinstance(e, A.Quant):
             r, done = self.fresh(), self.fresh()
             forall = e.kind == "forall"
@@ -422,6 +422,9 @@ def generate(model: Model) -> Generated:
             f"#define NC {len(constraints)}", f"#define NMEMO {g.nmemo}"]
     table = [f"static void act_{i}(Ctx *c, V *s);" for i in range(na)]
     table.append("static void (*ACTIONS[NA_ALLOC])(Ctx *, V *) = {" + ", ".join(f"act_{i}" for i in range(na)) + "};")
+    table.append("static inline int en_probe(Ctx *c, int a) {  /* `enabled A`: A has a successor from c->s */\n"
+                 "    V *s = c->s; size_t before = c->nsucc; ACTIONS[a](c, s);\n"
+                 "    int yes = c->nsucc > before; c->nsucc = before; c->s = s; return yes;\n}")
     try:
         init, native_init = g.init(), True
     except Unsupported:  # e.g. a domain too large to hand over: the Python engine finds the initial states
