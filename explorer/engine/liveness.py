@@ -14,7 +14,9 @@ stutter, not a step of that action (TLA+'s `<<A>>_vars`). Fairness, on an action
 
 A property holds when every fair behaviour satisfies it: `always eventually P` (`[]<>P`),
 `eventually always P` (`<>[]P`), `eventually P` (`<>P`), `P leads_to Q` (`P ~> Q`, i.e.
-`[](P => <>Q)`). A property with
+`[](P => <>Q)`), or one of the steps of actions A (`_step_lasso`): `always [A]`, `always eventually
+<<A>>`, `eventually always [A]`, `fair A`, `strong fair A`; the graph then marks the steps of
+those actions, and the states where they are enabled, with bits after the fairness conditions'. A property with
 parameters is one property per binding (`\\A c \\in Clients : ...`), reported with its binding.
 
 Algorithm. The reachable graph is explored breadth-first (states kept whole, ids in BFS order,
@@ -63,7 +65,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from explorer.engine.result import Result, Step, label_step, report_limit
-from explorer.lang.errors import EvalError
+from explorer.lang import ast as A
+from explorer.lang.errors import EvalError, SpecError
 from explorer.lang.model import MAX_FAIRNESS, CompiledProperty, Model  # fairness: bits of a 64-bit mask
 from explorer.run.limits import LimitReached, Limits, disarm, guard, no_cycle_collector, rearm
 from explorer.run.progress import publish
@@ -88,6 +91,36 @@ class Graph:
 
     def succ(self, v: int) -> range:
         return range(self.indptr[v], self.indptr[v + 1])
+
+    def without(self, bits: int) -> "Graph":
+        """The same states, parents and enabled masks, without the steps that have any of `bits`
+        (a behaviour that takes no step of those actions)."""
+        indptr, indices, emask = array("q", [0]), array("i"), array("Q")
+        for v in range(len(self.states)):
+            for e in self.succ(v):
+                if not self.emask[e] & bits:
+                    indices.append(self.indices[e])
+                    emask.append(self.emask[e])
+            indptr.append(len(indices))
+        return Graph(self.states, self.parent, indptr, indices, emask, self.enabled, self.generated, self.depth)
+
+
+def tracked_bits(model: Model) -> list[int]:
+    """Per action, the bit (after the fairness conditions' bits) that marks its steps and the
+    states where it is enabled, when a property speaks of its steps (A.STEP_FORMS), else 0."""
+    used = sorted({a for p in model.properties for a in p.actions})
+    if len(model.fairness) + len(used) > MAX_FAIRNESS:
+        raise SpecError(f"at most {MAX_FAIRNESS} fairness conditions and actions named by properties are "
+                        f"supported together; this spec has {len(model.fairness)} and {len(used)}", model.spec.path)
+    bits = [0] * len(model.actions)
+    for k, a in enumerate(used):
+        bits[a] = 1 << (len(model.fairness) + k)
+    return bits
+
+
+def step_bits(model: Model, prop: CompiledProperty) -> int:
+    bits = tracked_bits(model)
+    return sum(bits[a] for a in prop.actions)
 
 
 @dataclass
@@ -128,7 +161,9 @@ class GraphBuilder:
                         break
                 else:
                     groups.append((f.by, {f.values: 1 << j}))
-        self.fair = bool(model.fairness)
+        for ai, bit in enumerate(tracked_bits(model)):  # marked like fairness; Checker ignores them
+            self.whole[ai] |= bit
+        self.fair = bool(model.fairness) or any(self.whole)
         self.indptr = array("q", [0])
         self.indices = array("i")  # 4 bytes an edge (up to 2**31 states), 8 more for its mask
         self.emask = array("Q")  # stays empty without fairness
@@ -302,7 +337,7 @@ class Checker:
     """Fair cycles of one graph under the model's fairness conditions."""
 
     def __init__(self, model: Model, g: Graph):
-        self.g = g
+        self.model, self.g = model, g
         self.weak = sum(1 << j for j, f in enumerate(model.fairness) if f.kind == "weak")
         self.strong = sum(1 << j for j, f in enumerate(model.fairness) if f.kind == "strong")
         self.all = self.weak | self.strong
@@ -318,12 +353,13 @@ class Checker:
                     bits |= g.emask[e]
         return bits
 
-    def fair_parts(self, comp: list[int], need: bytearray | None) -> list[list[int]]:
-        """The sub-components of `comp` that hold a fair cycle (visiting a `need` state)."""
+    def fair_parts(self, comp: list[int], need: bytearray | None, need_step: int = 0) -> list[list[int]]:
+        """The sub-components of `comp` that hold a fair cycle (visiting a `need` state, and
+        taking a step with the bits `need_step`)."""
         g = self.g
         if len(comp) == 1:
             v = comp[0]
-            return [comp] if not g.enabled[v] & self.all and (need is None or need[v]) else []
+            return [comp] if not g.enabled[v] & self.all and (need is None or need[v]) and not need_step else []
         found, work = [], [comp]
         while work:
             c = work.pop()
@@ -345,23 +381,28 @@ class Checker:
                 continue
             if need is not None and not any(need[v] for v in c):
                 continue
+            if need_step and not any(g.emask[e] & need_step == need_step and g.indices[e] in inside
+                                     for v in c for e in g.succ(v)):
+                continue
             found.append(c)
         return found
 
     def fair_components(self, alive: bytearray, need: bytearray | None,
-                        cycles_only: bool = False) -> list[list[int]]:
+                        cycles_only: bool = False, need_step: int = 0) -> list[list[int]]:
         """Every fair component of the `alive` subgraph (each sorted: its first state is the one
         nearest an initial state); `cycles_only`: only those of several states, whose fair loops
-        are cycles of real steps (a single state's loop is a stutter)."""
+        are cycles of real steps (a single state's loop is a stutter); `need_step`: only those
+        with a step that has these bits."""
         g = self.g
         out = []
         for comp in sccs(g, alive, range(len(g.states))):
-            out.extend(sorted(c) for c in self.fair_parts(comp, need) if not cycles_only or len(c) > 1)
+            out.extend(sorted(c) for c in self.fair_parts(comp, need, need_step) if not cycles_only or len(c) > 1)
         return out
 
-    def cycle(self, comp: list[int], need: bytearray | None, real: bool = False) -> list[int]:
+    def cycle(self, comp: list[int], need: bytearray | None, real: bool = False, need_step: int = 0) -> list[int]:
         """A fair cycle of `comp` from its first state: the states after it, back to it (empty:
-        stuttering there is fair); `real`: at least one step (`comp` has several states)."""
+        stuttering there is fair); `real`: at least one step (`comp` has several states);
+        `need_step`: it takes a step that has these bits."""
         g = self.g
         inside = set(comp)
         start = comp[0]
@@ -380,6 +421,7 @@ class Checker:
                 edge_goals |= bit
         if need is not None:
             node_goals.append({v for v in comp if need[v]})
+        edge_goals |= need_step
         exact = self.shortest_cycle(start, inside, node_goals, edge_goals, real)
         if exact is not None:
             return exact
@@ -516,6 +558,8 @@ def find_lasso(checker: Checker, g: Graph, prop: CompiledProperty, cycles_only: 
     `cycles_only`: a behaviour whose loop is a cycle of real steps (a livelock), or None when every
     violation stops in one state (or there is none)."""
     n = len(g.states)
+    if prop.form in A.STEP_FORMS:
+        return _step_lasso(checker, g, prop, cycles_only)
     p = _values(g, prop.p, prop)
     if prop.form == "always_eventually":  # a fair cycle where P is false throughout
         alive = bytearray(1 - x for x in p)
@@ -544,6 +588,60 @@ def find_lasso(checker: Checker, g: Graph, prop: CompiledProperty, cycles_only: 
         return None
     comp = min(comps, key=lambda c: c[0])
     return Lasso(_prefix(g, comp[0]), checker.cycle(comp, need, cycles_only))
+
+
+def _step_lasso(checker: Checker, g: Graph, prop: CompiledProperty, cycles_only: bool) -> Lasso | None:
+    """A fair behaviour violating a property of steps (A.STEP_FORMS), A being the property's
+    actions (`bits`: their steps, and the states where one is enabled):
+
+    - `always [A]` ([][A]_vars): a step that is not an A step (the nearest one), then on to a fair loop;
+    - `always eventually <<A>>` ([]<><<A>>_vars): a fair loop that takes no A step;
+    - `eventually always [A]` (<>[][A]_vars): a fair loop that takes a step that is not an A step;
+    - `fair A` (WF_vars(A)): a fair loop with A enabled in every state and no A step;
+    - `strong fair A` (SF_vars(A)): a fair loop with A enabled in some state and no A step."""
+    model = checker.model
+    bits = step_bits(model, prop)
+    n = len(g.states)
+    alive = bytearray(b"\x01") * n
+    if prop.form == "always_step":
+        for v in range(n):  # ids are in BFS order: the first such state is a nearest one
+            bad = next((g.indices[e] for e in g.succ(v) if not g.emask[e] & bits), None)
+            if bad is not None:
+                break
+        else:
+            return None
+        comps = checker.fair_components(alive, None, cycles_only)
+        member = {v: c for c in comps for v in c}
+        if not member:
+            return None  # cycles_only and every fair loop stutters in one state
+        onward = checker.path(bad, set(member), alive)
+        comp = member[onward[-1]]
+        comp = [onward[-1]] + [v for v in comp if v != onward[-1]]
+        return Lasso(_prefix(g, v) + onward, checker.cycle(comp, None, cycles_only))
+    if prop.form == "eventually_always_step":
+        other = 1 << (MAX_FAIRNESS - 1)  # a free bit: the steps that are not A steps
+        if other & ~bits and any(other & m for m in g.emask):
+            raise SpecError("too many fairness conditions and actions named by properties", model.spec.path)
+        marked = Graph(g.states, g.parent, g.indptr, g.indices,
+                       array("Q", (m | other if not m & bits else m for m in g.emask)), g.enabled, g.generated, g.depth)
+        sub = Checker(model, marked)
+        comps = sub.fair_components(alive, None, cycles_only, need_step=other)
+        if not comps:
+            return None
+        comp = min(comps, key=lambda c: c[0])
+        return Lasso(_prefix(g, comp[0]), sub.cycle(comp, None, cycles_only, need_step=other))
+    without = g.without(bits)  # behaviours that take no A step
+    sub = Checker(model, without)
+    need = None
+    if prop.form == "weak_fair":
+        alive = bytearray(1 if g.enabled[v] & bits else 0 for v in range(n))
+    elif prop.form == "strong_fair":
+        need = bytearray(1 if g.enabled[v] & bits else 0 for v in range(n))
+    comps = sub.fair_components(alive, need, cycles_only)
+    if not comps:
+        return None
+    comp = min(comps, key=lambda c: c[0])
+    return Lasso(_prefix(g, comp[0]), sub.cycle(comp, need, cycles_only))
 
 
 def _leads_to_path(g: Graph, p: bytearray, q: bytearray, targets: dict[int, Any]) -> list[int] | None:

@@ -265,15 +265,22 @@ class Action(Node):
     fair_by: list[str] = field(default_factory=list)  # `fair(p)`: one fairness condition per value of p
 
 
+STEP_FORMS = ("always_step", "always_eventually_step", "eventually_always_step", "weak_fair", "strong_fair")
+
+
 @dataclass(eq=False)
 class Property(Node):
-    """A temporal property: `always eventually P`, `eventually always P` or `P leads_to Q`, of
-    state predicates; with parameters, one property per binding of their (constant) domains."""
+    """A temporal property: `always eventually P`, `eventually always P`, `eventually P` or
+    `P leads_to Q`, of state predicates; or one of the steps of some actions (STEP_FORMS:
+    `always [A | B]`, `always eventually <<A>>`, `eventually always [A]`, `fair A`, `strong fair
+    A`); with parameters, one property per binding of their (constant) domains."""
     name: str
     params: list[Binder]
-    form: str  # always_eventually | eventually_always | eventually | leads_to
-    p: Expr
+    form: str  # always_eventually | eventually_always | eventually | leads_to, or one of STEP_FORMS
+    p: Expr | None  # None for a STEP_FORMS property
     q: Expr | None  # the right of leads_to
+    actions: list[str] = field(default_factory=list)  # a STEP_FORMS property's actions (A | B)
+    indices: list[int] = field(default_factory=list)  # their positions, set by checks
 
 
 @dataclass(eq=False)

@@ -300,6 +300,12 @@ class Checker:
                 if e is not None:
                     self.expr(e, scopes)
                     self.boolean(e, "a property's predicate")
+            names = [a.name for a in self.spec.actions]
+            p.indices = []
+            for n in p.actions:
+                if n not in names:
+                    self.error(f"property {p.name}: no action is named {n}{did_you_mean(n, names)}", p.loc)
+                p.indices.append(names.index(n))
     def view(self, v: A.View) -> None:
         if len(v.params) > MAX_LOOPS:
             self.error(f"a view can have at most {MAX_LOOPS} parameters", v.params[MAX_LOOPS].loc)

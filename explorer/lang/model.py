@@ -165,10 +165,11 @@ class CompiledProperty:
     """One temporal property for one binding of its parameters."""
     name: str  # the declaration's name
     binding: dict[str, Any]
-    form: str  # always_eventually | eventually_always | eventually | leads_to
-    p: Any  # state -> bool
+    form: str  # always_eventually | eventually_always | eventually | leads_to, or one of A.STEP_FORMS
+    p: Any  # state -> bool (None for a STEP_FORMS property)
     q: Any  # state -> bool (leads_to), else None
     loc: A.Loc
+    actions: tuple[int, ...] = ()  # a STEP_FORMS property's actions
 
     @property
     def label(self) -> str:
@@ -221,13 +222,13 @@ def _temporal(spec: A.Spec, comp: Compiler, values: list[Any], wanted: list[str]
     compiled = []
     for p in props:
         what = f"property {p.name}"
-        fp = comp.state_function(p.p, p.params, what)
+        fp = comp.state_function(p.p, p.params, what) if p.p is not None else None
         fq = comp.state_function(p.q, p.params, what) if p.q is not None else None
         for binding in _bindings(p.params, spec, values):
             compiled.append(CompiledProperty(
                 p.name, {b.name: v for b, v in zip(p.params, binding)}, p.form,
-                (lambda s, f=fp, b=binding: f(s, *b)),
-                None if fq is None else (lambda s, f=fq, b=binding: f(s, *b)), p.loc))
+                None if fp is None else (lambda s, f=fp, b=binding: f(s, *b)),
+                None if fq is None else (lambda s, f=fq, b=binding: f(s, *b)), p.loc, tuple(p.indices)))
     fairness = []
     for i, a in enumerate(spec.actions):
         if a.fairness is None:

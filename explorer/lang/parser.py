@@ -26,6 +26,16 @@ from explorer.lang import ast as A
 from explorer.lang.errors import SpecError, did_you_mean
 
 
+def _action_names(e: A.Expr) -> list[str]:
+    """`a | b | c` read as a set of actions (`eventually always [a | b]`), or [] if it is not one."""
+    if isinstance(e, A.Name):
+        return [e.id]
+    if isinstance(e, A.Binary) and e.op == "|":
+        left, right = _action_names(e.left), _action_names(e.right)
+        return left + right if left and right else []
+    return []
+
+
 class _Indenter(Indenter):
     NL_type = "_NL"
     OPEN_PAREN_types = ["LPAR", "LSQB", "LBRACE"]
@@ -139,8 +149,25 @@ class _ToAst(Transformer):
         return [str(t) for t in c]
 
     def property_decl(self, meta, c):
-        name, params, (form, p, q) = c
-        return A.Property(_tok_loc(name), str(name), params or [], form, p, q)
+        name, params, (form, p, q, *actions) = c
+        if form == "eventually_always" and isinstance(p, A.TupleLit) and len(p.items) == 1 and _action_names(p.items[0]):
+            form, actions, p = "eventually_always_step", [_action_names(p.items[0])], None  # <>[][A | B]_vars
+        return A.Property(_tok_loc(name), str(name), params or [], form, p, q, actions[0] if actions else [])
+
+    def steps(self, meta, c):
+        return [str(t) for t in c]
+
+    def always_step(self, meta, c):
+        return ("always_step", None, None, c[0])
+
+    def always_eventually_step(self, meta, c):
+        return ("always_eventually_step", None, None, c[1])
+
+    def fair_property(self, meta, c):
+        return ("weak_fair", None, None, c[0])
+
+    def strong_fair_property(self, meta, c):
+        return ("strong_fair", None, None, c[0])
 
     def always_eventually(self, meta, c):
         return ("always_eventually", c[0], None)

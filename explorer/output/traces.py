@@ -121,7 +121,7 @@ def lasso_kind(model: Model, result: Result) -> str:
     kind, able = _loop(model, result)
     if kind == "livelock":
         return (f"The loop (states {result.loop + 1} to {n}) repeats forever: a livelock, every "
-                "fairness condition is met and the property never is.")
+                "fairness condition is met, and the behaviour fails the property.")
     if kind == "deadlock":
         return f"State {n} is a deadlock (no action is enabled): the behaviour stutters there forever."
     return (f"The behaviour stops in state {n}, where no fair action is enabled (only {', '.join(able)}, "

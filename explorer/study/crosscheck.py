@@ -60,6 +60,7 @@ _INVARIANT = re.compile(r"^Error: Invariant (\S+) is violated( by the initial st
 _TEMPORAL_CHECK = re.compile(r"^Checking (?:\d+ branches of )?temporal properties for the (current|complete) state space")
 _STATE = re.compile(r"^State (\d+):")  # also `State n: Stuttering`, the last state of a lasso
 TEMPORAL = "(temporal)"  # TLC does not name the temporal property it found violated
+_ACTION_PROPERTY = re.compile(r"Error: Action property \S+ is violated\.")
 _COVERAGE = re.compile(r"^<(\w+) line \d+, col \d+ to line \d+, col \d+ of module \w+[^>]*>: (\d+):(\d+)")
 
 
@@ -176,8 +177,8 @@ def parse_tlc_output(text: str, exit_code: int | None = None) -> TlcOutcome:
             out.verdict, out.property = "violated", m.group(1)
             init_violation = bool(m.group(2))
             continue
-        if line.startswith("Error: Temporal properties were violated."):
-            out.verdict, out.property = "violated", TEMPORAL
+        if line.startswith("Error: Temporal properties were violated.") or _ACTION_PROPERTY.match(line):
+            out.verdict, out.property = "violated", TEMPORAL  # an action property ([][A]_v) too: a property
             continue
         m = _TEMPORAL_CHECK.match(line)
         if m and out.verdict != "violated":  # TLC checks liveness now and then, and at the end
@@ -322,7 +323,13 @@ def _compare(model, ours: Result, exp, tlc: TlcOutcome, deadlock: bool, spec_pat
             cc.rows.append(Row(name, mine, theirs, False, "TLC's coverage did not count the terminal stutters"))
         else:
             cc.rows.append(Row(name, mine, theirs))
-    if ours.loop is not None and tlc.trace_length is not None and ours_trace != tlc.trace_length:
+    step_safety = ours.loop is not None and any(p.label == ours.property and p.form == "always_step"
+                                                for p in model.properties)
+    if step_safety and tlc.trace_length is not None:  # [][A]_vars: TLC stops at the bad step
+        cc.rows.append(Row("trace", ours_trace, tlc.trace_length, False,
+                           "TLC prints an action property's prefix up to the bad step; this explorer the "
+                           "whole fair behaviour through it"))
+    elif ours.loop is not None and tlc.trace_length is not None and ours_trace != tlc.trace_length:
         # a lasso: ours has a shortest prefix, TLC's is the first its depth-first search completes
         cc.rows.append(Row("trace", ours_trace, tlc.trace_length, ours_trace > tlc.trace_length,
                            "TLC's lasso is not a shortest one"))

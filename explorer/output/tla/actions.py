@@ -67,10 +67,17 @@ class Actions:
         for e in (p.p, p.q):
             if e is not None:
                 self.expr.need_bool(e, env, "a property's predicate")
-        left = self.expr.d(p.p, env)
-        body = {"always_eventually": f"[]<>({left})", "eventually_always": f"<>[]({left})",
-                "eventually": f"<>({left})"}.get(p.form) \
-            or f"({left}) ~> ({self.expr.d(p.q, env)})"
+        if p.form in A.STEP_FORMS:  # the actions' operators, defined above (each binds its parameters)
+            acts = " \\/ ".join(self.names.name_of("action", n) for n in p.actions)
+            acts = f"({acts})" if len(p.actions) > 1 else acts
+            body = {"always_step": f"[][{acts}]_vars", "always_eventually_step": f"[]<><<{acts}>>_vars",
+                    "eventually_always_step": f"<>[][{acts}]_vars", "weak_fair": f"WF_vars({acts})",
+                    "strong_fair": f"SF_vars({acts})"}[p.form]
+        else:
+            left = self.expr.d(p.p, env)
+            body = {"always_eventually": f"[]<>({left})", "eventually_always": f"<>[]({left})",
+                    "eventually": f"<>({left})"}.get(p.form) \
+                or f"({left}) ~> ({self.expr.d(p.q, env)})"
         forall = "\\A " + ", ".join(quants) + " : " if quants else ""
         return [f"{name} ==", f"  {forall}{body}"]
 
