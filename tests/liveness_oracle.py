@@ -1,0 +1,183 @@
+"""An independent oracle for temporal properties under fairness, and a campaign against it.
+
+The liveness checker (explorer/engine/liveness.py) decides a property with Tarjan's components,
+Emerson-Lei pruning and breadth-first lassos. This oracle decides it another way, by brute force
+on small state graphs: a property fails iff some reachable set C of states, with the allowed steps
+inside it, can be what a fair behaviour visits and takes infinitely often (C strongly connected
+through those steps, or one state stuttered in) and the property fails on such a behaviour. Every
+subset of the states is tried, so specs stay small (at most 9 states).
+
+    python tests/liveness_oracle.py --specs 2000 --seed 1     # the long campaign
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from itertools import combinations
+from typing import Any
+
+from explorer import check, load_model, with_properties
+from explorer.lang.errors import SpecError
+
+MAX_STATES = 9
+FORMS = ["always_eventually", "eventually_always", "eventually", "leads_to", "always_step",
+         "always_eventually_step", "eventually_always_step", "weak_fair", "strong_fair"]
+
+
+def random_spec(rng: random.Random) -> tuple[str, str]:
+    """A spec over x in 0..2 and a flag, 2-4 actions with random guards and updates, random weak
+    or strong fairness, and one property of a random form; (text, the property's form)."""
+    names = ["a", "b", "c", "d"][:rng.randint(2, 4)]
+    preds = ["x == 0", "x == 1", "x == 2", "x > 0", "x < 2", "f", "not f", "x == 1 and f", "x != 1 or f"]
+    lines = ["var x = 0", "var f = false"]
+    for n in names:
+        fair = rng.choice(["", "", "fair ", "strong fair "])
+        guard = rng.choice(preds + ["true"])
+        upd = [rng.choice(["x' = (x + 1) % 3", "x' = 0", "x' = 2", "x' = x", "x' = (x + 2) % 3"])]
+        if rng.random() < 0.5:
+            upd.append(rng.choice(["f' = not f", "f' = true", "f' = false"]))
+        lines.append(f"{fair}action {n}:\n    require {guard}\n    " + "\n    ".join(upd))
+    form = rng.choice(FORMS)
+    acts = " | ".join(rng.sample(names, rng.randint(1, 2)))
+    p, q = rng.choice(preds), rng.choice(preds)
+    body = {"always_eventually": f"always eventually {p}", "eventually_always": f"eventually always {p}",
+            "eventually": f"eventually {p}", "leads_to": f"{p} leads_to {q}", "always_step": f"always [{acts}]",
+            "always_eventually_step": f"always eventually <<{acts}>>",
+            "eventually_always_step": f"eventually always [{acts}]", "weak_fair": f"fair {acts}",
+            "strong_fair": f"strong fair {acts}"}[form]
+    lines.append(f"property prop: {body}")
+    return "\n".join(lines) + "\n", form
+
+
+def graph(model) -> tuple[list[tuple], list[int], dict[tuple[int, int], set[int]], list[set[int]]]:
+    """States, initial ids, edges (u, v) -> the actions whose steps go u -> v (u != v), and per
+    state the actions enabled there (with a step that changes the state)."""
+    states: list[tuple] = list(dict.fromkeys(model.init_states()))
+    init = list(range(len(states)))
+    index = {s: i for i, s in enumerate(states)}
+    edges: dict[tuple[int, int], set[int]] = {}
+    enabled: list[set[int]] = []
+    i = 0
+    while i < len(states):
+        s = states[i]
+        en: set[int] = set()
+        for ai, a in enumerate(model.actions):
+            for t in a.successors(s):
+                if t == s:
+                    continue
+                en.add(ai)
+                if t not in index:
+                    index[t] = len(states)
+                    states.append(t)
+                edges.setdefault((i, index[t]), set()).add(ai)
+        enabled.append(en)
+        i += 1
+    return states, init, edges, enabled
+
+
+def reach(starts: set[int], ok: Any, edges) -> set[int]:
+    seen, todo = set(s for s in starts if ok(s)), [s for s in starts if ok(s)]
+    while todo:
+        u = todo.pop()
+        for (a, b) in edges:
+            if a == u and b not in seen and ok(b):
+                seen.add(b)
+                todo.append(b)
+    return seen
+
+
+def oracle(model) -> str:
+    """"holds" or "violated" for the model's one property, by brute force over state sets."""
+    states, init, edges, enabled = graph(model)
+    if len(states) > MAX_STATES:
+        raise ValueError("too many states for the oracle")
+    prop = model.properties[0]
+    n = len(states)
+    p = [bool(prop.p(s)) for s in states] if prop.p else [True] * n
+    q = [bool(prop.q(s)) for s in states] if prop.q else [True] * n
+    A = set(prop.actions)
+    if prop.form == "always_step":
+        reachable = reach(set(init), lambda v: True, edges)
+        return "violated" if any(u in reachable and not acts & A for (u, v), acts in edges.items()) else "holds"
+    every = set(range(n))
+    starts, ok = set(init), (lambda v: True)
+    if prop.form == "eventually":
+        ok = lambda v: not p[v]  # noqa: E731
+    if prop.form == "leads_to":
+        before = reach(set(init), lambda v: True, edges)
+        starts, ok = {v for v in before if p[v] and not q[v]}, (lambda v: not q[v])  # noqa: E731
+    reachable = reach(starts, ok, edges)
+    for size in range(1, n + 1):
+        for c in map(set, combinations(sorted(reachable), size)):
+            allowed = {(u, v): acts for (u, v), acts in edges.items() if u in c and v in c
+                       and not (prop.form in ("always_eventually_step", "weak_fair", "strong_fair") and acts & A)}
+            if not _strongly_connected(c, allowed):
+                continue
+            taken = set().union(*allowed.values()) if allowed else set()
+            fair = all(f.action in taken or not (all(f.action in enabled[v] for v in c) if f.kind == "weak"
+                                                  else any(f.action in enabled[v] for v in c))
+                       for f in model.fairness)
+            if not fair:
+                continue
+            bad = {"always_eventually": all(not p[v] for v in c), "eventually_always": any(not p[v] for v in c),
+                   "eventually": all(not p[v] for v in c), "leads_to": all(not q[v] for v in c),
+                   "always_eventually_step": True,
+                   "eventually_always_step": any(not acts & A for acts in allowed.values()),
+                   "weak_fair": all(enabled[v] & A for v in c), "strong_fair": any(enabled[v] & A for v in c),
+                   }[prop.form]
+            if bad:
+                return "violated"
+    return "holds"
+
+
+def _strongly_connected(c: set[int], allowed) -> bool:
+    """A behaviour can visit exactly `c` infinitely often: one state (stuttered in), or a strongly
+    connected set through the allowed steps."""
+    if len(c) == 1:
+        return True
+    first = next(iter(c))
+    fwd = reach({first}, lambda v: v in c, allowed)
+    back = reach({first}, lambda v: v in c, {(v, u): a for (u, v), a in allowed.items()})
+    return fwd == c == back
+
+
+def campaign(specs: int, seed: int) -> dict[str, Any]:
+    """Generate specs with one property each; compare the checker's verdict with the oracle's."""
+    rng = random.Random(seed)
+    tally: dict[str, Any] = {"specs": 0, "compared": 0, "violated": 0, "disagreements": 0,
+                             "per_form": {f: [0, 0] for f in FORMS}}  # form -> [compared, violated]
+    for _ in range(specs):
+        text, form = random_spec(rng)
+        tally["specs"] += 1
+        try:
+            model = load_model("campaign.spec", text=text)
+        except SpecError as err:
+            raise AssertionError(f"the generator wrote a bad spec: {err}\n{text}") from None
+        ours = with_properties(model, check(model, deadlock=False)).verdict
+        try:
+            expected = oracle(model)
+        except ValueError:
+            continue
+        tally["compared"] += 1
+        tally["violated"] += expected == "violated"
+        tally["per_form"][form][0] += 1
+        tally["per_form"][form][1] += expected == "violated"
+        if ours != expected:
+            tally["disagreements"] += 1
+            print(f"DISAGREE ({form}): ours {ours}, oracle {expected}\n{text}", file=sys.stderr)
+    return tally
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--specs", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    tally = campaign(args.specs, args.seed)
+    print(tally)
+    return 1 if tally["disagreements"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
