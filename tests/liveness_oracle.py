@@ -1,5 +1,7 @@
 """An independent oracle for temporal properties under fairness, and a campaign against it.
 
+Every lasso the checker reports is also judged by brute force (`lasso_problem`).
+
 The liveness checker (explorer/engine/liveness.py) decides a property with Tarjan's components,
 Emerson-Lei pruning and breadth-first lassos. This oracle decides it another way, by brute force
 on small state graphs: a property fails iff some reachable set C of states, with the allowed steps
@@ -142,10 +144,61 @@ def _strongly_connected(c: set[int], allowed) -> bool:
     return fwd == c == back
 
 
+def steps_between(m, src: tuple, dst: tuple) -> list[tuple[int, tuple]]:
+    """Every (action index, binding) whose step takes src to dst (a real step: dst != src)."""
+    if src == dst:
+        return []
+    return [(i, b) for i, a in enumerate(m.actions) for b, t in a.labelled(src, [None]) if t == dst]
+
+
+def lasso_problem(m, r, prop=None) -> str | None:
+    """What is wrong with the lasso of a violation `r` (None: nothing), judged by brute force: it
+    must be a behaviour of the spec (an initial state, then steps; the loop closes back to its
+    first state, or stutters in the last), meet every fairness condition in its loop, and fail
+    the property (`prop`, default the one `r` names) by the property's own definition."""
+    states = [s.state for s in r.trace]
+    if states[0] not in m.init_states():
+        return "it does not start in an initial state"
+    if any(not steps_between(m, a, b) for a, b in zip(states, states[1:])):
+        return "a step that is not a step of the spec"
+    loop = states[r.loop:]
+    closing = (states[-1], states[r.loop]) if r.loop_step is not None else (states[-1], states[-1])
+    if r.loop_step is not None and not steps_between(m, *closing):
+        return "the loop does not close"
+    loop_steps = [*zip(loop, loop[1:])] + ([closing] if r.loop_step is not None else [])
+    taken = {x for a, b in loop_steps for x in steps_between(m, a, b)}
+
+    def enabled(action: int, by: tuple, values: tuple, s: tuple) -> bool:
+        return any(tuple(b[i] for i in by) == values for b, t in m.actions[action].labelled(s, [None]) if t != s)
+
+    for f in m.fairness:
+        met = any(i == f.action and tuple(b[k] for k in f.by) == f.values for i, b in taken)
+        hold = [enabled(f.action, f.by, f.values, s) for s in loop]
+        if not met and (all(hold) if f.kind == "weak" else any(hold)):
+            return f"{f.kind} fairness of {m.actions[f.action].name} is not met in the loop"
+    p = prop or next(p for p in m.properties if p.label == r.property)
+    P = (lambda s: bool(p.p(s))) if p.p else None  # noqa: E731
+    Q = (lambda s: bool(p.q(s))) if p.q else None  # noqa: E731
+    is_a = lambda a, b: any(i in p.actions for i, _ in steps_between(m, a, b))  # noqa: E731
+    a_enabled = lambda s: any(enabled(i, (), (), s) for i in p.actions)  # noqa: E731
+    fails = {
+        "always_eventually": lambda: not any(P(s) for s in loop),
+        "eventually_always": lambda: not all(P(s) for s in loop),
+        "eventually": lambda: not any(P(s) for s in states),
+        "leads_to": lambda: any(P(states[i]) and not any(Q(s) for s in states[i:] + loop) for i in range(len(states))),
+        "always_step": lambda: any(a != b and not is_a(a, b) for a, b in [*zip(states, states[1:])] + loop_steps),
+        "always_eventually_step": lambda: not any(is_a(a, b) for a, b in loop_steps),
+        "eventually_always_step": lambda: any(a != b and not is_a(a, b) for a, b in loop_steps),
+        "weak_fair": lambda: all(a_enabled(s) for s in loop) and not any(is_a(a, b) for a, b in loop_steps),
+        "strong_fair": lambda: any(a_enabled(s) for s in loop) and not any(is_a(a, b) for a, b in loop_steps),
+    }[p.form]
+    return None if fails() else f"the property {p.label} does not fail on it"
+
+
 def campaign(specs: int, seed: int) -> dict[str, Any]:
     """Generate specs with one property each; compare the checker's verdict with the oracle's."""
     rng = random.Random(seed)
-    tally: dict[str, Any] = {"specs": 0, "compared": 0, "violated": 0, "disagreements": 0,
+    tally: dict[str, Any] = {"specs": 0, "compared": 0, "violated": 0, "disagreements": 0, "bad_lassos": 0,
                              "per_form": {f: [0, 0] for f in FORMS}}  # form -> [compared, violated]
     for _ in range(specs):
         text, form = random_spec(rng)
@@ -154,7 +207,13 @@ def campaign(specs: int, seed: int) -> dict[str, Any]:
             model = load_model("campaign.spec", text=text)
         except SpecError as err:
             raise AssertionError(f"the generator wrote a bad spec: {err}\n{text}") from None
-        ours = with_properties(model, check(model, deadlock=False)).verdict
+        result = with_properties(model, check(model, deadlock=False))
+        ours = result.verdict
+        if ours == "violated":
+            problem = lasso_problem(model, result)
+            if problem:
+                tally["bad_lassos"] += 1
+                print(f"BAD LASSO ({form}): {problem}\n{text}", file=sys.stderr)
         try:
             expected = oracle(model)
         except ValueError:
@@ -176,7 +235,7 @@ def main() -> int:
     args = parser.parse_args()
     tally = campaign(args.specs, args.seed)
     print(tally)
-    return 1 if tally["disagreements"] else 0
+    return 1 if tally["disagreements"] or tally["bad_lassos"] else 0
 
 
 if __name__ == "__main__":
