@@ -101,6 +101,9 @@ def test_info_lists_what_the_spec_declares():
                  "Temporal properties (--property NAME):", "  trains(s in ", "Views (--view NAME):",
                  "  prompt(p in ", "Actions:", "fair dispatch"):
         assert want in text, want
+    assert ": step == s and alive leads_to step > s or not alive" in text  # each property's formula
+    steps = cli("info", "tests/specs/steps.spec").stdout
+    assert "  no_reset: always [up | skip_to]\n" in steps and "  resets_strongly: strong fair reset\n" in steps
     assert cli("info", "spec/nope.spec").returncode == 2
 
 

@@ -338,6 +338,18 @@ _PREC = {"implies": 1, "or": 2, "and": 3, "not": 4, "cmp": 5, "|": 6, "&": 7, ".
 _CMP = {"==", "!=", "<", "<=", ">", ">=", "in", "notin", "subset"}
 
 
+def property_text(p: Property) -> str:
+    """A property's formula as the spec writes it (`always eventually x == 0`, `fair a | b`)."""
+    acts = " | ".join(p.actions)
+    return {"always_eventually": lambda: f"always eventually {unparse(p.p)}",
+            "eventually_always": lambda: f"eventually always {unparse(p.p)}",
+            "eventually": lambda: f"eventually {unparse(p.p)}",
+            "leads_to": lambda: f"{unparse(p.p)} leads_to {unparse(p.q)}",
+            "always_step": lambda: f"always [{acts}]", "always_eventually_step": lambda: f"always eventually <<{acts}>>",
+            "eventually_always_step": lambda: f"eventually always [{acts}]", "weak_fair": lambda: f"fair {acts}",
+            "strong_fair": lambda: f"strong fair {acts}"}[p.form]()
+
+
 def unparse(e: Expr) -> str:
     """Spec text for an expression (for messages: the guard that failed and what it saw)."""
 

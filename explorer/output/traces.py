@@ -524,7 +524,7 @@ def format_info(spec: A.Spec, configs: dict[str, dict[str, Any]]) -> str:
                      + f"{a.name}{binders(a.params)}" + (f" fair({', '.join(a.fair_by)})" if a.fair_by else "")
                      for a in spec.actions]),
         ("Invariants (--invariant NAME)", [p.name for p in spec.by_kind("invariant")]),
-        ("Temporal properties (--property NAME)", [f"{p.name}{binders(p.params)}: {p.form.replace('_', ' ')}"
+        ("Temporal properties (--property NAME)", [f"{p.name}{binders(p.params)}: {A.property_text(p)}"
                                                    for p in spec.properties]),
         ("Views (--view NAME)", [f"{v.name}{binders(v.params)}" for v in spec.views]),
     ]
