@@ -23,7 +23,7 @@ from explorer import check, load_model, with_properties
 from explorer.lang.errors import SpecError
 
 MAX_STATES = 9
-FORMS = ["always_eventually", "eventually_always", "eventually", "leads_to", "always_step",
+FORMS = ["always", "stable", "leads_to_always", "always_eventually", "eventually_always", "eventually", "leads_to", "always_step",
          "always_eventually_step", "eventually_always_step", "weak_fair", "strong_fair"]
 
 
@@ -43,7 +43,9 @@ def random_spec(rng: random.Random) -> tuple[str, str]:
     form = rng.choice(FORMS)
     acts = " | ".join(rng.sample(names, rng.randint(1, 2)))
     p, q = rng.choice(preds), rng.choice(preds)
-    body = {"always_eventually": f"always eventually {p}", "eventually_always": f"eventually always {p}",
+    body = {"always": f"always {p}", "stable": f"always ({p} implies always {q})",
+            "leads_to_always": rng.choice([f"{p} leads_to always {q}", f"always ({p} implies eventually always {q})"]),
+            "always_eventually": f"always eventually {p}", "eventually_always": f"eventually always {p}",
             "eventually": f"eventually {p}", "leads_to": f"{p} leads_to {q}", "always_step": f"always [{acts}]",
             "always_eventually_step": f"always eventually <<{acts}>>",
             "eventually_always_step": f"eventually always [{acts}]", "weak_fair": f"fair {acts}",
@@ -99,16 +101,22 @@ def oracle(model) -> str:
     p = [bool(prop.p(s)) for s in states] if prop.p else [True] * n
     q = [bool(prop.q(s)) for s in states] if prop.q else [True] * n
     A = set(prop.actions)
+    everywhere = reach(set(init), lambda v: True, edges)
     if prop.form == "always_step":
-        reachable = reach(set(init), lambda v: True, edges)
-        return "violated" if any(u in reachable and not acts & A for (u, v), acts in edges.items()) else "holds"
+        return "violated" if any(u in everywhere and not acts & A for (u, v), acts in edges.items()) else "holds"
+    if prop.form == "always":
+        return "violated" if any(not p[v] for v in everywhere) else "holds"
+    if prop.form == "stable":
+        after = reach({v for v in everywhere if p[v]}, lambda v: True, edges)
+        return "violated" if any(not q[v] for v in after) else "holds"
     every = set(range(n))
     starts, ok = set(init), (lambda v: True)
     if prop.form == "eventually":
         ok = lambda v: not p[v]  # noqa: E731
     if prop.form == "leads_to":
-        before = reach(set(init), lambda v: True, edges)
-        starts, ok = {v for v in before if p[v] and not q[v]}, (lambda v: not q[v])  # noqa: E731
+        starts, ok = {v for v in everywhere if p[v] and not q[v]}, (lambda v: not q[v])  # noqa: E731
+    if prop.form == "leads_to_always":
+        starts = {v for v in everywhere if p[v]}
     reachable = reach(starts, ok, edges)
     for size in range(1, n + 1):
         for c in map(set, combinations(sorted(reachable), size)):
@@ -124,6 +132,7 @@ def oracle(model) -> str:
                 continue
             bad = {"always_eventually": all(not p[v] for v in c), "eventually_always": any(not p[v] for v in c),
                    "eventually": all(not p[v] for v in c), "leads_to": all(not q[v] for v in c),
+                   "leads_to_always": any(not q[v] for v in c),
                    "always_eventually_step": True,
                    "eventually_always_step": any(not acts & A for acts in allowed.values()),
                    "weak_fair": all(enabled[v] & A for v in c), "strong_fair": any(enabled[v] & A for v in c),
@@ -182,6 +191,9 @@ def lasso_problem(m, r, prop=None) -> str | None:
     is_a = lambda a, b: any(i in p.actions for i, _ in steps_between(m, a, b))  # noqa: E731
     a_enabled = lambda s: any(enabled(i, (), (), s) for i in p.actions)  # noqa: E731
     fails = {
+        "always": lambda: not all(P(s) for s in states),
+        "stable": lambda: any(P(states[i]) and not all(Q(s) for s in states[i:] + loop) for i in range(len(states))),
+        "leads_to_always": lambda: any(P(s) for s in states) and not all(Q(s) for s in loop),
         "always_eventually": lambda: not any(P(s) for s in loop),
         "eventually_always": lambda: not all(P(s) for s in loop),
         "eventually": lambda: not any(P(s) for s in states),

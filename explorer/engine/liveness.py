@@ -14,7 +14,8 @@ stutter, not a step of that action (TLA+'s `<<A>>_vars`). Fairness, on an action
 
 A property holds when every fair behaviour satisfies it: `always eventually P` (`[]<>P`),
 `eventually always P` (`<>[]P`), `eventually P` (`<>P`), `P leads_to Q` (`P ~> Q`, i.e.
-`[](P => <>Q)`), or one of the steps of actions A (`_step_lasso`): `always [A]`, `always eventually
+`[](P => <>Q)`), `always P` (`[]P`), `always (P implies always Q)` (`[](P => []Q)`), `P leads_to
+always Q` (`P ~> []Q`, i.e. `[](P => <>[]Q)`), or one of the steps of actions A (`_step_lasso`): `always [A]`, `always eventually
 <<A>>`, `eventually always [A]`, `fair A`, `strong fair A`; the graph then marks the steps of
 those actions, and the states where they are enabled, with bits after the fairness conditions'. A property with
 parameters is one property per binding (`\\A c \\in Clients : ...`), reported with its binding.
@@ -561,6 +562,24 @@ def find_lasso(checker: Checker, g: Graph, prop: CompiledProperty, cycles_only: 
     if prop.form in A.STEP_FORMS:
         return _step_lasso(checker, g, prop, cycles_only)
     p = _values(g, prop.p, prop)
+    if prop.form in ("always", "stable"):  # a finite prefix to a bad state, then on to a fair loop
+        if prop.form == "always":
+            path = next(([*_prefix(g, v)] for v in range(n) if not p[v]), None)  # ids in BFS order: a nearest one
+        else:  # always (P implies always Q): a P state, then any path to a state where Q is false
+            q = _values(g, prop.q, prop)
+            path = _leads_to_path(g, p, bytearray(n), {v: None for v in range(n) if not q[v]})
+        return None if path is None else _onward(checker, g, path, cycles_only)
+    if prop.form == "leads_to_always":  # P, then on to a fair loop through a state where Q is false
+        q = _values(g, prop.q, prop)
+        need = bytearray(1 - x for x in q)
+        comps = checker.fair_components(bytearray(b"\x01") * n, need, cycles_only)
+        member = {v: c for c in comps for v in c}
+        path = _leads_to_path(g, p, bytearray(n), member) if member else None
+        if path is None:
+            return None
+        comp = member[path[-1]]
+        comp = [path[-1]] + [v for v in comp if v != path[-1]]
+        return Lasso(path, checker.cycle(comp, need, cycles_only))
     if prop.form == "always_eventually":  # a fair cycle where P is false throughout
         alive = bytearray(1 - x for x in p)
         comps = checker.fair_components(alive, None, cycles_only)
@@ -590,6 +609,20 @@ def find_lasso(checker: Checker, g: Graph, prop: CompiledProperty, cycles_only: 
     return Lasso(_prefix(g, comp[0]), checker.cycle(comp, need, cycles_only))
 
 
+def _onward(checker: Checker, g: Graph, path: list[int], cycles_only: bool) -> Lasso | None:
+    """A finite path that already fails a property (of safety), continued by a shortest path to a
+    fair component and a fair loop there: the whole fair behaviour it starts."""
+    n = len(g.states)
+    comps = checker.fair_components(bytearray(b"\x01") * n, None, cycles_only)
+    member = {v: c for c in comps for v in c}
+    if not member:
+        return None  # cycles_only, and every fair loop stutters in one state
+    onward = checker.path(path[-1], set(member), bytearray(b"\x01") * n)
+    comp = member[onward[-1]]
+    comp = [onward[-1]] + [v for v in comp if v != onward[-1]]
+    return Lasso(path + onward[1:], checker.cycle(comp, None, cycles_only))
+
+
 def _step_lasso(checker: Checker, g: Graph, prop: CompiledProperty, cycles_only: bool) -> Lasso | None:
     """A fair behaviour violating a property of steps (A.STEP_FORMS), A being the property's
     actions (`bits`: their steps, and the states where one is enabled):
@@ -610,14 +643,7 @@ def _step_lasso(checker: Checker, g: Graph, prop: CompiledProperty, cycles_only:
                 break
         else:
             return None
-        comps = checker.fair_components(alive, None, cycles_only)
-        member = {v: c for c in comps for v in c}
-        if not member:
-            return None  # cycles_only and every fair loop stutters in one state
-        onward = checker.path(bad, set(member), alive)
-        comp = member[onward[-1]]
-        comp = [onward[-1]] + [v for v in comp if v != onward[-1]]
-        return Lasso(_prefix(g, v) + onward, checker.cycle(comp, None, cycles_only))
+        return _onward(checker, g, _prefix(g, v) + [bad], cycles_only)
     if prop.form == "eventually_always_step":
         other = 1 << (MAX_FAIRNESS - 1)  # a free bit: the steps that are not A steps
         if other & ~bits and any(other & m for m in g.emask):
@@ -647,7 +673,8 @@ def _step_lasso(checker: Checker, g: Graph, prop: CompiledProperty, cycles_only:
 def _leads_to_path(g: Graph, p: bytearray, q: bytearray, targets: dict[int, Any]) -> list[int] | None:
     """A shortest path from an initial state through a state where P holds and Q does not, then
     through states where Q is false, to one of `targets`: breadth-first over (state, phase), phase 1
-    once P-and-not-Q has been seen (the tableau of `<>(P /\\ []~Q)` times the graph)."""
+    once P-and-not-Q has been seen (the tableau of `<>(P /\\ []~Q)` times the graph). With Q false
+    everywhere, any path on from the P state."""
     prev: dict[tuple[int, int], tuple[int, int] | None] = {}
     queue: deque[tuple[int, int]] = deque()
 

@@ -276,7 +276,7 @@ class Property(Node):
     A`); with parameters, one property per binding of their (constant) domains."""
     name: str
     params: list[Binder]
-    form: str  # always_eventually | eventually_always | eventually | leads_to, or one of STEP_FORMS
+    form: str  # always | always_eventually | eventually_always | eventually | leads_to | stable | leads_to_always, or STEP_FORMS
     p: Expr | None  # None for a STEP_FORMS property
     q: Expr | None  # the right of leads_to
     actions: list[str] = field(default_factory=list)  # a STEP_FORMS property's actions (A | B)
@@ -341,7 +341,10 @@ _CMP = {"==", "!=", "<", "<=", ">", ">=", "in", "notin", "subset"}
 def property_text(p: Property) -> str:
     """A property's formula as the spec writes it (`always eventually x == 0`, `fair a | b`)."""
     acts = " | ".join(p.actions)
-    return {"always_eventually": lambda: f"always eventually {unparse(p.p)}",
+    return {"always": lambda: f"always {unparse(p.p)}",
+            "stable": lambda: f"always ({unparse(p.p)} implies always {unparse(p.q)})",
+            "leads_to_always": lambda: f"{unparse(p.p)} leads_to always {unparse(p.q)}",
+            "always_eventually": lambda: f"always eventually {unparse(p.p)}",
             "eventually_always": lambda: f"eventually always {unparse(p.p)}",
             "eventually": lambda: f"eventually {unparse(p.p)}",
             "leads_to": lambda: f"{unparse(p.p)} leads_to {unparse(p.q)}",

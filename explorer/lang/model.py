@@ -165,7 +165,7 @@ class CompiledProperty:
     """One temporal property for one binding of its parameters."""
     name: str  # the declaration's name
     binding: dict[str, Any]
-    form: str  # always_eventually | eventually_always | eventually | leads_to, or one of A.STEP_FORMS
+    form: str  # one of A.Property's forms
     p: Any  # state -> bool (None for a STEP_FORMS property)
     q: Any  # state -> bool (leads_to), else None
     loc: A.Loc

@@ -157,8 +157,17 @@ class _ToAst(Transformer):
     def steps(self, meta, c):
         return [str(t) for t in c]
 
-    def always_step(self, meta, c):
-        return ("always_step", None, None, c[0])
+    def always_(self, meta, c):
+        p = c[0]
+        if isinstance(p, A.TupleLit) and len(p.items) == 1 and _action_names(p.items[0]):
+            return ("always_step", None, None, _action_names(p.items[0]))  # [][A | B]_vars
+        return ("always", p, None)
+
+    def stable(self, meta, c):
+        return ("stable", c[0], c[1])
+
+    def leads_to_always(self, meta, c):
+        return ("leads_to_always", c[0], c[1])
 
     def always_eventually_step(self, meta, c):
         return ("always_eventually_step", None, None, c[1])

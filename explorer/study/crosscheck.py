@@ -305,7 +305,11 @@ def _compare(model, ours: Result, exp, tlc: TlcOutcome, deadlock: bool, spec_pat
                     config=config)
     ours_property = TEMPORAL if ours.loop is not None else ours.property
     ours_verdict = ours.verdict + (f" {ours_property}" if ours_property else "")
-    tlc_verdict = tlc.verdict + (f" {tlc.property}" if tlc.property else "")
+    # TLC checks a property `[]P` of a state predicate as an invariant: it stops at the first bad
+    # state, names the property as an invariant, and has generated fewer states by then
+    as_invariant = ours.loop is not None and tlc.verdict == "violated" and any(
+        p.label == ours.property == tlc.property and p.form == "always" for p in model.properties)
+    tlc_verdict = tlc.verdict + (f" {TEMPORAL}" if as_invariant else f" {tlc.property}" if tlc.property else "")
     cc.rows.append(Row("verdict", ours_verdict, tlc_verdict))
     ours_trace = lasso_length(ours) if ours.loop is not None else len(ours.trace) if ours.trace else None
     for name, mine, theirs in (("distinct", ours.distinct, tlc.distinct),
@@ -319,15 +323,17 @@ def _compare(model, ours: Result, exp, tlc: TlcOutcome, deadlock: bool, spec_pat
         elif moved:
             cc.rows.append(Row(name, mine, theirs, False,
                                "deadlock checked as an invariant: TLC stops when the state is generated"))
+        elif name == "generated" and as_invariant:
+            cc.rows.append(Row(name, mine, theirs, False, "TLC checked []P as an invariant and stopped at the first bad state"))
         elif name == "generated" and stutter_unknown:
             cc.rows.append(Row(name, mine, theirs, False, "TLC's coverage did not count the terminal stutters"))
         else:
             cc.rows.append(Row(name, mine, theirs))
-    step_safety = ours.loop is not None and any(p.label == ours.property and p.form == "always_step"
-                                                for p in model.properties)
-    if step_safety and tlc.trace_length is not None:  # [][A]_vars: TLC stops at the bad step
+    safety = ours.loop is not None and any(p.label == ours.property and p.form in ("always_step", "always", "stable")
+                                           for p in model.properties)
+    if safety and tlc.trace_length is not None:  # [][A]_vars, []P, [](P => []Q): TLC may stop at the bad state
         cc.rows.append(Row("trace", ours_trace, tlc.trace_length, False,
-                           "TLC prints an action property's prefix up to the bad step; this explorer the "
+                           "TLC prints a safety property's prefix up to the bad state or step; this explorer the "
                            "whole fair behaviour through it"))
     elif ours.loop is not None and tlc.trace_length is not None and ours_trace != tlc.trace_length:
         # a lasso: ours has a shortest prefix, TLC's is the first its depth-first search completes

@@ -75,9 +75,10 @@ class Actions:
                     "strong_fair": f"SF_vars({acts})"}[p.form]
         else:
             left = self.expr.d(p.p, env)
-            body = {"always_eventually": f"[]<>({left})", "eventually_always": f"<>[]({left})",
-                    "eventually": f"<>({left})"}.get(p.form) \
-                or f"({left}) ~> ({self.expr.d(p.q, env)})"
+            right = self.expr.d(p.q, env) if p.q is not None else ""
+            body = {"always": f"[]({left})", "always_eventually": f"[]<>({left})", "eventually_always": f"<>[]({left})",
+                    "eventually": f"<>({left})", "stable": f"[](({left}) => [](({right})))",
+                    "leads_to_always": f"({left}) ~> [](({right}))"}.get(p.form) or f"({left}) ~> ({right})"
         forall = "\\A " + ", ".join(quants) + " : " if quants else ""
         return [f"{name} ==", f"  {forall}{body}"]
 
