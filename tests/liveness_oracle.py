@@ -28,18 +28,27 @@ FORMS = ["always", "stable", "leads_to_always", "always_eventually", "eventually
 
 
 def random_spec(rng: random.Random) -> tuple[str, str]:
-    """A spec over x in 0..2 and a flag, 2-4 actions with random guards and updates, random weak
-    or strong fairness, and one property of a random form; (text, the property's form)."""
+    """A spec over x in 0..2 and a flag: 2-4 actions with random guards and updates, one of them
+    perhaps with a parameter (and fairness per value of it), random weak or strong fairness,
+    perhaps a state constraint, and one property of a random form; (text, the property's form)."""
     names = ["a", "b", "c", "d"][:rng.randint(2, 4)]
     preds = ["x == 0", "x == 1", "x == 2", "x > 0", "x < 2", "f", "not f", "x == 1 and f", "x != 1 or f"]
     lines = ["var x = 0", "var f = false"]
-    for n in names:
+    for k, n in enumerate(names):
         fair = rng.choice(["", "", "fair ", "strong fair "])
         guard = rng.choice(preds + ["true"])
         upd = [rng.choice(["x' = (x + 1) % 3", "x' = 0", "x' = 2", "x' = x", "x' = (x + 2) % 3"])]
         if rng.random() < 0.5:
             upd.append(rng.choice(["f' = not f", "f' = true", "f' = false"]))
-        lines.append(f"{fair}action {n}:\n    require {guard}\n    " + "\n    ".join(upd))
+        head = f"action {n}"
+        if k == 0 and rng.random() < 0.4:  # a parameter: per-value fairness, or fairness of the whole action
+            head = f"action {n}(i in 0..1)"
+            guard = rng.choice([guard, "x != i", "x == i or f"])
+            upd[0] = rng.choice([upd[0], "x' = (x + i + 1) % 3", "x' = i"])
+            fair = rng.choice([fair, "fair(i) ", "strong fair(i) "])
+        lines.append(f"{fair}{head}:\n    require {guard}\n    " + "\n    ".join(upd))
+    if rng.random() < 0.25:  # states left out of the graph, as TLC leaves them out of its behaviours
+        lines.append(f"constraint c: {rng.choice(['not (x == 2 and f)', 'x < 2 or not f', 'not (x == 1 and f)'])}")
     form = rng.choice(FORMS)
     acts = " | ".join(rng.sample(names, rng.randint(1, 2)))
     p, q = rng.choice(preds), rng.choice(preds)
@@ -54,30 +63,43 @@ def random_spec(rng: random.Random) -> tuple[str, str]:
     return "\n".join(lines) + "\n", form
 
 
-def graph(model) -> tuple[list[tuple], list[int], dict[tuple[int, int], set[int]], list[set[int]]]:
-    """States, initial ids, edges (u, v) -> the actions whose steps go u -> v (u != v), and per
-    state the actions enabled there (with a step that changes the state)."""
-    states: list[tuple] = list(dict.fromkeys(model.init_states()))
+Step = tuple[int, tuple]  # (action index, binding)
+
+
+def graph(model) -> tuple[list[tuple], list[int], dict[tuple[int, int], set[Step]], list[set[Step]]]:
+    """States (those the constraints keep), initial ids, edges (u, v) -> the (action, binding)
+    pairs whose steps go u -> v (u != v), and per state the pairs enabled there (a step that
+    changes the state, also one into a state the constraints leave out: ENABLED is about the
+    state alone, as in TLC)."""
+    keep = lambda s: all(c.holds(s) for c in model.constraints)  # noqa: E731
+    states: list[tuple] = [s for s in dict.fromkeys(model.init_states()) if keep(s)]
     init = list(range(len(states)))
     index = {s: i for i, s in enumerate(states)}
-    edges: dict[tuple[int, int], set[int]] = {}
-    enabled: list[set[int]] = []
+    edges: dict[tuple[int, int], set[Step]] = {}
+    enabled: list[set[Step]] = []
     i = 0
     while i < len(states):
         s = states[i]
-        en: set[int] = set()
+        en: set[Step] = set()
         for ai, a in enumerate(model.actions):
-            for t in a.successors(s):
+            for binding, t in a.labelled(s, [None]):
                 if t == s:
                     continue
-                en.add(ai)
+                en.add((ai, tuple(binding)))
+                if not keep(t):
+                    continue
                 if t not in index:
                     index[t] = len(states)
                     states.append(t)
-                edges.setdefault((i, index[t]), set()).add(ai)
+                edges.setdefault((i, index[t]), set()).add((ai, tuple(binding)))
         enabled.append(en)
         i += 1
     return states, init, edges, enabled
+
+
+def _of(f, steps: set[Step]) -> bool:
+    """Whether one of `steps` is a step of fairness condition f (its action, its values)."""
+    return any(ai == f.action and tuple(b[k] for k in f.by) == f.values for ai, b in steps)
 
 
 def reach(starts: set[int], ok: Any, edges) -> set[int]:
@@ -101,14 +123,18 @@ def oracle(model) -> str:
     p = [bool(prop.p(s)) for s in states] if prop.p else [True] * n
     q = [bool(prop.q(s)) for s in states] if prop.q else [True] * n
     A = set(prop.actions)
+
+    def has_a(steps: set[Step]) -> bool:
+        return any(ai in A for ai, _ in steps)
     everywhere = reach(set(init), lambda v: True, edges)
     if prop.form == "always_step":
-        return "violated" if any(u in everywhere and not acts & A for (u, v), acts in edges.items()) else "holds"
+        return "violated" if any(u in everywhere and not has_a(acts) for (u, v), acts in edges.items()) else "holds"
     if prop.form == "always":
         return "violated" if any(not p[v] for v in everywhere) else "holds"
-    if prop.form == "stable":
+    if prop.form == "stable":  # under fairness (as TLC checks it): from the bad state a fair behaviour goes on
         after = reach({v for v in everywhere if p[v]}, lambda v: True, edges)
-        return "violated" if any(not q[v] for v in after) else "holds"
+        live = {u for u in everywhere if reach({u}, lambda v: True, edges) & _fair_states(model, everywhere, edges, enabled)}
+        return "violated" if any(not q[v] and v in live for v in after) else "holds"
     every = set(range(n))
     starts, ok = set(init), (lambda v: True)
     if prop.form == "eventually":
@@ -121,12 +147,12 @@ def oracle(model) -> str:
     for size in range(1, n + 1):
         for c in map(set, combinations(sorted(reachable), size)):
             allowed = {(u, v): acts for (u, v), acts in edges.items() if u in c and v in c
-                       and not (prop.form in ("always_eventually_step", "weak_fair", "strong_fair") and acts & A)}
+                       and not (prop.form in ("always_eventually_step", "weak_fair", "strong_fair") and has_a(acts))}
             if not _strongly_connected(c, allowed):
                 continue
             taken = set().union(*allowed.values()) if allowed else set()
-            fair = all(f.action in taken or not (all(f.action in enabled[v] for v in c) if f.kind == "weak"
-                                                  else any(f.action in enabled[v] for v in c))
+            fair = all(_of(f, taken) or not (all(_of(f, enabled[v]) for v in c) if f.kind == "weak"
+                                             else any(_of(f, enabled[v]) for v in c))
                        for f in model.fairness)
             if not fair:
                 continue
@@ -134,12 +160,27 @@ def oracle(model) -> str:
                    "eventually": all(not p[v] for v in c), "leads_to": all(not q[v] for v in c),
                    "leads_to_always": any(not q[v] for v in c),
                    "always_eventually_step": True,
-                   "eventually_always_step": any(not acts & A for acts in allowed.values()),
-                   "weak_fair": all(enabled[v] & A for v in c), "strong_fair": any(enabled[v] & A for v in c),
+                   "eventually_always_step": any(not has_a(acts) for acts in allowed.values()),
+                   "weak_fair": all(has_a(enabled[v]) for v in c), "strong_fair": any(has_a(enabled[v]) for v in c),
                    }[prop.form]
             if bad:
                 return "violated"
     return "holds"
+
+
+def _fair_states(model, reachable: set[int], edges, enabled) -> set[int]:
+    """The states of every set C a fair behaviour can visit infinitely often (no property asked)."""
+    out: set[int] = set()
+    for size in range(1, len(reachable) + 1):
+        for c in map(set, combinations(sorted(reachable), size)):
+            allowed = {(u, v): acts for (u, v), acts in edges.items() if u in c and v in c}
+            if not _strongly_connected(c, allowed):
+                continue
+            taken = set().union(*allowed.values()) if allowed else set()
+            if all(_of(f, taken) or not (all(_of(f, enabled[v]) for v in c) if f.kind == "weak"
+                                         else any(_of(f, enabled[v]) for v in c)) for f in model.fairness):
+                out |= c
+    return out
 
 
 def _strongly_connected(c: set[int], allowed) -> bool:
@@ -180,12 +221,12 @@ def lasso_problem(m, r, prop=None) -> str | None:
     def enabled(action: int, by: tuple, values: tuple, s: tuple) -> bool:
         return any(tuple(b[i] for i in by) == values for b, t in m.actions[action].labelled(s, [None]) if t != s)
 
-    for f in m.fairness:
+    p = prop or next(p for p in m.properties if p.label == r.property)
+    for f in m.fairness if p.form not in ("always", "always_step") else ():  # those two: the prefix is the violation
         met = any(i == f.action and tuple(b[k] for k in f.by) == f.values for i, b in taken)
         hold = [enabled(f.action, f.by, f.values, s) for s in loop]
         if not met and (all(hold) if f.kind == "weak" else any(hold)):
             return f"{f.kind} fairness of {m.actions[f.action].name} is not met in the loop"
-    p = prop or next(p for p in m.properties if p.label == r.property)
     P = (lambda s: bool(p.p(s))) if p.p else None  # noqa: E731
     Q = (lambda s: bool(p.q(s))) if p.q else None  # noqa: E731
     is_a = lambda a, b: any(i in p.actions for i, _ in steps_between(m, a, b))  # noqa: E731

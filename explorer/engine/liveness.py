@@ -563,12 +563,14 @@ def find_lasso(checker: Checker, g: Graph, prop: CompiledProperty, cycles_only: 
         return _step_lasso(checker, g, prop, cycles_only)
     p = _values(g, prop.p, prop)
     if prop.form in ("always", "stable"):  # a finite prefix to a bad state, then on to a fair loop
-        if prop.form == "always":
+        member = _fair_members(checker, g, cycles_only)
+        if prop.form == "always":  # as TLC, which checks it as an invariant: whatever fairness says
             path = next(([*_prefix(g, v)] for v in range(n) if not p[v]), None)  # ids in BFS order: a nearest one
-        else:  # always (P implies always Q): a P state, then any path to a state where Q is false
-            q = _values(g, prop.q, prop)
-            path = _leads_to_path(g, p, bytearray(n), {v: None for v in range(n) if not q[v]})
-        return None if path is None else _onward(checker, g, path, cycles_only)
+        else:  # always (P implies always Q): a P state, then any path to a state where Q is false, from
+            q = _values(g, prop.q, prop)  # which a fair behaviour goes on (TLC checks it under fairness)
+            live = _reaching(g, set(member))
+            path = _leads_to_path(g, p, bytearray(n), {v: None for v in range(n) if not q[v] and v in live})
+        return None if path is None else _onward(checker, g, path, cycles_only, member)
     if prop.form == "leads_to_always":  # P, then on to a fair loop through a state where Q is false
         q = _values(g, prop.q, prop)
         need = bytearray(1 - x for x in q)
@@ -609,15 +611,36 @@ def find_lasso(checker: Checker, g: Graph, prop: CompiledProperty, cycles_only: 
     return Lasso(_prefix(g, comp[0]), checker.cycle(comp, need, cycles_only))
 
 
-def _onward(checker: Checker, g: Graph, path: list[int], cycles_only: bool) -> Lasso | None:
-    """A finite path that already fails a property (of safety), continued by a shortest path to a
-    fair component and a fair loop there: the whole fair behaviour it starts."""
-    n = len(g.states)
-    comps = checker.fair_components(bytearray(b"\x01") * n, None, cycles_only)
-    member = {v: c for c in comps for v in c}
-    if not member:
-        return None  # cycles_only, and every fair loop stutters in one state
-    onward = checker.path(path[-1], set(member), bytearray(b"\x01") * n)
+def _fair_members(checker: Checker, g: Graph, cycles_only: bool) -> dict[int, list[int]]:
+    """Each state of a fair component of the whole graph, with its component."""
+    comps = checker.fair_components(bytearray(b"\x01") * len(g.states), None, cycles_only)
+    return {v: c for c in comps for v in c}
+
+
+def _reaching(g: Graph, targets: set[int]) -> set[int]:
+    """The states from which one of `targets` can be reached (backwards breadth-first)."""
+    preds: dict[int, list[int]] = {}
+    for v in range(len(g.states)):
+        for e in g.succ(v):
+            preds.setdefault(g.indices[e], []).append(v)
+    seen, todo = set(targets), list(targets)
+    while todo:
+        for u in preds.get(todo.pop(), ()):
+            if u not in seen:
+                seen.add(u)
+                todo.append(u)
+    return seen
+
+
+def _onward(checker: Checker, g: Graph, path: list[int], cycles_only: bool,
+            member: dict[int, list[int]]) -> Lasso | None:
+    """A finite path that already fails a property of safety, continued by a shortest path to a
+    fair component (`member`) and a fair loop there: the whole fair behaviour it starts. Where no
+    fair component can be reached (only a state constraint can cut every fair continuation off, and
+    TLC reports a safety violation there all the same) the path ends by stuttering in its last state."""
+    if path[-1] not in _reaching(g, set(member)):
+        return None if cycles_only else Lasso(path, [])
+    onward = checker.path(path[-1], set(member), bytearray(b"\x01") * len(g.states))
     comp = member[onward[-1]]
     comp = [onward[-1]] + [v for v in comp if v != onward[-1]]
     return Lasso(path + onward[1:], checker.cycle(comp, None, cycles_only))
@@ -643,7 +666,7 @@ def _step_lasso(checker: Checker, g: Graph, prop: CompiledProperty, cycles_only:
                 break
         else:
             return None
-        return _onward(checker, g, _prefix(g, v) + [bad], cycles_only)
+        return _onward(checker, g, _prefix(g, v) + [bad], cycles_only, _fair_members(checker, g, cycles_only))
     if prop.form == "eventually_always_step":
         other = 1 << (MAX_FAIRNESS - 1)  # a free bit: the steps that are not A steps
         if other & ~bits and any(other & m for m in g.emask):
