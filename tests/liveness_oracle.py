@@ -150,11 +150,7 @@ def oracle(model) -> str:
                        and not (prop.form in ("always_eventually_step", "weak_fair", "strong_fair") and has_a(acts))}
             if not _strongly_connected(c, allowed):
                 continue
-            taken = set().union(*allowed.values()) if allowed else set()
-            fair = all(_of(f, taken) or not (all(_of(f, enabled[v]) for v in c) if f.kind == "weak"
-                                             else any(_of(f, enabled[v]) for v in c))
-                       for f in model.fairness)
-            if not fair:
+            if not _fair(model, c, allowed, enabled):
                 continue
             bad = {"always_eventually": all(not p[v] for v in c), "eventually_always": any(not p[v] for v in c),
                    "eventually": all(not p[v] for v in c), "leads_to": all(not q[v] for v in c),
@@ -176,11 +172,17 @@ def _fair_states(model, reachable: set[int], edges, enabled) -> set[int]:
             allowed = {(u, v): acts for (u, v), acts in edges.items() if u in c and v in c}
             if not _strongly_connected(c, allowed):
                 continue
-            taken = set().union(*allowed.values()) if allowed else set()
-            if all(_of(f, taken) or not (all(_of(f, enabled[v]) for v in c) if f.kind == "weak"
-                                         else any(_of(f, enabled[v]) for v in c)) for f in model.fairness):
+            if _fair(model, c, allowed, enabled):
                 out |= c
     return out
+
+
+def _fair(model, c: set[int], allowed, enabled) -> bool:
+    """Whether visiting `c` and taking its `allowed` steps infinitely often meets every fairness
+    condition: weak, taken or not enabled in some state of c; strong, taken or enabled in none."""
+    taken = set().union(*allowed.values()) if allowed else set()
+    return all(_of(f, taken) or not (all(_of(f, enabled[v]) for v in c) if f.kind == "weak"
+                                     else any(_of(f, enabled[v]) for v in c)) for f in model.fairness)
 
 
 def _strongly_connected(c: set[int], allowed) -> bool:
