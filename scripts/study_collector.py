@@ -301,6 +301,18 @@ def table(rows: list[dict[str, Any]], with_trace: bool = True) -> list[str]:
     return out
 
 
+CONDITIONS = {  # what refuted grid points may all share, each checked against the data
+    "AGE >= 2": lambda c: c["AGE"] >= 2,
+    "FAILURES > TOLERATED_FAILURES (a fatal failure is possible)": lambda c: c["FAILURES"] > c["TOLERATED_FAILURES"],
+    "FAILURES >= 1": lambda c: c["FAILURES"] >= 1,
+}
+
+
+def shared_conditions(refuted: list[dict[str, Any]]) -> list[str]:
+    """The CONDITIONS every one of these grid rows' constants meets."""
+    return [name for name, test in CONDITIONS.items() if all(test(r["constants"]) for r in refuted)]
+
+
 def summarize(rule: str, rows: list[dict[str, Any]]) -> str:
     """A plain statement of where a rule was proved and refuted, with the conditions that the
     refuted points all share (each condition is checked against the data, not assumed)."""
@@ -311,15 +323,10 @@ def summarize(rule: str, rows: list[dict[str, Any]]) -> str:
     text = (f"`{rule}`: proved at {len(proved)} of {len(mine)} grid points, refuted at {len(refuted)}, "
             f"incomplete (cut by a limit) at {len(cut)}.")
     if refuted:
-        conditions = {
-            "AGE >= 2": lambda c: c["AGE"] >= 2,
-            "FAILURES > TOLERATED_FAILURES (a fatal failure is possible)": lambda c: c["FAILURES"] > c["TOLERATED_FAILURES"],
-            "FAILURES >= 1": lambda c: c["FAILURES"] >= 1,
-        }
-        shared = [name for name, test in conditions.items() if all(test(r["constants"]) for r in refuted)]
+        shared = shared_conditions(refuted)
         if shared:
             text += " Every refuted point has " + " and ".join(shared) + "."
-        for name, test in conditions.items():
+        for name, test in CONDITIONS.items():
             safe_points = [r for r in mine if not test(r["constants"])]
             if safe_points and all(r["verdict"] == "proved" for r in safe_points) and name in shared:
                 text += f" Every point without {name.split(' (')[0]} was proved ({len(safe_points)} points)."
@@ -721,9 +728,7 @@ def rule_table(route_rows, grid_rows) -> list[str]:
         refuted = [r for r in grid_rows if r["rule"] == rule and r["constants"]["SCHEDULE"] == "any" and r["verdict"] == "refuted"]
         smallest = "none"
         if refuted:
-            s = refuted[0]
-            shares = summarize(rule, [r for r in grid_rows if r["constants"]["SCHEDULE"] == "any"])
-            shared = shares.split(" Every refuted point has ", 1)[1].split(".", 1)[0] if "Every refuted point has" in shares else ""
+            s, shared = refuted[0], " and ".join(shared_conditions(refuted))
             smallest = (f"{consts_text(s['constants'])}: {s['trace_length']} states, prompt {s['witness']} lost, through "
                         f"{', '.join(s['uses']) or 'no fault'}" + (f"; every refuted point has {shared}" if shared else ""))
         verdict = "**loses prompts**" if fails or refuted else "lost no prompt here"

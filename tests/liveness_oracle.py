@@ -133,9 +133,9 @@ def oracle(model) -> str:
         return "violated" if any(not p[v] for v in everywhere) else "holds"
     if prop.form == "stable":  # under fairness (as TLC checks it): from the bad state a fair behaviour goes on
         after = reach({v for v in everywhere if p[v]}, lambda v: True, edges)
-        live = {u for u in everywhere if reach({u}, lambda v: True, edges) & _fair_states(model, everywhere, edges, enabled)}
+        fair = _fair_states(model, everywhere, edges, enabled)
+        live = {u for u in everywhere if reach({u}, lambda v: True, edges) & fair}
         return "violated" if any(not q[v] and v in live for v in after) else "holds"
-    every = set(range(n))
     starts, ok = set(init), (lambda v: True)
     if prop.form == "eventually":
         ok = lambda v: not p[v]  # noqa: E731

@@ -563,25 +563,20 @@ def find_lasso(checker: Checker, g: Graph, prop: CompiledProperty, cycles_only: 
         return _step_lasso(checker, g, prop, cycles_only)
     p = _values(g, prop.p, prop)
     if prop.form in ("always", "stable"):  # a finite prefix to a bad state, then on to a fair loop
-        member = _fair_members(checker, g, cycles_only)
+        member, live = _fair_members(checker, g, cycles_only)
         if prop.form == "always":  # as TLC, which checks it as an invariant: whatever fairness says
             path = next(([*_prefix(g, v)] for v in range(n) if not p[v]), None)  # ids in BFS order: a nearest one
         else:  # always (P implies always Q): a P state, then any path to a state where Q is false, from
             q = _values(g, prop.q, prop)  # which a fair behaviour goes on (TLC checks it under fairness)
-            live = _reaching(g, set(member))
             path = _leads_to_path(g, p, bytearray(n), {v: None for v in range(n) if not q[v] and v in live})
-        return None if path is None else _onward(checker, g, path, cycles_only, member)
+        return None if path is None else _onward(checker, g, path, cycles_only, member, live)
     if prop.form == "leads_to_always":  # P, then on to a fair loop through a state where Q is false
         q = _values(g, prop.q, prop)
         need = bytearray(1 - x for x in q)
         comps = checker.fair_components(bytearray(b"\x01") * n, need, cycles_only)
         member = {v: c for c in comps for v in c}
         path = _leads_to_path(g, p, bytearray(n), member) if member else None
-        if path is None:
-            return None
-        comp = member[path[-1]]
-        comp = [path[-1]] + [v for v in comp if v != path[-1]]
-        return Lasso(path, checker.cycle(comp, need, cycles_only))
+        return None if path is None else _entering(checker, path, member, need, cycles_only)
     if prop.form == "always_eventually":  # a fair cycle where P is false throughout
         alive = bytearray(1 - x for x in p)
         comps = checker.fair_components(alive, None, cycles_only)
@@ -600,21 +595,28 @@ def find_lasso(checker: Checker, g: Graph, prop: CompiledProperty, cycles_only: 
         comps = checker.fair_components(alive, None, cycles_only)
         member = {v: c for c in comps for v in c}
         path = _leads_to_path(g, p, q, member) if member else None
-        if path is None:
-            return None
-        comp = member[path[-1]]
-        comp = [path[-1]] + [v for v in comp if v != path[-1]]  # enter where the path reaches it
-        return Lasso(path, checker.cycle(comp, None, cycles_only))
+        return None if path is None else _entering(checker, path, member, None, cycles_only)
     if not comps:
         return None
     comp = min(comps, key=lambda c: c[0])
     return Lasso(_prefix(g, comp[0]), checker.cycle(comp, need, cycles_only))
 
 
-def _fair_members(checker: Checker, g: Graph, cycles_only: bool) -> dict[int, list[int]]:
-    """Each state of a fair component of the whole graph, with its component."""
+def _entering(checker: Checker, path: list[int], member: dict[int, list[int]], need: bytearray | None,
+              cycles_only: bool) -> Lasso:
+    """The lasso of `path`, which ends in a state of a fair component (`member`): the component's
+    fair loop from where the path enters it."""
+    end = path[-1]
+    comp = [end] + [v for v in member[end] if v != end]
+    return Lasso(path, checker.cycle(comp, need, cycles_only))
+
+
+def _fair_members(checker: Checker, g: Graph, cycles_only: bool) -> tuple[dict[int, list[int]], set[int]]:
+    """Each state of a fair component of the whole graph, with its component; and the states from
+    which one of them can be reached (where a fair behaviour can go on)."""
     comps = checker.fair_components(bytearray(b"\x01") * len(g.states), None, cycles_only)
-    return {v: c for c in comps for v in c}
+    member = {v: c for c in comps for v in c}
+    return member, _reaching(g, set(member))
 
 
 def _reaching(g: Graph, targets: set[int]) -> set[int]:
@@ -633,17 +635,16 @@ def _reaching(g: Graph, targets: set[int]) -> set[int]:
 
 
 def _onward(checker: Checker, g: Graph, path: list[int], cycles_only: bool,
-            member: dict[int, list[int]]) -> Lasso | None:
+            member: dict[int, list[int]], live: set[int]) -> Lasso | None:
     """A finite path that already fails a property of safety, continued by a shortest path to a
     fair component (`member`) and a fair loop there: the whole fair behaviour it starts. Where no
-    fair component can be reached (only a state constraint can cut every fair continuation off, and
-    TLC reports a safety violation there all the same) the path ends by stuttering in its last state."""
-    if path[-1] not in _reaching(g, set(member)):
+    fair component can be reached (`live`: only a state constraint can cut every fair continuation
+    off, and TLC reports a safety violation there all the same) the path ends by stuttering in its
+    last state."""
+    if path[-1] not in live:
         return None if cycles_only else Lasso(path, [])
     onward = checker.path(path[-1], set(member), bytearray(b"\x01") * len(g.states))
-    comp = member[onward[-1]]
-    comp = [onward[-1]] + [v for v in comp if v != onward[-1]]
-    return Lasso(path + onward[1:], checker.cycle(comp, None, cycles_only))
+    return _entering(checker, path + onward[1:], member, None, cycles_only)
 
 
 def _step_lasso(checker: Checker, g: Graph, prop: CompiledProperty, cycles_only: bool) -> Lasso | None:
@@ -666,11 +667,12 @@ def _step_lasso(checker: Checker, g: Graph, prop: CompiledProperty, cycles_only:
                 break
         else:
             return None
-        return _onward(checker, g, _prefix(g, v) + [bad], cycles_only, _fair_members(checker, g, cycles_only))
+        return _onward(checker, g, _prefix(g, v) + [bad], cycles_only, *_fair_members(checker, g, cycles_only))
     if prop.form == "eventually_always_step":
         other = 1 << (MAX_FAIRNESS - 1)  # a free bit: the steps that are not A steps
-        if other & ~bits and any(other & m for m in g.emask):
-            raise SpecError("too many fairness conditions and actions named by properties", model.spec.path)
+        if other & (checker.all | sum(tracked_bits(model))):
+            raise SpecError(f"with `eventually always [...]`, at most {MAX_FAIRNESS - 1} fairness conditions and "
+                            "actions named by properties are supported together", model.spec.path)
         marked = Graph(g.states, g.parent, g.indptr, g.indices,
                        array("Q", (m | other if not m & bits else m for m in g.emask)), g.enabled, g.generated, g.depth)
         sub = Checker(model, marked)

@@ -300,12 +300,15 @@ class Checker:
                 if e is not None:
                     self.expr(e, scopes)
                     self.boolean(e, "a property's predicate")
-            names = [a.name for a in self.spec.actions]
-            p.indices = []
-            for n in p.actions:
-                if n not in names:
-                    self.error(f"property {p.name}: no action is named {n}{did_you_mean(n, names)}", p.loc)
-                p.indices.append(names.index(n))
+            p.indices = [self.action_index(n, f"property {p.name}", p.loc) for n in p.actions]
+
+    def action_index(self, name: str, what: str, loc: A.Loc) -> int:
+        """The position of the action a property or `enabled` names; an unknown name is an error."""
+        names = [a.name for a in self.spec.actions]
+        if name not in names:
+            self.error(f"{what}: no action is named {name}{did_you_mean(name, names)}", loc)
+        return names.index(name)
+
     def view(self, v: A.View) -> None:
         if len(v.params) > MAX_LOOPS:
             self.error(f"a view can have at most {MAX_LOOPS} parameters", v.params[MAX_LOOPS].loc)
@@ -485,10 +488,7 @@ class Checker:
             self.domain(e.codomain)
             return self._sub([e.domain, e.codomain], scopes, ag)
         if isinstance(e, A.Enabled):
-            names = [a.name for a in self.spec.actions]
-            if e.action not in names:
-                self.error(f"enabled {e.action}: no action is named {e.action}{did_you_mean(e.action, names)}", e.loc)
-            e.index = names.index(e.action)
+            e.index = self.action_index(e.action, f"enabled {e.action}", e.loc)
             return _Facts(uses_state=True, vars=set(range(len(self.spec.vars))))
         if isinstance(e, A.Choose):
             facts = self.expr(e.binder.domain, scopes, allow_globals=ag)

@@ -27,13 +27,19 @@ from explorer.lang.errors import SpecError, did_you_mean
 
 
 def _action_names(e: A.Expr) -> list[str]:
-    """`a | b | c` read as a set of actions (`eventually always [a | b]`), or [] if it is not one."""
+    """`a | b | c` read as a set of actions, or [] if it is not one."""
     if isinstance(e, A.Name):
         return [e.id]
     if isinstance(e, A.Binary) and e.op == "|":
         left, right = _action_names(e.left), _action_names(e.right)
         return left + right if left and right else []
     return []
+
+
+def _steps_of(p: A.Expr) -> list[str]:
+    """The actions of `[a | b]` after `always` or `eventually always` (parsed as a one-item
+    sequence: a sequence is never a predicate), or [] if `p` is a predicate."""
+    return _action_names(p.items[0]) if isinstance(p, A.TupleLit) and len(p.items) == 1 else []
 
 
 class _Indenter(Indenter):
@@ -150,8 +156,8 @@ class _ToAst(Transformer):
 
     def property_decl(self, meta, c):
         name, params, (form, p, q, *actions) = c
-        if form == "eventually_always" and isinstance(p, A.TupleLit) and len(p.items) == 1 and _action_names(p.items[0]):
-            form, actions, p = "eventually_always_step", [_action_names(p.items[0])], None  # <>[][A | B]_vars
+        if form == "eventually_always" and _steps_of(p):
+            form, actions, p = "eventually_always_step", [_steps_of(p)], None  # <>[][A | B]_vars
         return A.Property(_tok_loc(name), str(name), params or [], form, p, q, actions[0] if actions else [])
 
     def steps(self, meta, c):
@@ -159,9 +165,7 @@ class _ToAst(Transformer):
 
     def always_(self, meta, c):
         p = c[0]
-        if isinstance(p, A.TupleLit) and len(p.items) == 1 and _action_names(p.items[0]):
-            return ("always_step", None, None, _action_names(p.items[0]))  # [][A | B]_vars
-        return ("always", p, None)
+        return ("always_step", None, None, _steps_of(p)) if _steps_of(p) else ("always", p, None)  # [][A | B]_vars
 
     def stable(self, meta, c):
         return ("stable", c[0], c[1])

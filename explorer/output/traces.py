@@ -283,8 +283,8 @@ def result_json(model: Model, result: Result, deadlock: bool | None = None) -> d
         "actions": {k: v["generated"] for k, v in result.actions.items()},
         "actions_distinct": {k: v["distinct"] for k, v in result.actions.items()},
         "never_fired": [k for k, v in result.actions.items() if v["generated"] == 0],
-        "impossible": {k: impossible(model, k) for k, v in result.actions.items() if v["generated"] == 0
-                       and impossible(model, k)},  # of those, the ones the constants rule out (and why)
+        "impossible": {k: why for k, v in result.actions.items()
+                       if v["generated"] == 0 and (why := impossible(model, k))},  # of those, the ones the constants rule out (and why)
         "witness": {k: to_itf(v) for k, v in result.witness} if result.witness else None,
         "error": result.error,
         "internal_error": result.internal,
