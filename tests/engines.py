@@ -28,3 +28,30 @@ def check_both(model: Model, **kwargs) -> Result:
             got = check_native(model, threads=threads, **kwargs)
             assert summary(got) == summary(expected), (threads, summary(got), summary(expected))
     return expected
+
+
+def graphs_agree(model: Model) -> bool:
+    """The state graph the native engine records for the temporal properties (1 and 2 threads) is
+    the one the Python engine builds: the same parents, edges, step bits, enabled bits, counts, the
+    same truth of every property's predicates in every state, and the same states. False when the
+    native engine does not record this model's graph (the liveness check builds it in Python)."""
+    from explorer.engine.liveness import _values, build_graph
+    from explorer.run.limits import Limits
+    expected = build_graph(model, Limits(), Result("holds"))
+    recorded = False
+    for threads in (1, 2):
+        got: list = []
+        check_native(model, deadlock=False, threads=threads, record=got.append)
+        if not got:
+            return False
+        g, recorded = got[0], True
+        assert (list(g.parent), g.indptr, g.indices, g.emask, g.enabled, g.generated, g.depth) == \
+            (list(expected.parent), expected.indptr, expected.indices, expected.emask, expected.enabled,
+             expected.generated, expected.depth), threads
+        for prop in model.properties:
+            for which, fn in (("p", prop.p), ("q", prop.q)):
+                if fn is not None:
+                    assert _values(g, prop, which) == bytearray(1 if fn(s) else 0 for s in expected.states), prop.label
+        step = max(1, len(expected.states) // 40)
+        assert all(g.states[i] == expected.states[i] for i in range(len(expected.states) - 1, -1, -step))
+    return recorded

@@ -10,6 +10,7 @@ through those steps, or one state stuttered in) and the property fails on such a
 subset of the states is tried, so specs stay small (at most 9 states).
 
     python tests/liveness_oracle.py --specs 2000 --seed 1     # the long campaign
+    python tests/liveness_oracle.py --specs 2000 --engine native  # on the graph the native engine records
 """
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ import sys
 from itertools import combinations
 from typing import Any
 
-from explorer import check, load_model, with_properties
+from explorer import Limits, check, load_model, with_properties
+from explorer.engine.explore import explore
 from explorer.lang.errors import SpecError
 
 MAX_STATES = 9
@@ -250,8 +252,10 @@ def lasso_problem(m, r, prop=None) -> str | None:
     return None if fails() else f"the property {p.label} does not fail on it"
 
 
-def campaign(specs: int, seed: int) -> dict[str, Any]:
-    """Generate specs with one property each; compare the checker's verdict with the oracle's."""
+def campaign(specs: int, seed: int, engine: str | None = None) -> dict[str, Any]:
+    """Generate specs with one property each; compare the checker's verdict with the oracle's.
+    `engine`: the checker runs as `check` runs it with that engine (the native engine records the
+    graph it checks on); None: the Python engine's search and its recorded graph."""
     rng = random.Random(seed)
     tally: dict[str, Any] = {"specs": 0, "compared": 0, "violated": 0, "disagreements": 0, "bad_lassos": 0,
                              "per_form": {f: [0, 0] for f in FORMS}}  # form -> [compared, violated]
@@ -262,7 +266,10 @@ def campaign(specs: int, seed: int) -> dict[str, Any]:
             model = load_model("campaign.spec", text=text)
         except SpecError as err:
             raise AssertionError(f"the generator wrote a bad spec: {err}\n{text}") from None
-        result = with_properties(model, check(model, deadlock=False))
+        if engine is None:
+            result = with_properties(model, check(model, deadlock=False))
+        else:
+            result = explore(model, Limits(), deadlock=False, engine=engine)
         ours = result.verdict
         if ours == "violated":
             problem = lasso_problem(model, result)
@@ -287,8 +294,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--specs", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--engine", choices=["python", "native"], default=None)
     args = parser.parse_args()
-    tally = campaign(args.specs, args.seed)
+    tally = campaign(args.specs, args.seed, args.engine)
     print(tally)
     return 1 if tally["disagreements"] or tally["bad_lassos"] else 0
 

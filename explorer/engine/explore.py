@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from explorer.engine.liveness import GraphBuilder, with_properties
+from explorer.engine.liveness import Graph, GraphBuilder, with_properties
 from explorer.engine.result import Result
 from explorer.engine.search import check
 from explorer.lang.errors import SpecError
@@ -51,13 +51,17 @@ def choose_engine(model: Model, engine: str, workers: int = 1, ray: str | None =
 def explore(model: Model, limits: Limits, deadlock: bool, fingerprints: bool = False, workers: int = 1,
             exact: bool = False, ray: str | None = None, engine: str = "auto") -> Result:
     """Search `model` with the engine and back end these options name, then check its temporal
-    properties (on the Python engine: after a native search it explores the graph itself)."""
-    graph = None
+    properties on the graph the search recorded (the Python engine's breadth-first search, or the
+    native engine's), else on a graph the liveness check explores itself."""
+    graph: Graph | None = None
     started = time.monotonic()
     chosen, note = choose_engine(model, "python" if exact else engine, workers, ray)
     if chosen == "native":  # --workers N: N threads
         from explorer.engine.native.search import check_native
-        result = check_native(model, deadlock=deadlock, limits=limits, threads=workers, started=started)
+        recorded: list[Graph] = []
+        result = check_native(model, deadlock=deadlock, limits=limits, threads=workers, started=started,
+                              record=recorded.append if model.properties else None)
+        graph = recorded[0] if recorded else None
     elif ray:
         from explorer.engine.ray_backend import RayTransport
         from explorer.engine.workers import check_parallel
@@ -70,11 +74,12 @@ def explore(model: Model, limits: Limits, deadlock: bool, fingerprints: bool = F
         from explorer.engine.fpsearch import check_fingerprints
         result = check_fingerprints(model, deadlock=deadlock, limits=limits)
     else:  # with temporal properties it records the graph they are checked on (and never switches)
-        graph = GraphBuilder(model) if model.properties else None
+        builder = GraphBuilder(model) if model.properties else None
         result = check(model, deadlock=deadlock, limits=limits, switch_at=None if exact else AUTO_FINGERPRINTS,
-                       record=graph)
+                       record=builder)
+        graph = builder.graph if builder is not None else None
     if note and not result.engine_note:
         result.engine_note = note
-    if model.properties:  # after a search by fingerprint, the liveness check explores the graph itself
+    if model.properties:  # without a recorded graph, the liveness check explores it itself
         result = with_properties(model, result, limits, graph)
     return result

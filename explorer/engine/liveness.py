@@ -63,7 +63,7 @@ import time
 from array import array
 from collections import deque
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 from explorer.engine.result import Result, Step, label_step, report_limit
 from explorer.lang import ast as A
@@ -80,8 +80,10 @@ class Graph:
     """The reachable states (ids in BFS order), their successors (CSR: the edges of state i are
     `indices[indptr[i]:indptr[i + 1]]`, self-loops left out) and, per edge and per state, the
     fairness conditions the step satisfies (`emask`, empty without fairness) / that are enabled
-    (bit j: `model.fairness[j]`)."""
-    states: list[tuple]
+    (bit j: `model.fairness[j]`). `atoms`: each property's predicates per state, when the engine
+    that recorded the graph evaluated them (the native engine, whose `states` are re-executed on
+    demand); else they are evaluated on `states` here."""
+    states: Sequence[tuple]
     parent: array
     indptr: array
     indices: array
@@ -89,6 +91,7 @@ class Graph:
     enabled: array
     generated: int = 0
     depth: int = 0
+    atoms: dict[tuple[int, str], bytearray] | None = None  # (id of a CompiledProperty, "p" | "q") -> per state
 
     def succ(self, v: int) -> range:
         return range(self.indptr[v], self.indptr[v + 1])
@@ -103,7 +106,8 @@ class Graph:
                     indices.append(self.indices[e])
                     emask.append(self.emask[e])
             indptr.append(len(indices))
-        return Graph(self.states, self.parent, indptr, indices, emask, self.enabled, self.generated, self.depth)
+        return Graph(self.states, self.parent, indptr, indices, emask, self.enabled, self.generated, self.depth,
+                     self.atoms)
 
 
 def tracked_bits(model: Model) -> list[int]:
@@ -117,6 +121,28 @@ def tracked_bits(model: Model) -> list[int]:
     for k, a in enumerate(used):
         bits[a] = 1 << (len(model.fairness) + k)
     return bits
+
+
+def action_bits(model: Model) -> tuple[list[int], dict[int, list[tuple[tuple[int, ...], dict[tuple, int]]]]]:
+    """The bits a step of each action carries (`whole`: its fairness conditions on the action as a
+    whole and its tracked bit), and per action the conditions on the values of some parameters
+    (`fair(p)`: positions in the binding -> {values: bits})."""
+    whole = [0] * len(model.actions)
+    per_value: dict[int, list[tuple[tuple[int, ...], dict[tuple, int]]]] = {}
+    for j, f in enumerate(model.fairness):
+        if not f.by:
+            whole[f.action] |= 1 << j
+        else:
+            groups = per_value.setdefault(f.action, [])
+            for by, bits in groups:
+                if by == f.by:
+                    bits[f.values] = bits.get(f.values, 0) | 1 << j
+                    break
+            else:
+                groups.append((f.by, {f.values: 1 << j}))
+    for ai, bit in enumerate(tracked_bits(model)):  # marked like fairness; Checker ignores them
+        whole[ai] |= bit
+    return whole, per_value
 
 
 def step_bits(model: Model, prop: CompiledProperty) -> int:
@@ -149,21 +175,7 @@ class GraphBuilder:
 
     def __init__(self, model: Model):
         self.model = model
-        self.whole = [0] * len(model.actions)  # bits of the conditions on an action as a whole
-        self.per_value: dict[int, list[tuple[tuple[int, ...], dict[tuple, int]]]] = {}
-        for j, f in enumerate(model.fairness):
-            if not f.by:
-                self.whole[f.action] |= 1 << j
-            else:
-                groups = self.per_value.setdefault(f.action, [])
-                for by, bits in groups:
-                    if by == f.by:
-                        bits[f.values] = bits.get(f.values, 0) | 1 << j
-                        break
-                else:
-                    groups.append((f.by, {f.values: 1 << j}))
-        for ai, bit in enumerate(tracked_bits(model)):  # marked like fairness; Checker ignores them
-            self.whole[ai] |= bit
+        self.whole, self.per_value = action_bits(model)
         self.fair = bool(model.fairness) or any(self.whole)
         self.indptr = array("q", [0])
         self.indices = array("i")  # 4 bytes an edge (up to 2**31 states), 8 more for its mask
@@ -542,7 +554,11 @@ def _prefix(g: Graph, v: int) -> list[int]:
     return out[::-1]
 
 
-def _values(g: Graph, fn: Any, prop: CompiledProperty) -> bytearray:
+def _values(g: Graph, prop: CompiledProperty, which: str) -> bytearray:
+    """Per state, whether the property's P (`which` = "p") or Q holds there."""
+    if g.atoms is not None:
+        return g.atoms[id(prop), which]
+    fn = prop.p if which == "p" else prop.q
     out = bytearray(len(g.states))
     for n, s in enumerate(g.states):
         try:
@@ -561,17 +577,17 @@ def find_lasso(checker: Checker, g: Graph, prop: CompiledProperty, cycles_only: 
     n = len(g.states)
     if prop.form in A.STEP_FORMS:
         return _step_lasso(checker, g, prop, cycles_only)
-    p = _values(g, prop.p, prop)
+    p = _values(g, prop, "p")
     if prop.form in ("always", "stable"):  # a finite prefix to a bad state, then on to a fair loop
         member, live = _fair_members(checker, g, cycles_only)
         if prop.form == "always":  # as TLC, which checks it as an invariant: whatever fairness says
             path = next(([*_prefix(g, v)] for v in range(n) if not p[v]), None)  # ids in BFS order: a nearest one
         else:  # always (P implies always Q): a P state, then any path to a state where Q is false, from
-            q = _values(g, prop.q, prop)  # which a fair behaviour goes on (TLC checks it under fairness)
+            q = _values(g, prop, "q")  # which a fair behaviour goes on (TLC checks it under fairness)
             path = _leads_to_path(g, p, bytearray(n), {v: None for v in range(n) if not q[v] and v in live})
         return None if path is None else _onward(checker, g, path, cycles_only, member, live)
     if prop.form == "leads_to_always":  # P, then on to a fair loop through a state where Q is false
-        q = _values(g, prop.q, prop)
+        q = _values(g, prop, "q")
         need = bytearray(1 - x for x in q)
         comps = checker.fair_components(bytearray(b"\x01") * n, need, cycles_only)
         member = {v: c for c in comps for v in c}
@@ -589,7 +605,7 @@ def find_lasso(checker: Checker, g: Graph, prop: CompiledProperty, cycles_only: 
         if prop.form == "eventually":  # Q false from the start: `P` is "an initial state"
             p, q = bytearray(1 if g.parent[v] < 0 else 0 for v in range(n)), p
         else:
-            q = _values(g, prop.q, prop)
+            q = _values(g, prop, "q")
         alive = bytearray(1 - x for x in q)
         need = None
         comps = checker.fair_components(alive, None, cycles_only)
@@ -674,7 +690,8 @@ def _step_lasso(checker: Checker, g: Graph, prop: CompiledProperty, cycles_only:
             raise SpecError(f"with `eventually always [...]`, at most {MAX_FAIRNESS - 1} fairness conditions and "
                             "actions named by properties are supported together", model.spec.path)
         marked = Graph(g.states, g.parent, g.indptr, g.indices,
-                       array("Q", (m | other if not m & bits else m for m in g.emask)), g.enabled, g.generated, g.depth)
+                       array("Q", (m | other if not m & bits else m for m in g.emask)), g.enabled, g.generated, g.depth,
+                       g.atoms)
         sub = Checker(model, marked)
         comps = sub.fair_components(alive, None, cycles_only, need_step=other)
         if not comps:
@@ -797,17 +814,20 @@ def check_liveness(model: Model, limits: Limits | None = None, cycles_only: bool
 
 
 def with_properties(model: Model, safety: Result, limits: Limits | None = None,
-                    graph: GraphBuilder | None = None) -> Result:
+                    graph: Graph | GraphBuilder | None = None) -> Result:
     """`safety` (the breadth-first search's result), then the temporal properties if it found
     nothing: a temporal violation, a limit or an error of that pass replaces its verdict. The
     counts stay those of the breadth-first search (TLC's). `graph`: what the safety search
-    recorded (`check(..., record=...)`), so the graph is not explored twice. The limits go on
+    recorded (the builder given to `check(..., record=...)`, or the graph the native engine
+    recorded), so the graph is not explored twice. The limits go on
     counting from the start of the safety search."""
     if safety.verdict != "holds" or not model.properties:
         return safety
     started = time.monotonic() - safety.seconds
     rearm()  # the safety search disarmed the guard in force to report; this phase is limited too
-    live = check_liveness(model, limits, graph=graph.graph if graph is not None else None, started=started)
+    if isinstance(graph, GraphBuilder):
+        graph = graph.graph
+    live = check_liveness(model, limits, graph=graph, started=started)
     safety.seconds = live.seconds
     if live.verdict == "holds":
         return safety

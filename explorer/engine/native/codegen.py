@@ -103,6 +103,7 @@ class Generated:
     source: str  # the spec's C code (appended to runtime.c)
     constants: list[bytes] = field(default_factory=list)  # K(i), encoded
     native_init: bool = True  # C finds the initial states (else the Python engine hands them over)
+    atoms: dict[str, bool] = field(default_factory=dict)  # property name -> whether C evaluates its predicates
 
 
 class _Gen:
@@ -346,7 +347,10 @@ class _Gen:
             elif not isinstance(s, A.Skip):
                 raise Unsupported(f"the statement {type(s).__name__}", s.loc)
         if tail:
-            out.append(f"emit(c, {self.act[1]}, n);")
+            a = self.act[0]
+            fair = "".join(f"c->fv[{i}] = L_{next(b for b in a.params if b.name == name).local}; "
+                           for i, name in enumerate(a.fair_by))  # which of its conditions the step meets (fair_bits)
+            out.append(f"{fair}emit(c, {self.act[1]}, n);")
         return "\n".join(out)
 
     def resets(self, stmts: list[A.Node]) -> str:
@@ -376,6 +380,32 @@ class _Gen:
         lines.append("    return -1;" if first else "    return 0;")
         return "\n".join(lines) + "\n}"
 
+
+    # ---- temporal properties ----
+    def atoms(self) -> tuple[str, dict[str, bool]]:
+        """ATOM_FNS: per property (in the spec's order) its P and its Q as C functions of a state and
+        the binding's values (`args`: the constants table from a run-time position); NULL where the
+        property has none or C cannot evaluate it (then its graph is built by the Python engine)."""
+        names, ok = [], {}
+        for i, prop in enumerate(self.spec.properties):
+            ok[prop.name] = True
+            for w, e in (("p", prop.p), ("q", prop.q)):
+                if e is None:
+                    names.append("NULL")
+                    continue
+                binds = "".join(f"V L_{b.local} = args[{n}]; " for n, b in enumerate(prop.params))
+                try:
+                    body = self.cond(e)
+                except Unsupported:
+                    ok[prop.name] = False
+                    names.append("NULL")
+                    continue
+                name = f"atom_{i}_{w}"
+                self.funcs.append(f"static int {name}(Ctx *c, V *s, const V *args) {{\n    (void)s; (void)args; {binds}\n"
+                                  f"    return {body};\n}}")
+                names.append(name)
+        n = max(len(names), 1)
+        return (f"static int (*ATOM_FNS[{n}])(Ctx *, V *, const V *) = {{{', '.join(names) or 'NULL'}}};", ok)
 
     # ---- initial states ----
     def init(self) -> str:
@@ -415,12 +445,17 @@ def generate(model: Model) -> Generated:
     constraints = [p for p in spec.by_kind("constraint") if p.name in {q.name for q in model.constraints}]
     terminals = [p for p in spec.by_kind("terminal") if p.name in {q.name for q in model.terminals}]
     actions = [g.action(a, i) for i, a in enumerate(spec.actions)]
+    atom_table, atoms = g.atoms()
     preds = [g.predicates("invariant_first", invariants, True), g.predicates("constraints_first", constraints, True),
              g.predicates("terminal_any", terminals, False)]
     nv, na = len(spec.vars), len(spec.actions)
     head = [f"#define NV {nv}", f"#define NV_ALLOC {max(nv, 1)}", f"#define NA {na}", f"#define NA_ALLOC {max(na, 1)}",
             f"#define NC {len(constraints)}", f"#define NMEMO {g.nmemo}"]
+    if any(len(a.fair_by) > 8 for a in spec.actions):
+        a = next(a for a in spec.actions if len(a.fair_by) > 8)
+        raise Unsupported("fairness on more than 8 parameters", a.loc)
     table = [f"static void act_{i}(Ctx *c, V *s);" for i in range(na)]
+    table.append(f"static const int FAIR_BY[NA_ALLOC] = {{{', '.join(str(len(a.fair_by)) for a in spec.actions) or '0'}}};")
     table.append("static void (*ACTIONS[NA_ALLOC])(Ctx *, V *) = {" + ", ".join(f"act_{i}" for i in range(na)) + "};")
     table.append("static inline int en_probe(Ctx *c, int a) {  /* `enabled A`: A has a successor from c->s */\n"
                  "    V *s = c->s; size_t before = c->nsucc; ACTIONS[a](c, s);\n"
@@ -429,7 +464,7 @@ def generate(model: Model) -> Generated:
         init, native_init = g.init(), True
     except Unsupported:  # e.g. a domain too large to hand over: the Python engine finds the initial states
         init, native_init = "static void init_states(Ctx *c) { (void)c; }", False
-    source = "\n".join(head + table + g.funcs + actions + preds) + \
+    source = "\n".join(head + table + g.funcs + [atom_table] + actions + preds) + \
         "\nstatic int constraints_ok(Ctx *c, V *s) { return constraints_first(c, s) < 0; }\n" + \
         "static void emit_init(Ctx *c, V *n);\n" + init + "\n"
-    return Generated(source, g.constants, native_init)
+    return Generated(source, g.constants, native_init, atoms)

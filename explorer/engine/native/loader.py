@@ -20,10 +20,14 @@ typedef struct Run {
     int deadlock; uint64_t max_states; int64_t max_depth; int stop;
     uint64_t distinct, generated, level, queue; uint64_t pruned, depth, bytes; uint64_t frontier_bytes, spilled;
     int verdict; int stopped; int prop; int64_t index; int uncounted; int threads; int native_init; void *priv;
+    int record; const uint64_t *whole; int natoms; const int32_t *atom_fn; const int32_t *atom_arg;
+    const int32_t *fair_first, *fair_count, *fair_vals; const uint64_t *fair_bits; uint64_t nedges;
 } Run;
 int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned char *init, size_t ninit,
            uint64_t *gen_by, uint64_t *new_by);
 int64_t trace_path(Run *r, int64_t index, uint32_t *out, int64_t max);
+void graph_copy(Run *r, uint32_t *records, uint64_t *indptr, uint32_t *dst, uint64_t *emask, uint64_t *en,
+                uint64_t *atoms);
 void release(Run *r);
 """
 KEEP = 400  # compiled specs kept in the cache folder (a few hundred KB each); the oldest go first

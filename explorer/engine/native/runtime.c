@@ -45,6 +45,8 @@ typedef struct Ctx {
     int depth;
     /* successors of the state being expanded */
     V *succ; int *succ_act; size_t nsucc, cap_succ;
+    uint64_t *succ_fair;  /* recording: per successor, the bits of its action's fairness on parameter values */
+    V fv[8];              /* the values of those parameters (`fair(p)`) for the successor being emitted */
     volatile int *stop;  /* Python asked the search to stop: leave even a state's expansion */
     struct Store *store; /* where this searcher freezes the values of the states it finds */
 } Ctx;

@@ -26,6 +26,16 @@ typedef struct Run {
     int threads;
     int native_init;             /* the initial states are found here (init_states), not handed over */
     void *priv;
+    /* the graph a liveness check needs (docs/engine.md, "Temporal properties"):
+       with `record`, every state's edges and what the temporal layer reads of it */
+    int record;
+    const uint64_t *whole;       /* per action: the fairness and tracked bits its steps carry */
+    int natoms;                  /* state predicates of the properties, one bit each per state */
+    const int32_t *atom_fn;      /* per atom: its function in ATOM_FNS */
+    const int32_t *atom_arg;     /* per atom: where its binding's values start in the constants */
+    const int32_t *fair_first, *fair_count, *fair_vals;  /* fairness on parameter values: see fair_bits */
+    const uint64_t *fair_bits;
+    uint64_t nedges;
 } Run;
 
 #define CHUNK 256  /* parents a thread takes at once */
@@ -53,7 +63,8 @@ typedef struct {
     V *pw; uint64_t *pfp;        /* the parents, read from the level */
     V *w;                        /* the candidates' words (NV_ALLOC each) */
     size_t ncand, cap;
-    uint64_t *fp; uint32_t *parent, *ord; int16_t *act, *inv; uint8_t *pruned;
+    uint64_t *fp, *fair; uint32_t *parent, *ord; int16_t *act, *inv; uint8_t *pruned;
+    uint64_t *atoms;             /* with Run.record: per parent, its atoms */
     uint32_t *cnt;               /* successors per parent and action: n * NA */
     uint8_t *dead;               /* per parent: no successor and no terminal condition holds */
     int error;                   /* an evaluation error (the Python engine will report it) */
@@ -72,6 +83,13 @@ typedef struct Priv {
     int nthreads;
     pthread_barrier_t start, done;
     volatile int quit;
+    /* with Run.record: per table slot its state's index; per state (CSR) its edges, each with the
+       bits of its steps, the bits enabled there and its atoms; a scratch table merges one
+       parent's steps to one successor into one edge, as liveness.GraphBuilder does */
+    uint32_t *ids;
+    uint64_t *indptr, *en, *atoms; size_t nst, capst;
+    uint32_t *edst; uint64_t *emask; size_t ne, cape;
+    uint32_t *skey, *spos; uint64_t *stamp; size_t smask, row; uint64_t sgen;
 } Priv;
 
 static void level_push(Level *l, const V *w, uint64_t fp) {
@@ -123,15 +141,21 @@ static void table_free(uint64_t *t, size_t slots) { munmap(t, slots * 8); }
 /* open addressing on 64-bit fingerprints (0 = empty), at most 3/4 full */
 static void table_grow(Priv *p) {
     size_t size = 2 * (p->mask + 1); uint64_t *t = table_alloc(size);
-    for (size_t i = 0; i <= p->mask; i++) if (p->table[i]) { size_t j = p->table[i] & (size - 1); while (t[j]) j = (j + 1) & (size - 1); t[j] = p->table[i]; }
+    uint32_t *ids = p->ids ? malloc(size * 4) : NULL;
+    if (p->ids && !ids) abort();
+    for (size_t i = 0; i <= p->mask; i++) if (p->table[i]) {
+        size_t j = p->table[i] & (size - 1); while (t[j]) j = (j + 1) & (size - 1);
+        t[j] = p->table[i]; if (ids) ids[j] = p->ids[i];
+    }
     table_free(p->table, p->mask + 1); p->table = t; p->mask = size - 1;
+    if (ids) { free(p->ids); p->ids = ids; }
 }
-/* adds fp unless it is there: whether it was new (one probe sequence for both) */
-static int table_insert(Priv *p, uint64_t fp) {
+/* adds fp unless it is there: whether it was new (one probe sequence for both); `*slot`: where it is */
+static int table_insert(Priv *p, uint64_t fp, size_t *slot) {
     if (4 * (p->used + 1) > 3 * (p->mask + 1)) table_grow(p);
     size_t j = fp & p->mask;
-    while (p->table[j]) { if (p->table[j] == fp) return 0; j = (j + 1) & p->mask; }
-    __atomic_store_n(&p->table[j], fp, __ATOMIC_RELAXED); p->used++; return 1;
+    while (p->table[j]) { if (p->table[j] == fp) { *slot = j; return 0; } j = (j + 1) & p->mask; }
+    __atomic_store_n(&p->table[j], fp, __ATOMIC_RELAXED); p->used++; *slot = j; return 1;
 }
 /* read by phase A while phase B adds (never while the table grows): a slot is 0 or a whole fingerprint */
 static inline int table_has(const Priv *p, uint64_t fp) {
@@ -157,13 +181,68 @@ static void record_at(Priv *p, uint64_t i, uint32_t out[2]) {
     fflush(p->file);
     if (pread(fileno(p->file), out, 8, (off_t)(i * 8)) != 8) abort();
 }
+/* ---- the graph for temporal properties (Run.record) ---- */
+static void *grow(void *a, size_t bytes) { void *b = realloc(a, bytes); if (!b) abort(); return b; }
+static void graph_scratch(Priv *p, size_t size) {  /* room for `size` / 2 edges of one state */
+    free(p->skey); free(p->spos); free(p->stamp);
+    p->skey = malloc(size * 4); p->spos = malloc(size * 4); p->stamp = calloc(size, 8);
+    if (!p->skey || !p->spos || !p->stamp) abort();
+    p->smask = size - 1; p->sgen = 1;
+}
+static void graph_insert(Priv *p, uint32_t dst, size_t pos) {
+    size_t h = (dst * 0x9E3779B1u) & p->smask;
+    while (p->stamp[h] == p->sgen) h = (h + 1) & p->smask;
+    p->stamp[h] = p->sgen; p->skey[h] = dst; p->spos[h] = (uint32_t)pos;
+}
+/* a step of the state being expanded to state `dst`, with `bits`: one edge per successor */
+static void graph_edge(Priv *p, uint32_t dst, uint64_t bits) {
+    size_t h = (dst * 0x9E3779B1u) & p->smask;
+    for (; p->stamp[h] == p->sgen; h = (h + 1) & p->smask)
+        if (p->skey[h] == dst) { p->emask[p->row + p->spos[h]] |= bits; return; }
+    if (p->ne == p->cape) {
+        p->cape = p->cape ? 2 * p->cape : 4096;
+        p->edst = grow(p->edst, p->cape * 4); p->emask = grow(p->emask, p->cape * 8);
+    }
+    size_t pos = p->ne - p->row;
+    p->edst[p->ne] = dst; p->emask[p->ne] = bits; p->ne++;
+    if (4 * (pos + 1) > p->smask + 1) {  /* rebuilt bigger: this state's edges so far */
+        graph_scratch(p, 2 * (p->smask + 1));
+        for (size_t i = p->row; i < p->ne; i++) graph_insert(p, p->edst[i], i - p->row);
+    } else graph_insert(p, dst, pos);
+}
+/* the state just expanded: where its edges end, what is enabled there, its atoms */
+static void graph_state(Priv *p, uint64_t en, uint64_t atoms) {
+    if (p->nst == p->capst) {
+        p->capst = p->capst ? 2 * p->capst : 4096;
+        p->en = grow(p->en, p->capst * 8); p->atoms = grow(p->atoms, p->capst * 8); p->indptr = grow(p->indptr, (p->capst + 1) * 8);
+    }
+    p->en[p->nst] = en; p->atoms[p->nst] = atoms; p->nst++; p->indptr[p->nst] = p->ne;
+    p->row = p->ne; p->sgen++;
+}
+
+/* fairness on parameter values (`fair(p)`), when recording: per action its conditions
+   [FAIR_FIRST[a], FAIR_FIRST[a] + FAIR_COUNT[a]), condition e holding for the steps whose values of
+   those parameters are KT[FAIR_VALS[8 * e + i]] (i < FAIR_BY[a], codegen), with bits FAIR_BITS[e] */
+static const int32_t *FAIR_FIRST, *FAIR_COUNT, *FAIR_VALS;
+static const uint64_t *FAIR_BITS;
+static uint64_t fair_bits(Ctx *c, int act) {
+    if (!FAIR_BITS || !FAIR_BY[act]) return 0;
+    for (int32_t e = FAIR_FIRST[act]; e < FAIR_FIRST[act] + FAIR_COUNT[act]; e++) {
+        int i = 0;
+        while (i < FAIR_BY[act] && eq(c->fv[i], KT[FAIR_VALS[8 * e + i]])) i++;
+        if (i == FAIR_BY[act]) return FAIR_BITS[e];
+    }
+    return 0;
+}
 static void emit(Ctx *c, int act, const V *n) {
     if (*c->stop) longjmp(c->fail, 2);
     if (c->nsucc == c->cap_succ) {
         c->cap_succ = c->cap_succ ? 2 * c->cap_succ : 64;
         c->succ = realloc(c->succ, c->cap_succ * NV_ALLOC * sizeof(V)); c->succ_act = realloc(c->succ_act, c->cap_succ * sizeof(int));
-        if (!c->succ || !c->succ_act) longjmp(c->fail, 2);
+        c->succ_fair = realloc(c->succ_fair, c->cap_succ * 8);
+        if (!c->succ || !c->succ_act || !c->succ_fair) longjmp(c->fail, 2);
     }
+    c->succ_fair[c->nsucc] = fair_bits(c, act);
     memcpy(c->succ + c->nsucc * NV_ALLOC, n, NV_ALLOC * sizeof(V)); c->succ_act[c->nsucc++] = act;
 }
 
@@ -177,21 +256,21 @@ static void ctx_init(Ctx *c, volatile int *stop) {
 }
 static void ctx_free(Ctx *c) {
     Block *b = c->first; while (b) { Block *n = b->next; free(b); b = n; }
-    free(c->memo_gen); free(c->memo); free(c->succ); free(c->succ_act); store_free(c->store);
+    free(c->memo_gen); free(c->memo); free(c->succ); free(c->succ_act); free(c->succ_fair); store_free(c->store);
 }
 static inline void enter(Ctx *c, V *s) { c->s = s; c->gen++; c->depth = 0; }
 
-static void cand_push(Chunk *k, const V *w, uint64_t fp, uint32_t parent, uint32_t ord, int act) {
+static void cand_push(Chunk *k, const V *w, uint64_t fp, uint32_t parent, uint32_t ord, int act, uint64_t fair) {
     if (k->ncand == k->cap) {
         k->cap = k->cap ? 2 * k->cap : 1024;
         k->w = realloc(k->w, k->cap * NV_ALLOC * sizeof(V)); k->fp = realloc(k->fp, k->cap * 8); k->parent = realloc(k->parent, k->cap * 4);
         k->ord = realloc(k->ord, k->cap * 4); k->act = realloc(k->act, k->cap * 2); k->inv = realloc(k->inv, k->cap * 2);
-        k->pruned = realloc(k->pruned, k->cap);
-        if (!k->w || !k->fp || !k->parent || !k->ord || !k->act || !k->inv || !k->pruned) abort();
+        k->pruned = realloc(k->pruned, k->cap); k->fair = realloc(k->fair, k->cap * 8);
+        if (!k->w || !k->fp || !k->parent || !k->ord || !k->act || !k->inv || !k->pruned || !k->fair) abort();
     }
     size_t i = k->ncand++;
     memcpy(k->w + i * NV_ALLOC, w, NV_ALLOC * sizeof(V));
-    k->fp[i] = fp; k->parent[i] = parent; k->ord[i] = ord; k->act[i] = (int16_t)act;
+    k->fp[i] = fp; k->parent[i] = parent; k->ord[i] = ord; k->act[i] = (int16_t)act; k->fair[i] = fair;
 }
 
 /* phase A for one chunk: expand its parents (their successors' changed values frozen, each
@@ -209,6 +288,11 @@ static void expand_chunk(Priv *p, Ctx *c, Chunk *k) {
         int code = setjmp(c->fail);
         if (code) { if (code == 2) k->stopped = 1; else k->error = 1; return; }
         enter(c, s); c->nsucc = 0;
+        if (r->record) {  /* every state is expanded once, in index order: its atoms are taken here */
+            uint64_t atoms = 0;
+            for (int a = 0; a < r->natoms; a++) if (ATOM_FNS[r->atom_fn[a]](c, s, KT + r->atom_arg[a])) atoms |= 1ull << a;
+            k->atoms[q] = atoms; enter(c, s); c->nsucc = 0;
+        }
         uint32_t *cnt = k->cnt + q * NA_ALLOC;
         for (int a = 0; a < NA; a++) { size_t before = c->nsucc; ACTIONS[a](c, s); cnt[a] = (uint32_t)(c->nsucc - before); }
         for (size_t i = 0; i < c->nsucc; i++) {
@@ -216,7 +300,7 @@ static void expand_chunk(Priv *p, Ctx *c, Chunk *k) {
             uint64_t fp = pfp;
             for (int v = 0; v < NV; v++) if (t[v] != s[v]) { t[v] = freeze(c->store, t[v]); fp += fp_term(v, t[v]) - fp_term(v, s[v]); }
             __builtin_prefetch(&p->table[FP_KEY(fp) & p->mask]);
-            cand_push(k, t, fp, (uint32_t)q, (uint32_t)i, c->succ_act[i]);
+            cand_push(k, t, fp, (uint32_t)q, (uint32_t)i, c->succ_act[i], c->succ_fair[i]);
         }
         k->dead[q] = 0;
         if (c->nsucc == 0 && r->deadlock) { enter(c, s); k->dead[q] = !terminal_any(c, s); }
@@ -224,7 +308,10 @@ static void expand_chunk(Priv *p, Ctx *c, Chunk *k) {
     size_t m = 0;
     if (setjmp(c->fail)) { k->error = 1; return; }
     for (size_t i = 0; i < k->ncand; i++) {
-        if (table_has(p, FP_KEY(k->fp[i]))) continue;
+        if (table_has(p, FP_KEY(k->fp[i]))) {
+            if (!r->record) continue;  /* recording: kept, for its edge (phase B looks up its index) */
+            k->inv[i] = -1; k->pruned[i] = 0; m++; continue;
+        }
         V *t = k->w + i * NV_ALLOC;
         arena_reset(c);
         int pruned = 0;
@@ -278,7 +365,8 @@ static void emit_init(Ctx *c, V *n) {
     int pruned = 0;
     if (NC) { enter(c, w); pruned = !constraints_ok(c, w); }
     if (pruned) r->pruned++;
-    else { table_insert(p, FP_KEY(fp)); record(p, UINT32_MAX, (uint32_t)p->n); level_push(&p->cur, w, fp); }
+    else { size_t slot; table_insert(p, FP_KEY(fp), &slot); if (p->ids) p->ids[slot] = (uint32_t)p->n;
+           record(p, UINT32_MAX, (uint32_t)p->n); level_push(&p->cur, w, fp); }
     enter(c, w);
     if (invariant_first(c, w) >= 0) longjmp(c->fail, 3);
     c->s = loop; c->gen++;
@@ -308,8 +396,13 @@ int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned c
     store_free(KCTX.store); KCTX.store = store_new();
     for (size_t i = 0; i < nconsts; i++) { KT[i] = freeze(KCTX.store, decode(&KCTX, &consts)); str_intern_all(&KCTX, KT[i]); }
     Priv *p = calloc(1, sizeof(Priv)); r->priv = p; p->r = r;
+    FAIR_FIRST = r->fair_first; FAIR_COUNT = r->fair_count; FAIR_VALS = r->fair_vals; FAIR_BITS = r->record ? r->fair_bits : NULL;
     p->buf = malloc(RECORDS * sizeof *p->buf);
     p->mask = (1u << 16) - 1; p->table = table_alloc(p->mask + 1);
+    if (r->record) {
+        if (!(p->ids = malloc((p->mask + 1) * 4))) abort();
+        graph_scratch(p, 64); p->indptr = calloc(1, 8); if (!p->indptr) abort();
+    }
     p->nthreads = r->threads > 0 ? r->threads : 1;
     size_t limit = r->frontier_bytes ? r->frontier_bytes / STATE_BYTES : SIZE_MAX;
     p->cur.limit = p->next.limit = limit ? limit : 1;
@@ -345,7 +438,8 @@ int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned c
             arena_reset(c);
             for (int i = 0; i < NV; i++) w[i] = freeze(c->store, decode(c, &q));
             uint64_t fp = state_fp(w);
-            table_insert(p, FP_KEY(fp)); record(p, UINT32_MAX, (uint32_t)k); level_push(&p->cur, w, fp); nstates++;
+            size_t slot; table_insert(p, FP_KEY(fp), &slot); if (p->ids) p->ids[slot] = (uint32_t)k;
+            record(p, UINT32_MAX, (uint32_t)k); level_push(&p->cur, w, fp); nstates++;
         }
     }
     generated = r->generated;
@@ -363,9 +457,9 @@ int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned c
             p->chunks = calloc(2 * WINDOW, sizeof(Chunk));
             for (size_t i = 0; i < 2 * WINDOW; i++) {
                 Chunk *k = &p->chunks[i];
-                k->cnt = malloc(CHUNK * NA_ALLOC * 4); k->dead = malloc(CHUNK);
+                k->cnt = malloc(CHUNK * NA_ALLOC * 4); k->dead = malloc(CHUNK); k->atoms = malloc(CHUNK * 8);
                 k->pw = malloc(CHUNK * NV_ALLOC * sizeof(V)); k->pfp = malloc(CHUNK * 8);
-                if (!k->cnt || !k->dead || !k->pw || !k->pfp) abort();
+                if (!k->cnt || !k->dead || !k->atoms || !k->pw || !k->pfp) abort();
             }
             p->cap_chunks = 2 * WINDOW;
         }
@@ -395,13 +489,22 @@ int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned c
                     if ((head & 255) == 0) { r->distinct = nstates; r->queue = nstates - head; r->generated = generated; }
                     const uint32_t *cnt = k->cnt + qq * NA_ALLOC;
                     uint32_t first_of_act = 0;
+                    uint64_t en = 0;  /* recording: the bits of the actions with a step here (also into a pruned state) */
                     for (int a = 0; a < NA; a++) {
                         gen_by[a] += cnt[a]; generated += cnt[a];
                         for (; j < k->ncand && k->parent[j] == qq && k->act[j] == a; j++) {
                             if (j + 16 < k->ncand) __builtin_prefetch(&p->table[FP_KEY(k->fp[j + 16]) & p->mask]);
                             uint64_t fp = FP_KEY(k->fp[j]);
+                            size_t slot;
+                            if (r->record) {
+                                if (k->fp[j] == k->pfp[qq]) continue;  /* a stutter: no step, no edge */
+                                en |= r->whole[a] | k->fair[j];
+                            }
                             /* a pruned state is never added: it is pruned (and counted) each time it is reached */
-                            if (k->pruned[j] ? table_has(p, fp) : !table_insert(p, fp)) continue;  /* an earlier parent reached it */
+                            if (k->pruned[j] ? table_has(p, fp) : !table_insert(p, fp, &slot)) {  /* an earlier parent reached it */
+                                if (r->record && !k->pruned[j]) graph_edge(p, p->ids[slot], r->whole[a] | k->fair[j]);
+                                continue;
+                            }
                             uint32_t after = first_of_act + cnt[a] - k->ord[j] - 1;  /* its action's successors after it */
                             if (k->pruned[j]) {
                                 r->pruned++;
@@ -411,6 +514,7 @@ int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned c
                                 }
                                 continue;
                             }
+                            if (r->record) { p->ids[slot] = (uint32_t)nstates; graph_edge(p, (uint32_t)nstates, r->whole[a] | k->fair[j]); }
                             record(p, (uint32_t)head, k->ord[j]);
                             level_push(&p->next, k->w + j * NV_ALLOC, k->fp[j]);
                             new_by[a]++; nstates++; r->depth = level + 1;
@@ -421,6 +525,7 @@ int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned c
                         }
                         first_of_act += cnt[a];
                     }
+                    if (r->record) graph_state(p, en, k->atoms[qq]);
                     if (k->dead[qq]) { r->verdict = 2; r->index = (int64_t)head; r->queue = nstates - head - 1; goto end; }
                 }
             }
@@ -442,6 +547,7 @@ out:
     if (r->verdict == 0) r->queue = 0;
     r->distinct = nstates; r->generated = generated;
     r->bytes = (p->mask + 1) * 8;
+    if (r->record) { r->bytes += (p->mask + 1) * 4 + p->cape * 12 + p->capst * 24; r->nedges = p->ne; }
     p->quit = 1;
     if (p->nthreads > 1) {
         pthread_barrier_wait(&p->start);
@@ -466,11 +572,26 @@ void release(Run *r) {
     if (p->cur.file) fclose(p->cur.file); if (p->next.file) fclose(p->next.file);
     for (size_t i = 0; i < p->cap_chunks; i++) {
         Chunk *k = &p->chunks[i];
-        free(k->w); free(k->fp); free(k->parent); free(k->ord); free(k->act); free(k->inv); free(k->pruned); free(k->cnt); free(k->dead); free(k->pw); free(k->pfp);
+        free(k->w); free(k->fp); free(k->fair); free(k->parent); free(k->ord); free(k->act); free(k->inv); free(k->pruned); free(k->cnt); free(k->dead); free(k->atoms); free(k->pw); free(k->pfp);
     }
     free(p->chunks);
+    free(p->ids); free(p->indptr); free(p->en); free(p->atoms); free(p->edst); free(p->emask);
+    free(p->skey); free(p->spos); free(p->stamp);
     for (int i = 0; i < p->nthreads; i++) ctx_free(&p->ctx[i]);
     free(p->ctx);
     pthread_barrier_destroy(&p->start); pthread_barrier_destroy(&p->done);
     free(p); r->priv = NULL;
+}
+
+/* the recorded graph (Run.record), copied out once the search has found every state: per state
+   its parent and successor ordinal (as trace_path reads them), the CSR of its edges, the bits of
+   each edge, the bits enabled there and its atoms */
+void graph_copy(Run *r, uint32_t *records, uint64_t *indptr, uint32_t *dst, uint64_t *emask, uint64_t *en, uint64_t *atoms) {
+    Priv *p = r->priv;
+    uint64_t flushed = p->n - p->nbuf, n = p->nst < p->n ? p->nst : p->n;
+    if (flushed) { fflush(p->file); if (pread(fileno(p->file), records, flushed * 8, 0) != (ssize_t)(flushed * 8)) abort(); }
+    if (n > flushed) memcpy(records + 2 * flushed, p->buf, (n - flushed) * 8);
+    memcpy(indptr, p->indptr, (p->nst + 1) * 8);
+    if (p->ne) { memcpy(dst, p->edst, p->ne * 4); memcpy(emask, p->emask, p->ne * 8); }
+    if (p->nst) { memcpy(en, p->en, p->nst * 8); memcpy(atoms, p->atoms, p->nst * 8); }
 }

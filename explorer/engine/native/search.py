@@ -7,15 +7,23 @@ printed (and checks that the last state really violates what C said). An evaluat
 (a wrong kind, a missing key, an integer past 63 bits, deep recursion) is never reported by C: the
 whole search is run again by the Python engine, which reports the located error exactly as it
 always does. Limits, Ctrl-C and SIGTERM are caught by Python's guard in the main thread while C
-runs in another (cffi releases the GIL), which then tells C to stop."""
+runs in another (cffi releases the GIL), which then tells C to stop.
+
+With temporal properties the search also records the graph the liveness check reads
+(`liveness.Graph`): every state's edges with the fairness bits of their steps, the bits enabled
+there and the truth of each property's predicates, all computed in C as the state is expanded; the
+states themselves are not kept, and the few a lasso shows are re-executed by the Python engine
+from the recorded ordinals."""
 from __future__ import annotations
 
 import threading
 import time
-from typing import Any
+from array import array
+from typing import Any, Callable, Sequence
 
-from explorer.engine.native.codegen import Unsupported, encode, generate
+from explorer.engine.native.codegen import Generated, Unsupported, encode, generate
 from explorer.engine.native.loader import NativeUnavailable, load
+from explorer.engine.liveness import Graph, action_bits
 from explorer.engine.result import Result, Step, Stop, label_step, report_limit, report_stop
 from explorer.lang.model import Model
 from explorer.run.limits import LimitReached, Limits, guard
@@ -26,26 +34,61 @@ FRONTIER_BYTES = 128 << 20  # a level keeps this much in memory; the rest goes t
 _STOPPED = {1: "max-states", 2: "max-depth"}
 
 
-def prepare(model: Model) -> tuple[Any, Any, list[bytes], bool]:
-    """(ffi, library, constants, whether C finds the initial states) for `model`, generated and
-    loaded once per model; raises Unsupported or NativeUnavailable."""
+def prepare(model: Model) -> tuple[Any, Any, Generated]:
+    """(ffi, library, the generated code) for `model`, generated and loaded once per model; raises
+    Unsupported or NativeUnavailable."""
     ready = getattr(model, "_native", None)
     if ready is None:
         generated = generate(model)
         ffi, lib, _ = load(generated.source)
-        ready = model._native = (ffi, lib, generated.constants, generated.native_init)
+        ready = model._native = (ffi, lib, generated)
     return ready
 
 
+MAX_ATOMS = 64  # the properties' predicates recorded per state: bits of one word
+
+
+def _atoms(model: Model, generated: Generated) -> list[tuple[Any, str]] | None:
+    """The (property, "p" | "q") whose truth C records per state, in bit order; None when the
+    native engine cannot record the graph these properties need (the liveness check then explores
+    it with the Python engine): a predicate C cannot evaluate, or more than MAX_ATOMS predicates."""
+    atoms = [(prop, w) for prop in model.properties for w in ("p", "q") if getattr(prop, w) is not None]
+    if len(atoms) > MAX_ATOMS or not all(generated.atoms.get(prop.name) for prop, _ in atoms):
+        return None
+    return atoms
+
+
 def check_native(model: Model, deadlock: bool = True, limits: Limits | None = None, threads: int = 1,
-                 started: float | None = None, frontier_bytes: int = FRONTIER_BYTES) -> Result:
+                 started: float | None = None, frontier_bytes: int = FRONTIER_BYTES,
+                 record: Callable[[Graph], None] | None = None) -> Result:
     """Explore `model` with the native engine on `threads` threads; the same `Result` as
     `search.check` gives, for every number of threads. `started`: when the run began (the time
     limit and the reported time count from it). `frontier_bytes`: how much of a level stays in
-    memory before the rest is written to disk."""
+    memory before the rest is written to disk. `record`: given the state graph for the temporal
+    properties when the search finds every state and the native engine can record it."""
     limits = limits or Limits()
     started = time.monotonic() if started is None else started
-    ffi, lib, constants, native_init = prepare(model)
+    ffi, lib, generated = prepare(model)
+    constants, native_init = list(generated.constants), generated.native_init
+    atoms = _atoms(model, generated) if record is not None else None
+    keep: list[Any] = []  # what C reads during the search
+    if atoms is not None:
+        fns = {p.name: i for i, p in enumerate(model.spec.properties)}
+        atom_fn, atom_arg = [], []
+        for prop, w in atoms:
+            atom_fn.append(2 * fns[prop.name] + (w == "q"))
+            atom_arg.append(len(constants))
+            constants.extend(encode(v) for v in prop.binding.values())
+        whole, per_value = action_bits(model)
+        first, count, vals, fair = [], [], [], []  # fairness on parameter values (search.c fair_bits)
+        for ai in range(len(model.actions)):
+            first.append(len(fair))
+            for _, table in per_value.get(ai, ()):
+                for values, bits in table.items():
+                    vals += [len(constants) + i for i in range(len(values))] + [0] * (8 - len(values))
+                    constants.extend(encode(v) for v in values)
+                    fair.append(bits)
+            count.append(len(fair) - first[-1])
     with guard(limits, started):
         found = _Initial()
         if not native_init:
@@ -68,6 +111,13 @@ def check_native(model: Model, deadlock: bool = True, limits: Limits | None = No
         run.max_depth = limits.max_depth or 0
         run.threads = threads
         run.frontier_bytes = frontier_bytes
+        if atoms is not None:
+            keep += [ffi.new("uint64_t[]", whole or [0]), ffi.new("int32_t[]", atom_fn or [0]),
+                     ffi.new("int32_t[]", atom_arg or [0]), ffi.new("int32_t[]", first or [0]),
+                     ffi.new("int32_t[]", count or [0]), ffi.new("int32_t[]", vals or [0]), ffi.new("uint64_t[]", fair or [0])]
+            run.record, run.whole, run.atom_fn, run.atom_arg = 1, keep[0], keep[1], keep[2]
+            run.fair_first, run.fair_count, run.fair_vals, run.fair_bits = keep[3:7]
+            run.natoms = len(atoms)
         n_act = len(model.actions)
         gen_by = ffi.new("uint64_t[]", max(n_act, 1))
         new_by = ffi.new("uint64_t[]", max(n_act, 1))
@@ -92,7 +142,10 @@ def check_native(model: Model, deadlock: bool = True, limits: Limits | None = No
             stopped_by = probe.stopped_by
             _wait(finished)
     try:
-        return _result(model, ffi, lib, run, initial, gen_by, new_by, stopped_by, started, deadlock, limits)
+        result = _result(model, ffi, lib, run, initial, gen_by, new_by, stopped_by, started, deadlock, limits)
+        if atoms is not None and result.engine == "native" and result.complete:
+            record(_graph(model, ffi, lib, run, initial, atoms))
+        return result
     finally:
         lib.release(run)
 
@@ -195,6 +248,70 @@ def _trace(model: Model, ffi, lib, run, initial: list[tuple] | None, index: int)
         flat = [t for succ in model.successors(states[-1]) for t in succ]
         states.append(flat[buf[k]])
     return [Step(None, {}, states[0])] + [label_step(model, a, b) for a, b in zip(states, states[1:])]
+
+
+def _graph(model: Model, ffi, lib, run, initial: list[tuple] | None, atoms: list[tuple[Any, str]]) -> Graph:
+    """The graph C recorded, in the arrays `liveness.Graph` reads."""
+    import numpy as np
+    n, m = run.distinct, run.nedges
+    records, indptr = ffi.new("uint32_t[]", 2 * n + 1), ffi.new("uint64_t[]", n + 1)
+    dst, emask = ffi.new("uint32_t[]", m + 1), ffi.new("uint64_t[]", m + 1)
+    en, bits = ffi.new("uint64_t[]", n + 1), ffi.new("uint64_t[]", n + 1)
+    lib.graph_copy(run, records, indptr, dst, emask, en, bits)
+
+    def arr(code: str, buf: Any, count: int, size: int) -> array:
+        out = array(code)
+        out.frombytes(ffi.buffer(buf, count * size))
+        return out
+    pairs = np.frombuffer(ffi.buffer(records, 8 * n), dtype=np.uint32).reshape(n, 2)
+    parent = array("i")
+    parent.frombytes(np.ascontiguousarray(pairs[:, 0]).view(np.int32).tobytes())  # no parent: -1
+    fair = bool(model.fairness) or any(action_bits(model)[0])
+    word = np.frombuffer(ffi.buffer(bits, 8 * n), dtype=np.uint64)
+    truth = {(id(prop), w): bytearray(((word >> np.uint64(k)) & np.uint64(1)).astype(np.uint8).tobytes())
+             for k, (prop, w) in enumerate(atoms)}
+    states = _Replayed(model, parent, pairs[:, 1].tolist(), initial)
+    return Graph(states, parent, arr("q", indptr, n + 1, 8), arr("i", dst, m, 4),
+                 arr("Q", emask, m, 8) if fair else array("Q"), arr("Q", en, n, 8), run.generated, run.depth, truth)
+
+
+class _Replayed(Sequence):
+    """The states of a recorded graph by index, re-executed by the Python engine from an initial
+    state along the recorded (parent, successor ordinal) records, and kept once computed."""
+
+    def __init__(self, model: Model, parent: array, ords: list[int], initial: list[tuple] | None):
+        self.model, self.parent, self.ords = model, parent, ords
+        self.initial = initial
+        self.known: dict[int, tuple] = {}
+
+    def __len__(self) -> int:
+        return len(self.parent)
+
+    def __getitem__(self, i: int) -> tuple:  # type: ignore[override]
+        chain = []
+        while i not in self.known:
+            if self.parent[i] < 0:
+                if self.initial is None:
+                    self.initial = _initial_states(self.model)
+                self.known[i] = self.initial[self.ords[i]]
+                break
+            chain.append(i)
+            i = self.parent[i]
+        s = self.known[i]
+        for v in reversed(chain):
+            s = [t for succ in self.model.successors(s) for t in succ][self.ords[v]]
+            self.known[v] = s
+        return s
+
+
+def _initial_states(model: Model) -> list[tuple]:
+    """The initial states as C took them (distinct, within the constraints), in its order."""
+    seen: dict[tuple, None] = {}
+    constraints = [p.holds for p in model.constraints]
+    for t in model.initial():
+        if t not in seen and all(c(t) for c in constraints):
+            seen[t] = None
+    return list(seen)
 
 
 def _nth_initial(model: Model, k: int) -> tuple:
