@@ -32,7 +32,8 @@ FORMS = ["always", "stable", "leads_to_always", "always_eventually", "eventually
 def random_spec(rng: random.Random) -> tuple[str, str]:
     """A spec over x in 0..2 and a flag: 2-4 actions with random guards and updates, one of them
     perhaps with a parameter (and fairness per value of it), random weak or strong fairness,
-    perhaps a state constraint, and one property of a random form; (text, the property's form)."""
+    perhaps a state constraint, and one property of a random form over the state predicates (some
+    of them `enabled A`); (text, the property's form)."""
     names = ["a", "b", "c", "d"][:rng.randint(2, 4)]
     preds = ["x == 0", "x == 1", "x == 2", "x > 0", "x < 2", "f", "not f", "x == 1 and f", "x != 1 or f"]
     lines = ["var x = 0", "var f = false"]
@@ -53,7 +54,8 @@ def random_spec(rng: random.Random) -> tuple[str, str]:
         lines.append(f"constraint c: {rng.choice(['not (x == 2 and f)', 'x < 2 or not f', 'not (x == 1 and f)'])}")
     form = rng.choice(FORMS)
     acts = " | ".join(rng.sample(names, rng.randint(1, 2)))
-    p, q = rng.choice(preds), rng.choice(preds)
+    props = preds + [f"enabled {n}" for n in names] + [f"not enabled {names[-1]}", f"f and enabled {names[0]}"]
+    p, q = rng.choice(props), rng.choice(props)  # `enabled A` (issue 32) evaluated per state, as P and Q are
     body = {"always": f"always {p}", "stable": f"always ({p} implies always {q})",
             "leads_to_always": rng.choice([f"{p} leads_to always {q}", f"always ({p} implies eventually always {q})"]),
             "always_eventually": f"always eventually {p}", "eventually_always": f"eventually always {p}",
