@@ -8,9 +8,11 @@ child process. Every run is timed (wall clock, process start to exit: interprete
 parsing and compiling included) and its peak resident set size is the child's own, read with
 `os.wait4` (for a run with worker processes, the largest sampled sum over its process tree). The table gives, per run: distinct and generated states, depth, seconds, states per
 second, peak MiB, peak bytes per distinct state, and the ratio of TLC's seconds to the
-explorer's (same model, same number of workers; above 1 the explorer is faster). Safety only: no
-temporal property is checked on either side (`--no-properties` on `check` and on `export-tla`, so
-the TLC config has no PROPERTY), as the collector declares one.
+explorer's (same model, same number of workers; above 1 the explorer is faster). Safety only, but
+for the models marked `liveness`: otherwise no temporal property is checked on either side
+(`--no-properties` on `check` and on `export-tla`, so the TLC config has no PROPERTY), as the
+collector declares one; a `liveness` model checks its properties on both sides (the explorer's
+liveness check on the graph its search recorded, TLC's liveness checker on its behaviour graph).
 
 Options of `explorer check` are detected from its `--help`: with `--workers` the explorer and TLC
 run with 1 and 2 workers, and a fingerprint mode (`--fp`, `--fingerprint...`) adds explorer rows
@@ -55,6 +57,7 @@ class Model:
     deadlock: bool = True
     about: str = ""
     invariants: list[str] = field(default_factory=list)  # only these (every invariant when empty)
+    liveness: bool = False  # check the spec's temporal properties too, on both sides
 
 
 MODELS = [
@@ -78,6 +81,9 @@ MODELS = [
           about="Safra's termination detection (tlaplus/Examples EWD998): maps, a record, a state constraint"),
     Model("bakery", "spec/examples/bakery.spec", {"N": "2", "MAX_NAT": "11"}, {"N": "2", "MAX_NAT": "2"},
           about="Lamport's Bakery algorithm (tlaplus/Examples Bakery-Boulangerie): maps of sets, many successors"),
+    Model("ewd840-live", "spec/examples/ewd840.spec", {"N": "7"}, {"N": "4"}, deadlock=False, liveness=True,
+          about="Dijkstra's termination detection on a ring (tlaplus/Examples EWD840) with its liveness "
+                "property (terminated leads_to termination_detected, under weak fairness): safety and liveness"),
 ]
 
 
@@ -211,6 +217,10 @@ def const_args(consts: dict[str, str]) -> list[str]:
     return out
 
 
+def no_properties(model: Model) -> list[str]:
+    return [] if model.liveness else ["--no-properties"]
+
+
 def invariant_args(model: Model) -> list[str]:
     return [a for name in model.invariants for a in ("--invariant", name)]
 
@@ -218,7 +228,7 @@ def invariant_args(model: Model) -> list[str]:
 def run_explorer(model: Model, consts: dict[str, str], workers: int, extra: list[str], work: Path,
                  timeout: float, tool: str) -> Run:
     js = work / f"{model.name}-{tool.replace(' ', '')}-w{workers}.json"
-    cmd = explorer_cmd("check", model.spec, *const_args(consts), "--json", str(js), "--no-properties",
+    cmd = explorer_cmd("check", model.spec, *const_args(consts), "--json", str(js), *no_properties(model),
                        *invariant_args(model), *extra)
     if not model.deadlock:
         cmd.append("--no-deadlock")
@@ -267,7 +277,7 @@ def find_tlc() -> tuple[str | None, str | None, str | None]:
 def export(model: Model, consts: dict[str, str], work: Path) -> tuple[Path, Path, bool]:
     """Export the model to TLA+; (module, cfg, whether TLC needs -deadlock)."""
     out = work / f"{model.name}-tla"
-    cmd = explorer_cmd("export-tla", model.spec, *const_args(consts), "-o", str(out), "--no-properties",
+    cmd = explorer_cmd("export-tla", model.spec, *const_args(consts), "-o", str(out), *no_properties(model),
                        *invariant_args(model))
     if not model.deadlock:
         cmd.append("--no-deadlock")

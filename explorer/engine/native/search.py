@@ -251,35 +251,34 @@ def _trace(model: Model, ffi, lib, run, initial: list[tuple] | None, index: int)
 
 
 def _graph(model: Model, ffi, lib, run, initial: list[tuple] | None, atoms: list[tuple[Any, str]]) -> Graph:
-    """The graph C recorded, in the arrays `liveness.Graph` reads."""
+    """The graph C recorded, copied straight into the arrays `liveness.Graph` reads."""
     import numpy as np
     n, m = run.distinct, run.nedges
-    records, indptr = ffi.new("uint32_t[]", 2 * n + 1), ffi.new("uint64_t[]", n + 1)
-    dst, emask = ffi.new("uint32_t[]", m + 1), ffi.new("uint64_t[]", m + 1)
-    en, bits = ffi.new("uint64_t[]", n + 1), ffi.new("uint64_t[]", n + 1)
-    lib.graph_copy(run, records, indptr, dst, emask, en, bits)
-
-    def arr(code: str, buf: Any, count: int, size: int) -> array:
-        out = array(code)
-        out.frombytes(ffi.buffer(buf, count * size))
-        return out
-    pairs = np.frombuffer(ffi.buffer(records, 8 * n), dtype=np.uint32).reshape(n, 2)
+    records, indptr = array("I", [0]) * (2 * n), array("q", [0]) * (n + 1)
+    dst, emask = array("i", [0]) * m, array("Q", [0]) * m
+    enabled, bits = array("Q", [0]) * n, array("Q", [0]) * n
+    lib.graph_copy(run, *(ffi.from_buffer(t, a) for t, a in (
+        ("uint32_t[]", records), ("uint64_t[]", indptr), ("uint32_t[]", dst), ("uint64_t[]", emask),
+        ("uint64_t[]", enabled), ("uint64_t[]", bits))))
+    pairs = np.frombuffer(records, dtype=np.uint32).reshape(n, 2)
     parent = array("i")
     parent.frombytes(np.ascontiguousarray(pairs[:, 0]).view(np.int32).tobytes())  # no parent: -1
-    fair = bool(model.fairness) or any(action_bits(model)[0])
-    word = np.frombuffer(ffi.buffer(bits, 8 * n), dtype=np.uint64)
+    if not (model.fairness or any(action_bits(model)[0])):
+        emask = array("Q")  # no fairness and no tracked action: no step bits (as GraphBuilder)
+    word = np.frombuffer(bits, dtype=np.uint64)
     truth = {(id(prop), w): bytearray(((word >> np.uint64(k)) & np.uint64(1)).astype(np.uint8).tobytes())
              for k, (prop, w) in enumerate(atoms)}
-    states = _Replayed(model, parent, pairs[:, 1].tolist(), initial)
-    return Graph(states, parent, arr("q", indptr, n + 1, 8), arr("i", dst, m, 4),
-                 arr("Q", emask, m, 8) if fair else array("Q"), arr("Q", en, n, 8), run.generated, run.depth, truth)
+    ords = array("I")
+    ords.frombytes(np.ascontiguousarray(pairs[:, 1]).tobytes())
+    states = _Replayed(model, parent, ords, initial)
+    return Graph(states, parent, indptr, dst, emask, enabled, run.generated, run.depth, truth)
 
 
 class _Replayed(Sequence):
     """The states of a recorded graph by index, re-executed by the Python engine from an initial
     state along the recorded (parent, successor ordinal) records, and kept once computed."""
 
-    def __init__(self, model: Model, parent: array, ords: list[int], initial: list[tuple] | None):
+    def __init__(self, model: Model, parent: array, ords: array, initial: list[tuple] | None):
         self.model, self.parent, self.ords = model, parent, ords
         self.initial = initial
         self.known: dict[int, tuple] = {}
