@@ -35,7 +35,7 @@ typedef struct Run {
     const int32_t *atom_arg;     /* per atom: where its binding's values start in the constants */
     const int32_t *fair_first, *fair_count, *fair_vals;  /* fairness on parameter values: see fair_bits */
     const uint64_t *fair_bits;
-    uint64_t nedges;
+    uint64_t nedges, graph_bytes;  /* the recorded graph: its edges, and the memory it took */
 } Run;
 
 #define CHUNK 256  /* parents a thread takes at once */
@@ -547,7 +547,7 @@ out:
     if (r->verdict == 0) r->queue = 0;
     r->distinct = nstates; r->generated = generated;
     r->bytes = (p->mask + 1) * 8;
-    if (r->record) { r->bytes += (p->mask + 1) * 4 + p->cape * 12 + p->capst * 24; r->nedges = p->ne; }
+    if (r->record) { r->graph_bytes = (p->mask + 1) * 4 + p->cape * 12 + p->capst * 24; r->nedges = p->ne; }
     p->quit = 1;
     if (p->nthreads > 1) {
         pthread_barrier_wait(&p->start);

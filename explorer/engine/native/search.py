@@ -234,6 +234,8 @@ def _result(model: Model, ffi, lib, run, initial: list[tuple], gen_by, new_by, s
     result.distinct, result.generated, result.pruned = run.distinct, run.generated, run.pruned
     result.queue, result.depth = run.queue, run.depth
     result.memory = {"fingerprints and trace records": run.bytes, "frontier states written to disk": run.spilled}
+    if run.record:
+        result.memory["state graph for the temporal properties"] = run.graph_bytes
     result.seconds = time.monotonic() - started
     return result
 
