@@ -451,9 +451,9 @@ def generate(model: Model) -> Generated:
     nv, na = len(spec.vars), len(spec.actions)
     head = [f"#define NV {nv}", f"#define NV_ALLOC {max(nv, 1)}", f"#define NA {na}", f"#define NA_ALLOC {max(na, 1)}",
             f"#define NC {len(constraints)}", f"#define NMEMO {g.nmemo}"]
-    if any(len(a.fair_by) > 8 for a in spec.actions):
-        a = next(a for a in spec.actions if len(a.fair_by) > 8)
-        raise Unsupported("fairness on more than 8 parameters", a.loc)
+    for a in spec.actions:
+        if len(a.fair_by) > 8:  # search.c keeps a step's values of them in Ctx.fv[8]
+            raise Unsupported("fairness on more than 8 parameters", a.loc)
     table = [f"static void act_{i}(Ctx *c, V *s);" for i in range(na)]
     table.append(f"static const int FAIR_BY[NA_ALLOC] = {{{', '.join(str(len(a.fair_by)) for a in spec.actions) or '0'}}};")
     table.append("static void (*ACTIONS[NA_ALLOC])(Ctx *, V *) = {" + ", ".join(f"act_{i}" for i in range(na)) + "};")

@@ -19,7 +19,8 @@ from __future__ import annotations
 import threading
 import time
 from array import array
-from typing import Any, Callable, Sequence
+from itertools import islice
+from typing import Any, Callable, Iterator, Sequence
 
 from explorer.engine.native.codegen import Generated, Unsupported, encode, generate
 from explorer.engine.native.loader import NativeUnavailable, load
@@ -144,7 +145,7 @@ def check_native(model: Model, deadlock: bool = True, limits: Limits | None = No
     try:
         result = _result(model, ffi, lib, run, initial, gen_by, new_by, stopped_by, started, deadlock, limits)
         if atoms is not None and result.engine == "native" and result.complete:
-            record(_graph(model, ffi, lib, run, initial, atoms))
+            record(_graph(model, ffi, lib, run, initial, atoms, whole))
         return result
     finally:
         lib.release(run)
@@ -247,13 +248,14 @@ def _trace(model: Model, ffi, lib, run, initial: list[tuple] | None, index: int)
     lib.trace_path(run, index, buf, n)
     states = [initial[buf[0]] if initial is not None else _nth_initial(model, buf[0])]
     for k in range(1, n):
-        flat = [t for succ in model.successors(states[-1]) for t in succ]
-        states.append(flat[buf[k]])
+        states.append(_successor(model, states[-1], buf[k]))
     return [Step(None, {}, states[0])] + [label_step(model, a, b) for a, b in zip(states, states[1:])]
 
 
-def _graph(model: Model, ffi, lib, run, initial: list[tuple] | None, atoms: list[tuple[Any, str]]) -> Graph:
-    """The graph C recorded, copied straight into the arrays `liveness.Graph` reads."""
+def _graph(model: Model, ffi, lib, run, initial: list[tuple] | None, atoms: list[tuple[Any, str]],
+           whole: list[int]) -> Graph:
+    """The graph C recorded, copied straight into the arrays `liveness.Graph` reads; `whole`: the
+    bits each action's steps carry (`liveness.action_bits`)."""
     import numpy as np
     n, m = run.distinct, run.nedges
     records, indptr = array("I", [0]) * (2 * n), array("q", [0]) * (n + 1)
@@ -265,7 +267,7 @@ def _graph(model: Model, ffi, lib, run, initial: list[tuple] | None, atoms: list
     pairs = np.frombuffer(records, dtype=np.uint32).reshape(n, 2)
     parent = array("i")
     parent.frombytes(np.ascontiguousarray(pairs[:, 0]).view(np.int32).tobytes())  # no parent: -1
-    if not (model.fairness or any(action_bits(model)[0])):
+    if not (model.fairness or any(whole)):
         emask = array("Q")  # no fairness and no tracked action: no step bits (as GraphBuilder)
     word = np.frombuffer(bits, dtype=np.uint64)
     truth = {(id(prop), w): bytearray(((word >> np.uint64(k)) & np.uint64(1)).astype(np.uint8).tobytes())
@@ -293,40 +295,39 @@ class _Replayed(Sequence):
         while i not in self.known:
             if self.parent[i] < 0:
                 if self.initial is None:
-                    self.initial = _initial_states(self.model)
+                    self.initial = list(_taken_initial(self.model))
                 self.known[i] = self.initial[self.ords[i]]
                 break
             chain.append(i)
             i = self.parent[i]
         s = self.known[i]
         for v in reversed(chain):
-            s = [t for succ in self.model.successors(s) for t in succ][self.ords[v]]
+            s = _successor(self.model, s, self.ords[v])
             self.known[v] = s
         return s
 
 
-def _initial_states(model: Model) -> list[tuple]:
-    """The initial states as C took them (distinct, within the constraints), in its order."""
-    seen: dict[tuple, None] = {}
-    constraints = [p.holds for p in model.constraints]
-    for t in model.initial():
-        if t not in seen and all(c(t) for c in constraints):
-            seen[t] = None
-    return list(seen)
+def _successor(model: Model, s: tuple, ordinal: int) -> tuple:
+    """The successor of `s` that C numbered `ordinal` (actions in order, each one's successors in order)."""
+    return [t for succ in model.successors(s) for t in succ][ordinal]
 
 
-def _nth_initial(model: Model, k: int) -> tuple:
-    """The k-th initial state the search took (distinct, within the constraints), found again as C
-    found it."""
+def _taken_initial(model: Model) -> Iterator[tuple]:
+    """The initial states as the search takes them (distinct, within the constraints), in its order."""
     seen: set = set()
     constraints = [p.holds for p in model.constraints]
     for t in model.initial():
-        if t in seen or not all(c(t) for c in constraints):
-            continue
-        if len(seen) == k:
-            return t
-        seen.add(t)
-    raise AssertionError(f"the native engine's initial state {k} is not one for the Python engine")
+        if t not in seen and all(c(t) for c in constraints):
+            seen.add(t)
+            yield t
+
+
+def _nth_initial(model: Model, k: int) -> tuple:
+    """The k-th initial state the search took, found again as C found it."""
+    found = next(islice(_taken_initial(model), k, None), None)
+    if found is None:
+        raise AssertionError(f"the native engine's initial state {k} is not one for the Python engine")
+    return found
 
 
 def _confirm(model: Model, result: Result, prop: int | None) -> None:
