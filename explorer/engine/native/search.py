@@ -27,11 +27,11 @@ from explorer.engine.native.loader import NativeUnavailable, load
 from explorer.engine.liveness import Graph, action_bits
 from explorer.engine.result import Result, Step, Stop, label_step, report_limit, report_stop
 from explorer.lang.model import Model
-from explorer.run.limits import LimitReached, Limits, guard
+from explorer.run.limits import LimitReached, Limits, guard, memory_budget
 from explorer.run.progress import publish
 
 _VERDICTS = {0: "holds", 1: "violated", 2: "deadlock", 3: "incomplete"}
-FRONTIER_BYTES = 128 << 20  # a level keeps this much in memory; the rest goes to a temporary file
+FRONTIER_SHARE = 8  # a level keeps up to this fraction of the memory budget in memory, the rest in a file
 _STOPPED = {1: "max-states", 2: "max-depth"}
 
 
@@ -60,12 +60,13 @@ def _atoms(model: Model, generated: Generated) -> list[tuple[Any, str]] | None:
 
 
 def check_native(model: Model, deadlock: bool = True, limits: Limits | None = None, threads: int = 1,
-                 started: float | None = None, frontier_bytes: int = FRONTIER_BYTES,
+                 started: float | None = None, frontier_bytes: int | None = None,
                  record: Callable[[Graph], None] | None = None) -> Result:
     """Explore `model` with the native engine on `threads` threads; the same `Result` as
     `search.check` gives, for every number of threads. `started`: when the run began (the time
     limit and the reported time count from it). `frontier_bytes`: how much of a level stays in
-    memory before the rest is written to disk. `record`: given the state graph for the temporal
+    memory before the rest is written to disk (by default an eighth of the memory budget: the
+    level being expanded and the next one then take at most a quarter of it). `record`: given the state graph for the temporal
     properties when the search finds every state and the native engine can record it."""
     limits = limits or Limits()
     started = time.monotonic() if started is None else started
@@ -111,7 +112,7 @@ def check_native(model: Model, deadlock: bool = True, limits: Limits | None = No
         run.max_states = limits.max_states or 0
         run.max_depth = limits.max_depth or 0
         run.threads = threads
-        run.frontier_bytes = frontier_bytes
+        run.frontier_bytes = frontier_bytes or memory_budget(limits) // FRONTIER_SHARE
         if atoms is not None:
             keep += [ffi.new("uint64_t[]", whole or [0]), ffi.new("int32_t[]", atom_fn or [0]),
                      ffi.new("int32_t[]", atom_arg or [0]), ffi.new("int32_t[]", first or [0]),
