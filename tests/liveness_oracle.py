@@ -26,10 +26,11 @@ from explorer.lang.errors import SpecError
 
 MAX_STATES = 9
 FORMS = ["always", "stable", "leads_to_always", "always_eventually", "eventually_always", "eventually", "leads_to", "always_step",
-         "always_eventually_step", "eventually_always_step", "weak_fair", "strong_fair"]
+         "always_eventually_step", "eventually_always_step", "weak_fair", "strong_fair"]  # the fixed forms
+ALL_FORMS = FORMS + ["ltl"]  # and general formulas (random_formula), drawn only when asked for
 
 
-def random_spec(rng: random.Random) -> tuple[str, str]:
+def random_spec(rng: random.Random, forms: list[str] | None = None) -> tuple[str, str]:
     """A spec over x in 0..2 and a flag: 2-4 actions with random guards and updates, one of them
     perhaps with a parameter (and fairness per value of it), random weak or strong fairness,
     perhaps a state constraint, and one property of a random form over the state predicates (some
@@ -52,7 +53,7 @@ def random_spec(rng: random.Random) -> tuple[str, str]:
         lines.append(f"{fair}{head}:\n    require {guard}\n    " + "\n    ".join(upd))
     if rng.random() < 0.25:  # states left out of the graph, as TLC leaves them out of its behaviours
         lines.append(f"constraint c: {rng.choice(['not (x == 2 and f)', 'x < 2 or not f', 'not (x == 1 and f)'])}")
-    form = rng.choice(FORMS)
+    form = rng.choice(forms or FORMS)
     acts = " | ".join(rng.sample(names, rng.randint(1, 2)))
     props = preds + [f"enabled {n}" for n in names] + [f"not enabled {names[-1]}", f"f and enabled {names[0]}"]
     p, q = rng.choice(props), rng.choice(props)  # `enabled A` (issue 32) evaluated per state, as P and Q are
@@ -62,9 +63,26 @@ def random_spec(rng: random.Random) -> tuple[str, str]:
             "eventually": f"eventually {p}", "leads_to": f"{p} leads_to {q}", "always_step": f"always [{acts}]",
             "always_eventually_step": f"always eventually <<{acts}>>",
             "eventually_always_step": f"eventually always [{acts}]", "weak_fair": f"fair {acts}",
-            "strong_fair": f"strong fair {acts}"}[form]
+            "strong_fair": f"strong fair {acts}", "ltl": ""}[form] or random_formula(rng, props, names, 3)
     lines.append(f"property prop: {body}")
     return "\n".join(lines) + "\n", form
+
+
+def random_formula(rng: random.Random, preds: list[str], names: list[str], depth: int) -> str:
+    """A general temporal formula (issue 32): state predicates, `always eventually <<A>>`,
+    `eventually always [A]`,
+    `fair A`, `strong fair A` combined by not, and, or, implies, leads_to, always and eventually,
+    every operand in parentheses (`always` and `eventually` take all that follows)."""
+    acts = " | ".join(rng.sample(names, rng.randint(1, 2)))
+    leaf = rng.choice([*preds[:6], *preds[:6], f"always eventually <<{acts}>>", f"eventually always [{acts}]", f"fair {acts}",
+                       f"strong fair {acts}", f"enabled {names[0]}"])
+    if depth == 0 or rng.random() < 0.2:
+        return leaf
+    op = rng.choice(["always", "eventually", "always", "eventually", "not", "and", "or", "implies", "leads_to"])
+    a = random_formula(rng, preds, names, depth - 1)
+    if op in ("always", "eventually", "not"):
+        return f"{op} ({a})"
+    return f"({a}) {op} ({random_formula(rng, preds, names, depth - 1)})"
 
 
 Step = tuple[int, tuple]  # (action index, binding)
@@ -127,6 +145,8 @@ def oracle(model) -> str:
     p = [bool(prop.p(s)) for s in states] if prop.p else [True] * n
     q = [bool(prop.q(s)) for s in states] if prop.q else [True] * n
     A = set(prop.actions)
+    if prop.form == "ltl":
+        return _ltl_oracle(model, prop, states, init, edges, enabled)
 
     def has_a(steps: set[Step]) -> bool:
         return any(ai in A for ai, _ in steps)
@@ -166,6 +186,119 @@ def oracle(model) -> str:
             if bad:
                 return "violated"
     return "holds"
+
+
+MAX_LOOP_EDGES = 14  # edges inside a reachable set beyond which the ltl oracle gives up (2^edges loops)
+
+
+def _ltl_oracle(model, prop, states, init, edges, enabled) -> str:
+    """A general formula decided without an automaton. A fair behaviour is a prefix, then a loop
+    whose positions (a state and the step from it) are a set L, taken in some order for ever. In
+    the loop `always f` and `eventually f` mean f at every / some position of L, so every
+    subformula's value at a loop position follows from L alone; before the loop, `always f` at a
+    position is f there and `always f` at the next one (`eventually` alike). So for each L (one
+    state stuttered in, or a strongly connected set of real steps, fair), the values at each
+    position of L are computed, then carried backwards over the graph's steps (and stutters) as
+    sets of (state, values) pairs; the property fails iff an initial state is reached with the
+    formula false. Stutters inside a loop of real steps are left out: the formulas cannot tell."""
+    n = len(states)
+    names = {a.name: i for i, a in enumerate(model.actions)}
+    subs: list[tuple] = []
+
+    def walk(f: tuple) -> None:
+        for x in f[1:]:
+            if isinstance(x, tuple) and x and isinstance(x[0], str) and x[0] in OPS:
+                walk(x)
+        if f not in subs:
+            subs.append(f)
+    walk(prop.formula)
+    at = {f: i for i, f in enumerate(subs)}
+    atom = [[bool(fn(s)) for s in states] for fn in prop.atoms]
+
+    def acts_of(f: tuple) -> set[int]:
+        return {names[a] for a in f[1]}
+
+    def step_is(u: int, v: int, acts: set[int]) -> bool:
+        return u != v and any(ai in acts for ai, _ in edges.get((u, v), ()))
+
+    def local(f: tuple, u: int, v: int, vals: list) -> bool:
+        op = f[0]
+        if op == "atom":
+            return atom[f[1]][u]
+        if op == "enabled":
+            return any(ai in acts_of(f) for ai, _ in enabled[u])
+        if op == "step":
+            taken = step_is(u, v, acts_of(f))
+            return taken if f[2] else (taken or u == v)
+        if op == "not":
+            return not vals[at[f[1]]]
+        if op == "and":
+            return vals[at[f[1]]] and vals[at[f[2]]]
+        return vals[at[f[1]]] or vals[at[f[2]]]  # or
+
+    def before(u: int, v: int, nxt: tuple) -> tuple:  # the values at position (u, v), given the next one's
+        vals: list = [False] * len(subs)
+        for i, f in enumerate(subs):
+            if f[0] == "always":
+                vals[i] = vals[at[f[1]]] and nxt[i]
+            elif f[0] == "eventually":
+                vals[i] = vals[at[f[1]]] or nxt[i]
+            else:
+                vals[i] = local(f, u, v, vals)
+        return tuple(vals)
+
+    def in_loop(positions: list[tuple[int, int]]) -> dict[tuple[int, int], tuple]:
+        vals = {pos: [False] * len(subs) for pos in positions}
+        for i, f in enumerate(subs):
+            if f[0] in ("always", "eventually"):
+                inner = [vals[pos][at[f[1]]] for pos in positions]
+                value = all(inner) if f[0] == "always" else any(inner)
+                for pos in positions:
+                    vals[pos][i] = value
+            else:
+                for pos in positions:
+                    vals[pos][i] = local(f, *pos, vals[pos])
+        return {pos: tuple(v) for pos, v in vals.items()}
+
+    preds: dict[int, list[int]] = {}
+    for (u, v) in edges:
+        preds.setdefault(v, []).append(u)
+    root = at[prop.formula]
+
+    def fails_with(positions: list[tuple[int, int]]) -> bool:
+        loop = in_loop(positions)
+        seen = {(u, vals) for (u, _), vals in loop.items()}
+        todo = list(seen)
+        while todo:
+            v, vals = todo.pop()
+            for u in preds.get(v, []) + [v]:
+                item = (u, before(u, v, vals))
+                if item not in seen:
+                    seen.add(item)
+                    todo.append(item)
+        return any(u in init and not vals[root] for u, vals in seen)
+
+    everywhere = reach(set(init), lambda v: True, edges)
+    for u in everywhere:  # a behaviour that stops in u
+        if _fair(model, {u}, {}, enabled) and fails_with([(u, u)]):
+            return "violated"
+    real = [(u, v) for (u, v) in edges if u in everywhere and v in everywhere]
+    if len(real) > MAX_LOOP_EDGES:
+        raise ValueError("too many steps for the ltl oracle")
+    for size in range(2, len(real) + 1):
+        for chosen in combinations(real, size):
+            c = {u for u, _ in chosen}
+            if c != {v for _, v in chosen}:
+                continue
+            allowed = {e: edges[e] for e in chosen}
+            if not _strongly_connected(c, allowed) or not _fair(model, c, allowed, enabled):
+                continue
+            if fails_with(list(chosen)):
+                return "violated"
+    return "holds"
+
+
+OPS = ("atom", "enabled", "step", "not", "and", "or", "always", "eventually")
 
 
 def _fair_states(model, reachable: set[int], edges, enabled) -> set[int]:
@@ -233,6 +366,9 @@ def lasso_problem(m, r, prop=None) -> str | None:
         hold = [enabled(f.action, f.by, f.values, s) for s in loop]
         if not met and (all(hold) if f.kind == "weak" else any(hold)):
             return f"{f.kind} fairness of {m.actions[f.action].name} is not met in the loop"
+    if p.form == "ltl":
+        return None if not _ltl_on_lasso(m, p, states, r.loop, r.loop_step is not None) else \
+            f"the property {p.label} does not fail on it"
     P = (lambda s: bool(p.p(s))) if p.p else None  # noqa: E731
     Q = (lambda s: bool(p.q(s))) if p.q else None  # noqa: E731
     is_a = lambda a, b: any(i in p.actions for i, _ in steps_between(m, a, b))  # noqa: E731
@@ -254,15 +390,56 @@ def lasso_problem(m, r, prop=None) -> str | None:
     return None if fails() else f"the property {p.label} does not fail on it"
 
 
-def campaign(specs: int, seed: int, engine: str | None = None) -> dict[str, Any]:
+def _ltl_on_lasso(m, p, states: list[tuple], loop: int, closes: bool) -> bool:
+    """The general formula's value on the lasso (states[loop:] repeated for ever when `closes`,
+    else the last state stuttered in), by its definition at each position."""
+    positions = list(range(len(states)))
+    nxt = [i + 1 for i in positions[:-1]] + [loop if closes else len(states) - 1]
+    names = {a.name: i for i, a in enumerate(m.actions)}
+
+    def step(i: int, acts: tuple, angle: bool) -> bool:
+        a, b = states[i], states[nxt[i]]
+        taken = a != b and any(ai in {names[x] for x in acts} for ai, _ in steps_between(m, a, b))
+        return taken if angle else (taken or a == b)
+
+    def future(i: int) -> list[int]:  # the positions from i on, each once (the loop included)
+        out, j = [], i
+        while j not in out:
+            out.append(j)
+            j = nxt[j]
+        return out
+
+    def ev(f: tuple, i: int) -> bool:
+        op = f[0]
+        if op == "atom":
+            return bool(p.atoms[f[1]](states[i]))
+        if op == "enabled":
+            acts = {names[x] for x in f[1]}
+            return any(t != states[i] for ai in acts for _, t in m.actions[ai].labelled(states[i], [None]))
+        if op == "step":
+            return step(i, f[1], f[2])
+        if op == "not":
+            return not ev(f[1], i)
+        if op == "and":
+            return ev(f[1], i) and ev(f[2], i)
+        if op == "or":
+            return ev(f[1], i) or ev(f[2], i)
+        if op == "always":
+            return all(ev(f[1], j) for j in future(i))
+        return any(ev(f[1], j) for j in future(i))  # eventually
+    return ev(p.formula, 0)
+
+
+def campaign(specs: int, seed: int, engine: str | None = None, forms: list[str] | None = None) -> dict[str, Any]:
     """Generate specs with one property each; compare the checker's verdict with the oracle's.
     `engine`: the checker runs as `check` runs it with that engine (the native engine records the
-    graph it checks on); None: the Python engine's search and its recorded graph."""
+    graph it checks on); None: the Python engine's search and its recorded graph. `forms`: the
+    properties' forms to draw from (default: every one)."""
     rng = random.Random(seed)
     tally: dict[str, Any] = {"specs": 0, "compared": 0, "violated": 0, "disagreements": 0, "bad_lassos": 0,
-                             "per_form": {f: [0, 0] for f in FORMS}}  # form -> [compared, violated]
+                             "per_form": {f: [0, 0] for f in ALL_FORMS}}  # form -> [compared, violated]
     for _ in range(specs):
-        text, form = random_spec(rng)
+        text, form = random_spec(rng, forms)
         tally["specs"] += 1
         try:
             model = load_model("campaign.spec", text=text)
@@ -297,8 +474,10 @@ def main() -> int:
     parser.add_argument("--specs", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--engine", choices=["python", "native"], default=None)
+    parser.add_argument("--forms", nargs="+", choices=ALL_FORMS, default=None,
+                        help="only properties of these forms (default: the fixed forms; ltl: general formulas)")
     args = parser.parse_args()
-    tally = campaign(args.specs, args.seed, args.engine)
+    tally = campaign(args.specs, args.seed, args.engine, args.forms)
     print(tally)
     return 1 if tally["disagreements"] or tally["bad_lassos"] else 0
 

@@ -173,6 +173,10 @@ def test_max_seconds_stops_the_liveness_phase(tmp_path):
     assert "INCOMPLETE" in stdout
     data = json.loads(out.read_text())
     assert (data["verdict"], data["stopped_by"]) == ("incomplete", "max-seconds")
+    # the breadth-first search completed: the report says where the run stopped, not that it did not
+    assert "property visits(i=0): not known: the run stopped while the temporal properties were checked " \
+           "(the time limit was reached)" in stdout
+    assert "breadth-first search did not complete" not in stdout
 
 
 def test_the_exact_search_records_the_graph_liveness_reads():

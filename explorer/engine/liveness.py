@@ -17,7 +17,9 @@ A property holds when every fair behaviour satisfies it: `always eventually P` (
 `[](P => <>Q)`), `always P` (`[]P`), `always (P implies always Q)` (`[](P => []Q)`), `P leads_to
 always Q` (`P ~> []Q`, i.e. `[](P => <>[]Q)`), or one of the steps of actions A (`_step_lasso`): `always [A]`, `always eventually
 <<A>>`, `eventually always [A]`, `fair A`, `strong fair A`; the graph then marks the steps of
-those actions, and the states where they are enabled, with bits after the fairness conditions'. A property with
+those actions, and the states where they are enabled, with bits after the fairness conditions'. Any other
+combination of them (form "ltl") is checked on the product of the graph with a Büchi automaton
+(engine/ltl.py), by the same fair-component search (`_ltl_lasso`). A property with
 parameters is one property per binding (`\\A c \\in Clients : ...`), reported with its binding.
 
 Algorithm. The reachable graph is explored breadth-first (states kept whole, ids in BFS order,
@@ -65,6 +67,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from explorer.engine import ltl
 from explorer.engine.result import Result, Step, label_step, report_limit
 from explorer.lang import ast as A
 from explorer.lang.errors import EvalError, SpecError
@@ -346,11 +349,19 @@ def sccs(g: Graph, alive: bytearray, roots: Any) -> list[list[int]]:
     return comps
 
 
+Need = bytearray | list[bytearray] | None  # the states a fair cycle must visit (one of each set)
+
+
+def _needs(need: Need) -> list[bytearray]:
+    return [] if need is None else [need] if isinstance(need, bytearray) else need
+
+
 class Checker:
     """Fair cycles of one graph under the model's fairness conditions."""
 
-    def __init__(self, model: Model, g: Graph):
+    def __init__(self, model: Model, g: Graph, loops: bytearray | None = None):
         self.model, self.g = model, g
+        self.loops = loops  # per state, whether it may stutter (None: every state may, as in the state graph)
         self.weak = sum(1 << j for j, f in enumerate(model.fairness) if f.kind == "weak")
         self.strong = sum(1 << j for j, f in enumerate(model.fairness) if f.kind == "strong")
         self.all = self.weak | self.strong
@@ -366,16 +377,20 @@ class Checker:
                     bits |= g.emask[e]
         return bits
 
-    def fair_parts(self, comp: list[int], need: bytearray | None, need_step: int = 0) -> list[list[int]]:
-        """The sub-components of `comp` that hold a fair cycle (visiting a `need` state, and
-        taking a step with the bits `need_step`)."""
+    def fair_parts(self, comp: list[int], need: Need, need_step: int = 0) -> list[list[int]]:
+        """The sub-components of `comp` that hold a fair cycle (visiting a `need` state, or one of
+        each of several `need` sets, and taking a step with the bits `need_step`)."""
         g = self.g
+        needs = _needs(need)
         if len(comp) == 1:
             v = comp[0]
-            return [comp] if not g.enabled[v] & self.all and (need is None or need[v]) and not need_step else []
+            return [comp] if (not g.enabled[v] & self.all and all(n[v] for n in needs) and not need_step
+                              and (self.loops is None or self.loops[v])) else []
         found, work = [], [comp]
         while work:
             c = work.pop()
+            if len(c) == 1 and self.loops is not None and not self.loops[c[0]]:
+                continue  # one node that cannot stay where it is: no cycle
             inside = set(c)
             taken = self.taken(c, inside)
             drop = self.strong & ~taken
@@ -392,7 +407,7 @@ class Checker:
                 always &= g.enabled[v]
             if always & ~taken:
                 continue
-            if need is not None and not any(need[v] for v in c):
+            if not all(any(n[v] for v in c) for n in needs):
                 continue
             if need_step and not any(g.emask[e] & need_step == need_step and g.indices[e] in inside
                                      for v in c for e in g.succ(v)):
@@ -400,7 +415,7 @@ class Checker:
             found.append(c)
         return found
 
-    def fair_components(self, alive: bytearray, need: bytearray | None,
+    def fair_components(self, alive: bytearray, need: Need,
                         cycles_only: bool = False, need_step: int = 0) -> list[list[int]]:
         """Every fair component of the `alive` subgraph (each sorted: its first state is the one
         nearest an initial state); `cycles_only`: only those of several states, whose fair loops
@@ -412,7 +427,7 @@ class Checker:
             out.extend(sorted(c) for c in self.fair_parts(comp, need, need_step) if not cycles_only or len(c) > 1)
         return out
 
-    def cycle(self, comp: list[int], need: bytearray | None, real: bool = False, need_step: int = 0) -> list[int]:
+    def cycle(self, comp: list[int], need: Need, real: bool = False, need_step: int = 0) -> list[int]:
         """A fair cycle of `comp` from its first state: the states after it, back to it (empty:
         stuttering there is fair); `real`: at least one step (`comp` has several states);
         `need_step`: it takes a step that has these bits."""
@@ -432,8 +447,8 @@ class Checker:
                     edge_goals |= bit
             elif bit & self.strong and bit & taken:
                 edge_goals |= bit
-        if need is not None:
-            node_goals.append({v for v in comp if need[v]})
+        for n in _needs(need):
+            node_goals.append({v for v in comp if n[v]})
         edge_goals |= need_step
         exact = self.shortest_cycle(start, inside, node_goals, edge_goals, real)
         if exact is not None:
@@ -577,6 +592,8 @@ def find_lasso(checker: Checker, g: Graph, prop: CompiledProperty, cycles_only: 
     n = len(g.states)
     if prop.form in A.STEP_FORMS:
         return _step_lasso(checker, g, prop, cycles_only)
+    if prop.form == "ltl":
+        return _ltl_lasso(checker, g, prop, cycles_only)
     p = _values(g, prop, "p")
     if prop.form in ("always", "stable"):  # a finite prefix to a bad state, then on to a fair loop
         member, live = _fair_members(checker, g, cycles_only)
@@ -712,6 +729,54 @@ def _step_lasso(checker: Checker, g: Graph, prop: CompiledProperty, cycles_only:
     return Lasso(_prefix(g, comp[0]), sub.cycle(comp, need, cycles_only))
 
 
+def _ltl_lasso(checker: Checker, g: Graph, prop: CompiledProperty, cycles_only: bool) -> Lasso | None:
+    """A fair behaviour violating a general formula (engine/ltl.py): the nearest accepting fair
+    component of the product of the graph with the automaton of its negation, and a shortest fair
+    loop through an accepting node there."""
+    model = checker.model
+    bits = tracked_bits(model)
+    names = {a.name: i for i, a in enumerate(model.actions)}
+
+    def step_bits(acts: tuple[str, ...]) -> int:
+        return sum(bits[names[a]] for a in acts)
+
+    atoms: dict[int, bytearray] = {}
+
+    def value(key: tuple, s: int) -> bool:
+        if key[0] == "enabled":
+            return bool(g.enabled[s] & step_bits(key[1]))
+        col = atoms.get(key[1])
+        if col is None:
+            col = atoms[key[1]] = _column(g, prop.atoms[key[1]], prop)
+        return bool(col[s])
+
+    aut = ltl.Automaton(ltl.simplify(ltl.nnf(prop.formula, negate=True)))
+    p = ltl.product(g, aut, value, step_bits, Graph)
+    sub = Checker(model, p.graph, p.loops)
+    comps = sub.fair_components(bytearray(b"\x01") * len(p.state), p.accepting)
+    if cycles_only:  # a loop of real steps: a component over several states
+        comps = [c for c in comps if len({p.state[v] for v in c}) > 1]
+    if not comps:
+        return None
+    comp = min(comps, key=lambda c: c[0])
+    cycle = sub.cycle(comp, p.accepting, real=cycles_only or not p.loops[comp[0]])
+    prefix, loop = ltl.project(p, _prefix(p.graph, comp[0]), cycle)
+    return Lasso(prefix, loop)
+
+
+def _column(g: Graph, fn: Any, prop: CompiledProperty) -> bytearray:
+    """Per state, whether the state predicate `fn` holds there."""
+    out = bytearray(len(g.states))
+    for n, s in enumerate(g.states):
+        try:
+            out[n] = 1 if fn(s) else 0
+        except Exception as err:
+            stop = _Error(err, n, f"property {prop.label}")
+            stop.states, stop.parent = g.states, g.parent
+            raise stop from None
+    return out
+
+
 def _leads_to_path(g: Graph, p: bytearray, q: bytearray, targets: dict[int, Any]) -> list[int] | None:
     """A shortest path from an initial state through a state where P holds and Q does not, then
     through states where Q is false, to one of `targets`: breadth-first over (state, phase), phase 1
@@ -835,4 +900,5 @@ def with_properties(model: Model, safety: Result, limits: Limits | None = None,
                  "internal"):
         setattr(safety, name, getattr(live, name))
     safety.complete = live.complete
+    safety.in_liveness = live.verdict != "violated"  # a limit, a signal or an error of this pass
     return safety

@@ -265,6 +265,16 @@ class Action(Node):
     fair_by: list[str] = field(default_factory=list)  # `fair(p)`: one fairness condition per value of p
 
 
+@dataclass(eq=False)
+class Temporal(Expr):
+    """A temporal operator as written in a property (checks.py refuses one anywhere else):
+    `always X`, `eventually X`, `X leads_to Y` (args), `<<A | B>>` (op "step": a step of A or B that
+    changes the state), `fair A`, `strong fair A` (op "fair" / "strong_fair": fairness asserted)."""
+    op: str  # always | eventually | leads_to | step | fair | strong_fair
+    args: list[Expr]
+    actions: list[str] = field(default_factory=list)
+
+
 STEP_FORMS = ("always_step", "always_eventually_step", "eventually_always_step", "weak_fair", "strong_fair")
 
 
@@ -273,14 +283,18 @@ class Property(Node):
     """A temporal property: `always eventually P`, `eventually always P`, `eventually P` or
     `P leads_to Q`, of state predicates; or one of the steps of some actions (STEP_FORMS:
     `always [A | B]`, `always eventually <<A>>`, `eventually always [A]`, `fair A`, `strong fair
-    A`); with parameters, one property per binding of their (constant) domains."""
+    A`); or any other combination of them with `and`, `or`, `not`, `implies` (form "ltl": `formula`,
+    checked by engine/ltl.py); with parameters, one property per binding of their (constant) domains."""
     name: str
     params: list[Binder]
-    form: str  # always | always_eventually | eventually_always | eventually | leads_to | stable | leads_to_always, or STEP_FORMS
-    p: Expr | None  # None for a STEP_FORMS property
+    form: str  # always | always_eventually | eventually_always | eventually | leads_to | stable | leads_to_always, ltl, or STEP_FORMS
+    p: Expr | None  # None for a STEP_FORMS or ltl property
     q: Expr | None  # the right of leads_to
-    actions: list[str] = field(default_factory=list)  # a STEP_FORMS property's actions (A | B)
+    actions: list[str] = field(default_factory=list)  # the actions whose steps the property speaks of (A | B)
     indices: list[int] = field(default_factory=list)  # their positions, set by checks
+    source: Expr | None = None  # ltl: the formula as written
+    formula: Any = None  # ltl: the formula as engine/ltl.py takes it (see parser._ltl), over `atoms`
+    atoms: list[Expr] = field(default_factory=list)  # ltl: its state predicates, in order
 
 
 @dataclass(eq=False)
@@ -338,6 +352,22 @@ _PREC = {"implies": 1, "or": 2, "and": 3, "not": 4, "cmp": 5, "|": 6, "&": 7, ".
 _CMP = {"==", "!=", "<", "<=", ">", ">=", "in", "notin", "subset"}
 
 
+def action_names(e: Expr) -> list[str]:
+    """`a | b | c` read as a set of actions, or [] if it is not one."""
+    if isinstance(e, Name):
+        return [e.id]
+    if isinstance(e, Binary) and e.op == "|":
+        left, right = action_names(e.left), action_names(e.right)
+        return left + right if left and right else []
+    return []
+
+
+def steps_of(p: Expr) -> list[str]:
+    """The actions of `[a | b]` after `always` or `eventually always` (parsed as a one-item
+    sequence: a sequence is never a predicate), or [] if `p` is a predicate."""
+    return action_names(p.items[0]) if isinstance(p, TupleLit) and len(p.items) == 1 else []
+
+
 def property_text(p: Property) -> str:
     """A property's formula as the spec writes it (`always eventually x == 0`, `fair a | b`)."""
     acts = " | ".join(p.actions)
@@ -350,7 +380,7 @@ def property_text(p: Property) -> str:
             "leads_to": lambda: f"{unparse(p.p)} leads_to {unparse(p.q)}",
             "always_step": lambda: f"always [{acts}]", "always_eventually_step": lambda: f"always eventually <<{acts}>>",
             "eventually_always_step": lambda: f"eventually always [{acts}]", "weak_fair": lambda: f"fair {acts}",
-            "strong_fair": lambda: f"strong fair {acts}"}[p.form]()
+            "strong_fair": lambda: f"strong fair {acts}", "ltl": lambda: unparse(p.source)}[p.form]()
 
 
 def unparse(e: Expr) -> str:
@@ -361,8 +391,12 @@ def unparse(e: Expr) -> str:
             return _PREC["cmp"] if x.op in _CMP else _PREC[x.op]
         if isinstance(x, Unary):
             return _PREC["not"] if x.op == "not" else _PREC["neg"]
-        if isinstance(x, (If, Let, Quant, Choose)):
+        if isinstance(x, (If, Let, Quant, Choose)) or (isinstance(x, Temporal) and x.op in ("always", "eventually")):
             return 0
+        if isinstance(x, Temporal) and x.op == "leads_to":
+            return -1
+        if isinstance(x, Temporal) and x.op in ("fair", "strong_fair"):
+            return _PREC["not"]
         return 99
 
     def wrap(x: Expr, p: int) -> str:
@@ -406,6 +440,16 @@ def unparse(e: Expr) -> str:
         return f"choose {binders([e.binder])}: {unparse(e.body)}"
     if isinstance(e, Enabled):
         return f"enabled {e.action}"
+    if isinstance(e, Temporal):
+        acts = " | ".join(e.actions)
+        if e.op == "leads_to":
+            return f"{wrap(e.args[0], 1)} leads_to {unparse(e.args[1])}"
+        x = e.args[0] if e.args else None  # `always (P implies Q)`: the same unwrapped, but read more easily
+        body = f"({unparse(x)})" if isinstance(x, Binary) and x.op in ("and", "or", "implies") or \
+            isinstance(x, Temporal) and x.op == "leads_to" else unparse(x) if x is not None else ""
+        return {"always": lambda: f"always {body}", "eventually": lambda: f"eventually {body}",
+                "step": lambda: f"<<{acts}>>", "fair": lambda: f"fair {acts}",
+                "strong_fair": lambda: f"strong fair {acts}"}[e.op]()
     if isinstance(e, FnSet):
         return f"[{unparse(e.domain)} -> {unparse(e.codomain)}]"
     if isinstance(e, TupleLit):

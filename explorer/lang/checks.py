@@ -296,7 +296,7 @@ class Checker:
                 if not b.domain.static:
                     self.error(f"the domain of property parameter {b.name} must not depend on the state",
                                b.domain.loc)
-            for e in (p.p, p.q):
+            for e in (p.p, p.q, *p.atoms):
                 if e is not None:
                     self.expr(e, scopes)
                     self.boolean(e, "a property's predicate")
@@ -487,6 +487,9 @@ class Checker:
             self.domain(e.domain)
             self.domain(e.codomain)
             return self._sub([e.domain, e.codomain], scopes, ag)
+        if isinstance(e, A.Temporal):
+            word = {"step": "<<...>>", "strong_fair": "strong fair"}.get(e.op, e.op)
+            self.error(f"{word} is a temporal operator: only a property may use it", e.loc)
         if isinstance(e, A.Enabled):
             e.index = self.action_index(e.action, f"enabled {e.action}", e.loc)
             return _Facts(uses_state=True, vars=set(range(len(self.spec.vars))))

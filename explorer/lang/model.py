@@ -169,7 +169,9 @@ class CompiledProperty:
     p: Any  # state -> bool (None for a STEP_FORMS property)
     q: Any  # state -> bool (leads_to), else None
     loc: A.Loc
-    actions: tuple[int, ...] = ()  # a STEP_FORMS property's actions
+    actions: tuple[int, ...] = ()  # the actions whose steps it speaks of (A.STEP_FORMS, ltl)
+    formula: Any = None  # ltl: A.Property.formula
+    atoms: tuple[Any, ...] = ()  # ltl: its state predicates, each state -> bool
 
     @property
     def label(self) -> str:
@@ -224,11 +226,13 @@ def _temporal(spec: A.Spec, comp: Compiler, values: list[Any], wanted: list[str]
         what = f"property {p.name}"
         fp = comp.state_function(p.p, p.params, what) if p.p is not None else None
         fq = comp.state_function(p.q, p.params, what) if p.q is not None else None
+        fa = [comp.state_function(e, p.params, what) for e in p.atoms]
         for binding in _bindings(p.params, spec, values):
             compiled.append(CompiledProperty(
                 p.name, {b.name: v for b, v in zip(p.params, binding)}, p.form,
                 None if fp is None else (lambda s, f=fp, b=binding: f(s, *b)),
-                None if fq is None else (lambda s, f=fq, b=binding: f(s, *b)), p.loc, tuple(p.indices)))
+                None if fq is None else (lambda s, f=fq, b=binding: f(s, *b)), p.loc, tuple(p.indices),
+                p.formula, tuple((lambda s, f=f, b=binding: f(s, *b)) for f in fa)))
     fairness = []
     for i, a in enumerate(spec.actions):
         if a.fairness is None:

@@ -9,6 +9,7 @@ import warnings
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import lark
 from lark import Lark, Token, Transformer, v_args
@@ -26,20 +27,110 @@ from explorer.lang import ast as A
 from explorer.lang.errors import SpecError, did_you_mean
 
 
-def _action_names(e: A.Expr) -> list[str]:
-    """`a | b | c` read as a set of actions, or [] if it is not one."""
-    if isinstance(e, A.Name):
-        return [e.id]
-    if isinstance(e, A.Binary) and e.op == "|":
-        left, right = _action_names(e.left), _action_names(e.right)
-        return left + right if left and right else []
-    return []
+def _named_actions(e: A.Expr, what: str, loc: A.Loc) -> list[str]:
+    """The actions `a | b` names after `fair`, `strong fair` or inside `<<...>>`."""
+    names = A.action_names(e)
+    if not names:
+        example = "<<a | b>>" if what == "<<...>>" else f"{what} a | b"
+        raise _Located(f"{what} takes action names, one or several: `{example}`", loc)
+    return names
 
 
-def _steps_of(p: A.Expr) -> list[str]:
-    """The actions of `[a | b]` after `always` or `eventually always` (parsed as a one-item
-    sequence: a sequence is never a predicate), or [] if `p` is a predicate."""
-    return _action_names(p.items[0]) if isinstance(p, A.TupleLit) and len(p.items) == 1 else []
+def _free(e: A.Expr) -> bool:
+    """No temporal operator in `e`: a state predicate (or a `[A | B]` that `always` reads as steps)."""
+    return not any(isinstance(n, A.Temporal) for n in A.nodes(e))
+
+
+def _is(e: Any, op: str) -> bool:
+    return isinstance(e, A.Temporal) and e.op == op
+
+
+def _pred(e: A.Expr) -> bool:
+    return _free(e) and not A.steps_of(e)
+
+
+def _form(e: A.Expr) -> tuple[str, A.Expr | None, A.Expr | None, list[str]]:
+    """(form, P, Q, actions) of a property's formula: one of the forms liveness.py checks directly
+    (and TLC's exports keep), else "ltl" (any other combination, engine/ltl.py)."""
+    if _is(e, "always"):
+        x = e.args[0]
+        if _is(x, "eventually") and _is(x.args[0], "step"):
+            return "always_eventually_step", None, None, x.args[0].actions  # []<><<A>>_vars
+        if _is(x, "eventually") and _pred(x.args[0]):
+            return "always_eventually", x.args[0], None, []
+        if _free(x):
+            return ("always_step", None, None, A.steps_of(x)) if A.steps_of(x) else ("always", x, None, [])
+        if isinstance(x, A.Binary) and x.op == "implies" and _pred(x.left):
+            r = x.right
+            if _is(r, "always") and _pred(r.args[0]):
+                return "stable", x.left, r.args[0], []  # [](P => []Q)
+            if _is(r, "eventually") and _is(r.args[0], "always") and _pred(r.args[0].args[0]):
+                return "leads_to_always", x.left, r.args[0].args[0], []  # [](P => <>[]Q)
+    if _is(e, "eventually"):
+        x = e.args[0]
+        if _is(x, "always") and _free(x.args[0]):
+            y = x.args[0]
+            return ("eventually_always_step", None, None, A.steps_of(y)) if A.steps_of(y) else \
+                ("eventually_always", y, None, [])
+        if _pred(x):
+            return "eventually", x, None, []
+    if _is(e, "leads_to") and _pred(e.args[0]):
+        r = e.args[1]
+        if _is(r, "always") and _pred(r.args[0]):
+            return "leads_to_always", e.args[0], r.args[0], []
+        if _pred(r):
+            return "leads_to", e.args[0], r, []
+    if _is(e, "fair") or _is(e, "strong_fair"):
+        return ("weak_fair" if e.op == "fair" else "strong_fair"), None, None, e.actions
+    return "ltl", None, None, []
+
+
+def _ltl(e: A.Expr, atoms: list[A.Expr], actions: list[str]) -> tuple:
+    """The formula as engine/ltl.py takes it: ("atom", i) is the state predicate atoms[i];
+    ("step", A, True) a step of A that changes the state (<<A>>_vars), ("step", A, False) an A step
+    or a stutter ([A]_vars), each only as TLC takes them in a formula, `always eventually <<A>>`
+    and `eventually always [A]` (so every formula is insensitive to stuttering, and TLC checks its
+    export); ("enabled", A): A can change the state; "not", "and", "or", "always", "eventually".
+    `implies`, `leads_to` and `fair` are written with those."""
+    if isinstance(e, A.Temporal):
+        x = e.args[0] if e.args else None
+        if e.op == "always" and _is(x, "eventually") and _is(x.args[0], "step"):
+            actions.extend(x.args[0].actions)
+            return ("always", ("eventually", ("step", tuple(x.args[0].actions), True)))
+        if e.op == "eventually" and _is(x, "always") and A.steps_of(x.args[0]):
+            actions.extend(A.steps_of(x.args[0]))
+            return ("eventually", ("always", ("step", tuple(A.steps_of(x.args[0])), False)))
+        if e.op == "always" and A.steps_of(x):
+            raise _Located("inside a formula, steps are `always eventually <<A>>` or `eventually always [A]` "
+                           "(TLC's forms); `always [A]` is a property of its own", e.loc)
+        if e.op in ("always", "eventually"):
+            return (e.op, _ltl(x, atoms, actions))
+        if e.op == "leads_to":
+            left, right = (_ltl(y, atoms, actions) for y in e.args)
+            return ("always", ("or", ("not", left), ("eventually", right)))
+        if e.op == "step":
+            raise _Located("a step <<A>> is written `always eventually <<A>>` (TLA+'s []<><<A>>_vars, the form TLC "
+                           "takes in a formula)", e.loc)
+        actions.extend(e.actions)  # fair A: WF_vars(A) = <>[]ENABLED A => []<><<A>>; SF: []<>ENABLED A => ...
+        acts = tuple(e.actions)
+        enabled = ("always", ("eventually", ("not", ("enabled", acts)))) if e.op == "fair" else \
+            ("eventually", ("always", ("not", ("enabled", acts))))
+        return ("or", enabled, ("always", ("eventually", ("step", acts, True))))
+    if _free(e):
+        atoms.append(e)
+        return ("atom", len(atoms) - 1)
+    if isinstance(e, A.Binary) and e.op in ("and", "or", "implies"):
+        left, right = _ltl(e.left, atoms, actions), _ltl(e.right, atoms, actions)
+        return ("or", ("not", left), right) if e.op == "implies" else (e.op, left, right)
+    if isinstance(e, A.Unary) and e.op == "not":
+        return ("not", _ltl(e.arg, atoms, actions))
+    inner = next(n for n in A.nodes(e) if isinstance(n, A.Temporal))
+    raise _Located(f"a temporal operator ({_OP_WORDS[inner.op]}) combines with others only through and, or, not, "
+                   "implies and leads_to (for a property of each value, give the property a parameter)", inner.loc)
+
+
+_OP_WORDS = {"always": "always", "eventually": "eventually", "leads_to": "leads_to", "step": "<<...>>",
+             "fair": "fair", "strong_fair": "strong fair"}
 
 
 class _Indenter(Indenter):
@@ -155,44 +246,33 @@ class _ToAst(Transformer):
         return [str(t) for t in c]
 
     def property_decl(self, meta, c):
-        name, params, (form, p, q, *actions) = c
-        if form == "eventually_always" and _steps_of(p):
-            form, actions, p = "eventually_always_step", [_steps_of(p)], None  # <>[][A | B]_vars
-        return A.Property(_tok_loc(name), str(name), params or [], form, p, q, actions[0] if actions else [])
-
-    def steps(self, meta, c):
-        return [str(t) for t in c]
+        name, params, e = c
+        prop = A.Property(_tok_loc(name), str(name), params or [], *_form(e))
+        if prop.form == "ltl":
+            atoms: list[A.Expr] = []
+            actions: list[str] = []
+            prop.source, prop.formula = e, _ltl(e, atoms, actions)
+            prop.atoms, prop.actions = atoms, list(dict.fromkeys(actions))
+        return prop
 
     def always_(self, meta, c):
-        p = c[0]
-        return ("always_step", None, None, _steps_of(p)) if _steps_of(p) else ("always", p, None)  # [][A | B]_vars
+        return A.Temporal(_loc(meta), "always", [c[0]])
 
-    def stable(self, meta, c):
-        return ("stable", c[0], c[1])
-
-    def leads_to_always(self, meta, c):
-        return ("leads_to_always", c[0], c[1])
-
-    def always_eventually_step(self, meta, c):
-        return ("always_eventually_step", None, None, c[1])
-
-    def fair_property(self, meta, c):
-        return ("weak_fair", None, None, c[0])
-
-    def strong_fair_property(self, meta, c):
-        return ("strong_fair", None, None, c[0])
-
-    def always_eventually(self, meta, c):
-        return ("always_eventually", c[0], None)
-
-    def eventually_always(self, meta, c):
-        return ("eventually_always", c[0], None)
-
-    def eventually(self, meta, c):
-        return ("eventually", c[0], None)
+    def eventually_(self, meta, c):
+        return A.Temporal(_loc(meta), "eventually", [c[0]])
 
     def leads_to(self, meta, c):
-        return ("leads_to", c[0], c[1])
+        return A.Temporal(_loc(meta), "leads_to", [c[0], c[1]])
+
+    def angle(self, meta, c):
+        return A.Temporal(_loc(meta), "step", [], _named_actions(c[1], "<<...>>", _loc(meta)))
+
+    def fair_(self, meta, c):
+        return A.Temporal(_loc(meta), "fair", [], _named_actions(c[0], "fair", _loc(meta)))
+
+    def strong_fair_(self, meta, c):
+        return A.Temporal(_loc(meta), "strong_fair", [], _named_actions(c[0], "strong fair", _loc(meta)))
+
     def view_decl(self, meta, c):
         return A.View(_tok_loc(c[0]), str(c[0]), c[1], c[3], c[2] or [])
 

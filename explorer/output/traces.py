@@ -146,7 +146,7 @@ def checks(model: Model, result: Result, deadlock: bool | None = None) -> list[d
     violated, unrefuted (not violated in the states explored: no claim) or unchecked, and `detail`
     says so in words. A run that stops at one violation says nothing more of the others."""
     temporal = result.verdict == "violated" and result.loop is not None
-    searched = result.verdict == "holds" or temporal  # the breadth-first search completed
+    searched = result.verdict == "holds" or temporal or result.in_liveness  # the breadth-first search completed
     space = f"all {result.distinct:,} reachable states" + (" of the constrained space" if result.pruned else "")
     explored = f"not violated in the {result.distinct:,} states explored before the run stopped: no claim"
     out = []
@@ -186,6 +186,10 @@ def checks(model: Model, result: Result, deadlock: bool | None = None) -> list[d
             add("property", p.label, "holds", "holds on every fair behaviour")
         elif temporal:
             add("property", p.label, "unchecked", "not checked: the check stops at the first violated property")
+        elif result.in_liveness:
+            why = "a runtime error" if result.verdict == "error" else stop_reason(result.stopped_by)
+            add("property", p.label, "unchecked", f"not known: the run stopped while the temporal properties were "
+                                                  f"checked ({why})")
         else:
             add("property", p.label, "unchecked", "not checked: the breadth-first search did not complete")
     return out

@@ -64,10 +64,12 @@ class Actions:
         for b in p.params:
             pname, dom, env = self.expr.bind(b, env)
             quants.append(f"{pname} \\in {dom}")
-        for e in (p.p, p.q):
+        for e in (p.p, p.q, *p.atoms):
             if e is not None:
                 self.expr.need_bool(e, env, "a property's predicate")
-        if p.form in A.STEP_FORMS:  # the actions' operators, defined above (each binds its parameters)
+        if p.form == "ltl":
+            body = self.formula(p.source, env)
+        elif p.form in A.STEP_FORMS:  # the actions' operators, defined above (each binds its parameters)
             acts = " \\/ ".join(self.names.name_of("action", n) for n in p.actions)
             acts = f"({acts})" if len(p.actions) > 1 else acts
             body = {"always_step": f"[][{acts}]_vars", "always_eventually_step": f"[]<><<{acts}>>_vars",
@@ -81,6 +83,30 @@ class Actions:
                     "leads_to_always": f"({left}) ~> [](({right}))"}.get(p.form) or f"({left}) ~> ({right})"
         forall = "\\A " + ", ".join(quants) + " : " if quants else ""
         return [f"{name} ==", f"  {forall}{body}"]
+
+    def formula(self, e: A.Expr, env: Env) -> str:
+        """A general temporal formula (A.Property.source), every operand in parentheses."""
+        def acts(names: list[str]) -> str:
+            text = " \\/ ".join(self.names.name_of("action", n) for n in names)
+            return f"({text})" if len(names) > 1 else text
+        if isinstance(e, A.Temporal):
+            x = e.args[0] if e.args else None
+            if e.op == "always" and isinstance(x, A.Temporal) and x.op == "eventually" \
+                    and isinstance(x.args[0], A.Temporal) and x.args[0].op == "step":
+                return f"[]<><<{acts(x.args[0].actions)}>>_vars"
+            if e.op == "eventually" and isinstance(x, A.Temporal) and x.op == "always" and A.steps_of(x.args[0]):
+                return f"<>[][{acts(A.steps_of(x.args[0]))}]_vars"
+            if e.op in ("always", "eventually"):
+                return f"{'[]' if e.op == 'always' else '<>'}({self.formula(x, env)})"
+            if e.op == "leads_to":
+                return f"({self.formula(e.args[0], env)}) ~> ({self.formula(e.args[1], env)})"
+            return f"{'WF' if e.op == 'fair' else 'SF'}_vars({acts(e.actions)})"
+        if not any(isinstance(n, A.Temporal) for n in A.nodes(e)):
+            return self.expr.d(e, env)
+        if isinstance(e, A.Unary):
+            return f"~({self.formula(e.arg, env)})"
+        op = {"and": "/\\", "or": "\\/", "implies": "=>"}[e.op]
+        return f"({self.formula(e.left, env)}) {op} ({self.formula(e.right, env)})"
 
     def predicate(self, p: A.Predicate) -> Block:
         """An invariant, constraint, terminal, init or assume: the conjunction of its parts."""
