@@ -106,6 +106,7 @@ static Obj *obj(Ctx *c, uint32_t kind, uint32_t len, size_t words) {
 static int rank(V v) { return IS_INT(v) ? 1 : (OBJ(v)->kind == K_MAP ? 6 : (int)OBJ(v)->kind); }
 static int cmp(V a, V b) {
     if (a == b) return 0;
+    if (a & b & 1) return (int64_t)a < (int64_t)b ? -1 : 1;  /* two integers: tagged words order as their values */
     int ra = rank(a), rb = rank(b);
     if (ra != rb) return ra < rb ? -1 : 1;
     if (ra == 1) { int64_t x = IVAL(a), y = IVAL(b); return x < y ? -1 : 1; }
@@ -122,6 +123,8 @@ static int cmp(V a, V b) {
     for (uint32_t i = 0; i < n; i++) { int r = cmp(x->it[i], y->it[i]); if (r) return r; }
     return 0;
 }
+/* the order of y and x (cmp), without a call when both are integers (most sets and keys here) */
+static inline int cmp_fast(V y, V x) { return (y & x & 1) ? ((int64_t)y < (int64_t)x ? -1 : (y != x)) : cmp(y, x); }
 static inline int eq(V a, V b) {
     if (a == b) return 1;
     if (IS_INT(a) || IS_INT(b)) return 0;
@@ -132,12 +135,12 @@ static inline int eq(V a, V b) {
 
 static void sort_values(V *a, size_t n) {  /* insertion sort for small n, merge sort beyond */
     if (n < 24) {
-        for (size_t i = 1; i < n; i++) { V x = a[i]; size_t j = i; while (j && cmp(a[j - 1], x) > 0) { a[j] = a[j - 1]; j--; } a[j] = x; }
+        for (size_t i = 1; i < n; i++) { V x = a[i]; size_t j = i; while (j && cmp_fast(a[j - 1], x) > 0) { a[j] = a[j - 1]; j--; } a[j] = x; }
         return;
     }
     size_t h = n / 2; sort_values(a, h); sort_values(a + h, n - h);
     V *t = malloc(n * sizeof(V)); size_t i = 0, j = h, k = 0;
-    while (i < h && j < n) t[k++] = cmp(a[i], a[j]) <= 0 ? a[i++] : a[j++];
+    while (i < h && j < n) t[k++] = cmp_fast(a[i], a[j]) <= 0 ? a[i++] : a[j++];
     while (i < h) t[k++] = a[i++]; while (j < n) t[k++] = a[j++];
     memcpy(a, t, n * sizeof(V)); free(t);
 }
@@ -145,7 +148,7 @@ static void sort_values(V *a, size_t n) {  /* insertion sort for small n, merge 
 static void sort_pairs(V *a, size_t n) {
     for (size_t i = 1; i < n; i++) {
         V k = a[2 * i], v = a[2 * i + 1]; size_t j = i;
-        while (j) { int r = cmp(a[2 * j - 2], k); if (r < 0 || (r == 0 && cmp(a[2 * j - 1], v) <= 0)) break;
+        while (j) { int r = cmp_fast(a[2 * j - 2], k); if (r < 0 || (r == 0 && cmp_fast(a[2 * j - 1], v) <= 0)) break;
             a[2 * j] = a[2 * j - 2]; a[2 * j + 1] = a[2 * j - 1]; j--; }
         a[2 * j] = k; a[2 * j + 1] = v;
     }
@@ -197,12 +200,12 @@ static inline V dom(Ctx *c, V v) { if (!is(v, K_SET)) fail(c); return v; }
 /* ---- lookup ---- */
 static long find_set(V s, V x) {
     long lo = 0, hi = (long)LEN(s) - 1;
-    while (lo <= hi) { long m = (lo + hi) / 2; int r = cmp(IT(s, m), x); if (!r) return m; if (r < 0) lo = m + 1; else hi = m - 1; }
+    while (lo <= hi) { long m = (lo + hi) / 2; int r = cmp_fast(IT(s, m), x); if (!r) return m; if (r < 0) lo = m + 1; else hi = m - 1; }
     return -1;
 }
 static long find_key(V m, V k) {
     long lo = 0, hi = (long)LEN(m) - 1;
-    while (lo <= hi) { long i = (lo + hi) / 2; int r = cmp(IT(m, 2 * i), k); if (!r) return i; if (r < 0) lo = i + 1; else hi = i - 1; }
+    while (lo <= hi) { long i = (lo + hi) / 2; int r = cmp_fast(IT(m, 2 * i), k); if (!r) return i; if (r < 0) lo = i + 1; else hi = i - 1; }
     return -1;
 }
 static int member(Ctx *c, V x, V s) {
@@ -274,30 +277,30 @@ static V powi(Ctx *c, V a, V b) {
 /* ---- sets ---- */
 static V set_union(Ctx *c, V a, V b) {
     Obj *o = obj(c, K_SET, 0, LEN(a) + LEN(b)); uint32_t i = 0, j = 0, m = 0;
-    while (i < LEN(a) && j < LEN(b)) { int r = cmp(IT(a, i), IT(b, j)); if (r < 0) o->it[m++] = IT(a, i++); else if (r > 0) o->it[m++] = IT(b, j++); else { o->it[m++] = IT(a, i++); j++; } }
+    while (i < LEN(a) && j < LEN(b)) { int r = cmp_fast(IT(a, i), IT(b, j)); if (r < 0) o->it[m++] = IT(a, i++); else if (r > 0) o->it[m++] = IT(b, j++); else { o->it[m++] = IT(a, i++); j++; } }
     while (i < LEN(a)) o->it[m++] = IT(a, i++); while (j < LEN(b)) o->it[m++] = IT(b, j++);
     o->len = m; return V_OF(o);
 }
 static V set_inter(Ctx *c, V a, V b) {
     Obj *o = obj(c, K_SET, 0, LEN(a) < LEN(b) ? LEN(a) : LEN(b)); uint32_t i = 0, j = 0, m = 0;
-    while (i < LEN(a) && j < LEN(b)) { int r = cmp(IT(a, i), IT(b, j)); if (r < 0) i++; else if (r > 0) j++; else { o->it[m++] = IT(a, i++); j++; } }
+    while (i < LEN(a) && j < LEN(b)) { int r = cmp_fast(IT(a, i), IT(b, j)); if (r < 0) i++; else if (r > 0) j++; else { o->it[m++] = IT(a, i++); j++; } }
     o->len = m; return V_OF(o);
 }
 static V set_diff(Ctx *c, V a, V b) {
     Obj *o = obj(c, K_SET, 0, LEN(a)); uint32_t i = 0, j = 0, m = 0;
-    while (i < LEN(a) && j < LEN(b)) { int r = cmp(IT(a, i), IT(b, j)); if (r < 0) o->it[m++] = IT(a, i++); else if (r > 0) j++; else { i++; j++; } }
+    while (i < LEN(a) && j < LEN(b)) { int r = cmp_fast(IT(a, i), IT(b, j)); if (r < 0) o->it[m++] = IT(a, i++); else if (r > 0) j++; else { i++; j++; } }
     while (i < LEN(a)) o->it[m++] = IT(a, i++);
     o->len = m; return V_OF(o);
 }
 static int set_le(V a, V b) {  /* a is a subset of b */
     uint32_t i = 0, j = 0;
-    while (i < LEN(a)) { if (j == LEN(b)) return 0; int r = cmp(IT(a, i), IT(b, j)); if (r < 0) return 0; if (r == 0) i++; j++; }
+    while (i < LEN(a)) { if (j == LEN(b)) return 0; int r = cmp_fast(IT(a, i), IT(b, j)); if (r < 0) return 0; if (r == 0) i++; j++; }
     return 1;
 }
 static V map_union(Ctx *c, V a, V b) {  /* b's values win */
     Obj *o = obj(c, K_MAP, 0, 2 * (LEN(a) + LEN(b))); uint32_t i = 0, j = 0, m = 0;
     while (i < LEN(a) || j < LEN(b)) {
-        int r = i == LEN(a) ? 1 : j == LEN(b) ? -1 : cmp(IT(a, 2 * i), IT(b, 2 * j));
+        int r = i == LEN(a) ? 1 : j == LEN(b) ? -1 : cmp_fast(IT(a, 2 * i), IT(b, 2 * j));
         if (r < 0) { o->it[2 * m] = IT(a, 2 * i); o->it[2 * m + 1] = IT(a, 2 * i + 1); i++; }
         else { o->it[2 * m] = IT(b, 2 * j); o->it[2 * m + 1] = IT(b, 2 * j + 1); j++; if (!r) i++; }
         m++;
