@@ -193,6 +193,30 @@ def test_cache_reuse_and_invalidation(tmp_path):
     assert not (out / "points/BIG=5,SMALL=3").exists()  # trace sets of the earlier grid are gone
 
 
+def test_a_clone_without_the_cache_resumes_from_the_committed_matrix(tmp_path):
+    """The cache is not committed, sweep.json is: its proved rows (same key, so the same spec,
+    constants, checks and engine) are not searched again; its refuted ones are, for their traces."""
+    spec = write(tmp_path / "diehard.spec", DIEHARD.read_text())
+    out = tmp_path / "out"
+    assert sweep(spec, "--grid", DIEHARD_GRID, "--out", out).returncode == 1
+    before = matrix(out)
+    proved = {r["name"] for r in before["runs"] if r["verdict"] == "proved"}
+    assert proved and len(proved) < len(before["runs"])
+    shutil.rmtree(out / "cache")
+    assert sweep(spec, "--grid", DIEHARD_GRID, "--out", out).returncode == 1
+    again = matrix(out)
+    assert {r["name"] for r in again["runs"] if r["cached"]} == proved
+    assert stable(again) == stable(before)
+    # a row of another engine (another key) is not taken for a proof
+    data = json.loads((out / "sweep.json").read_text())
+    for r in data["runs"]:
+        r["key"] = "0" * 32
+    (out / "sweep.json").write_text(json.dumps(data))
+    shutil.rmtree(out / "cache")
+    sweep(spec, "--grid", DIEHARD_GRID, "--out", out)
+    assert matrix(out)["cached"] == 0
+
+
 def test_jobs_give_the_same_matrix(tmp_path):
     one, two = tmp_path / "one", tmp_path / "two"
     assert sweep(DIEHARD, "--grid", DIEHARD_GRID, "--out", one, "--jobs", "1").returncode == 1

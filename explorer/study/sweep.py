@@ -128,6 +128,15 @@ RECORD_SHAPE = {"verdict": str, "property": (str, _NONE), "witness": (str, _NONE
 TRACE_SHAPE = {"txt": str, "json": dict, "itf": dict, "dot": str, "view": str, "view_dot": str, "html": str}
 
 
+def _proved_rows(out: Path) -> dict[str, dict[str, Any]]:
+    """The rows of OUT/sweep.json that record a proof, by cache key (none when it is missing or torn)."""
+    try:
+        rows = json.loads((out / "sweep.json").read_text()).get("runs", [])
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return {r["key"]: r for r in rows if isinstance(r, dict) and r.get("verdict") == "proved" and r.get("key")}
+
+
 def well_formed(entry: Any, key: str) -> bool:
     """Whether a cache entry has the shape `Sweeper._store` writes, for this key: one that does not
     (hand-edited, cut short, written by something else) is searched again, never trusted."""
@@ -279,6 +288,19 @@ class Sweeper:
         self.runs = plan(grid, self.spec_text, engine_version())
         for run in self.runs:
             run.record = {"verdict": "incomplete", "stopped_by": "not-run", "reason": "not run yet"}
+        self.proved = {} if fresh else _proved_rows(out)
+
+    def _adopted(self, run: Run) -> dict[str, Any] | None:
+        """A proof this DIR's sweep.json records under the run's key (the key includes the engine's
+        hash): what a clone has when the cache, which is not committed, is gone. A proof has no
+        trace set, so its row is all of it; a refuted point is searched again for its traces."""
+        row = self.proved.get(run.key)
+        if row is None:
+            return None
+        record = {name: row.get(name) for name in RECORD_SHAPE}
+        record.update(searched=True, traces={})
+        entry = {"key": run.key, "limits": limits_json(self.limits), "record": record}
+        return record if well_formed(entry, run.key) else None
 
     # ---- the cache ----
     def _cache_file(self, run: Run) -> Path:
@@ -316,7 +338,7 @@ class Sweeper:
         try:
             todo: list[Run] = []
             for run in runs:
-                record = None if self.stopping else self._cached(run)
+                record = None if self.stopping else self._cached(run) or self._adopted(run)
                 if record is None:
                     todo.append(run)
                 else:
