@@ -292,7 +292,8 @@ class Sweeper:
 
     def _adopted(self, run: Run) -> dict[str, Any] | None:
         """A proof this DIR's sweep.json records under the run's key (the key includes the engine's
-        hash): what a clone has when the cache, which is not committed, is gone. A proof has no
+        hash), for a point with no cache entry: what a clone has when the cache, which is not
+        committed, is gone. A proof has no
         trace set, so its row is all of it; a refuted point is searched again for its traces."""
         row = self.proved.get(run.key)
         if row is None:
@@ -338,7 +339,9 @@ class Sweeper:
         try:
             todo: list[Run] = []
             for run in runs:
-                record = None if self.stopping else self._cached(run) or self._adopted(run)
+                record = None if self.stopping else self._cached(run)
+                if record is None and not self.stopping and not self._cache_file(run).exists():
+                    record = self._adopted(run)  # a damaged entry is searched again, a missing one may be adopted
                 if record is None:
                     todo.append(run)
                 else:
