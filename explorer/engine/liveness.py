@@ -573,16 +573,7 @@ def _values(g: Graph, prop: CompiledProperty, which: str) -> bytearray:
     """Per state, whether the property's P (`which` = "p") or Q holds there."""
     if g.atoms is not None:
         return g.atoms[id(prop), which]
-    fn = prop.p if which == "p" else prop.q
-    out = bytearray(len(g.states))
-    for n, s in enumerate(g.states):
-        try:
-            out[n] = 1 if fn(s) else 0
-        except Exception as err:
-            stop = _Error(err, n, f"property {prop.label}")
-            stop.states, stop.parent = g.states, g.parent
-            raise stop from None
-    return out
+    return _column(g, prop.p if which == "p" else prop.q, prop)
 
 
 def find_lasso(checker: Checker, g: Graph, prop: CompiledProperty, cycles_only: bool = False) -> Lasso | None:
