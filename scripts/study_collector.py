@@ -523,11 +523,13 @@ def _on_code(trace: str) -> str:
 
 
 def _ablation(deep: dict[str, dict[str, Any]]) -> str:
+    """Which terms of the rule the ablation shows needed: a term is needed when taking it away is
+    refuted at some point of the sweep (it searches each term at many points, smallest first)."""
     data = deep.get("ablation-lowest")
     if not data:
         return ""
-    terms = [r["shown"]["ABLATE"] for r in data["runs"]]
-    refuted = [r["shown"]["ABLATE"] for r in data["runs"] if r["verdict"] == "refuted"]
+    terms = list(dict.fromkeys(r["shown"]["ABLATE"] for r in data["runs"]))
+    refuted = [t for t in terms if any(r["shown"]["ABLATE"] == t and r["verdict"] == "refuted" for r in data["runs"])]
     return (f"Taking away any one of its {len(terms)} terms ({', '.join(terms)}) loses a prompt "
             f"({len(refuted)} of {len(terms)} refuted, spec/study/ablation-lowest.toml)" if refuted == terms else
             f"Taking away {', '.join(refuted) or 'none'} of its terms {', '.join(terms)} loses a prompt "

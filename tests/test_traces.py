@@ -146,6 +146,13 @@ def test_the_readme_opens_with_the_answer_and_each_claim_runs():
     assert "`min(lowest in-flight ordinal, trained frontier F)`: rule `in_flight`" in top
     assert "**Recommended: `lowest_unfinished`.**" in top and "cut = min(outstanding | doomed" in top
     assert re.search(r"proved at \d+ of \d+ points, refuted at 0, undecided at \d+", top)
+    assert len(top) <= 10_000  # read in two minutes: no list grows with the number of runs behind it
+    ablation = json.loads((TRACES / "ablation-lowest" / "sweep.json").read_text())["runs"]
+    terms = list(dict.fromkeys(r["shown"]["ABLATE"] for r in ablation))
+    needed = [t for t in terms if any(r["shown"]["ABLATE"] == t and r["verdict"] == "refuted" for r in ablation)]
+    said = re.search(r"Taking away any one of its (\d+) terms \(([^)]*)\) loses a prompt \((\d+) of", top)
+    assert said and needed == terms, "the answer says every term is needed only when the ablation shows it"
+    assert said.group(2).split(", ") == terms and int(said.group(1)) == int(said.group(3)) == len(terms)
     claims = re.findall(r"`(python -m explorer [^`]+)` \((\d)\)", top)
     assert len(claims) == 4
     for command, code in claims:
