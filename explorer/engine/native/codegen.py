@@ -209,13 +209,16 @@ class _Gen:
             t = self.fresh()
             return f"({{ V {t}[] = {{{', '.join(self.ex(x) for x in e.items)}}}; {fn}(c, {t}, {len(e.items)}); }})"
         if isinstance(e, (A.RecordLit, A.MapLit)):
-            pairs = ([(self.text(n), self.ex(v)) for n, v in e.fields] if isinstance(e, A.RecordLit)
-                     else [(self.ex(k), self.ex(v)) for k, v in e.items])
+            record = isinstance(e, A.RecordLit)
+            # a record's field names are known here, and each is there once (checks.py): put them in
+            # the canonical order now (runtime.c's cmp orders strings by their UTF-8 bytes), not at run time
+            pairs = ([(self.text(n), self.ex(v)) for n, v in sorted(e.fields, key=lambda f: f[0].encode())]
+                     if record else [(self.ex(k), self.ex(v)) for k, v in e.items])
             if not pairs:
                 return "map_of(c, NULL, 0)"
             t = self.fresh()
             flat = ", ".join(f"{k}, {v}" for k, v in pairs)
-            return f"({{ V {t}[] = {{{flat}}}; map_of(c, {t}, {len(pairs)}); }})"
+            return f"({{ V {t}[] = {{{flat}}}; {'map_sorted' if record else 'map_of'}(c, {t}, {len(pairs)}); }})"
         if isinstance(e, A.SetComp):
             b = self.fresh()
             push = f"push(c, &{b}, {self.ex(e.elem)});"
@@ -285,9 +288,10 @@ class _Gen:
                 body = (f"{{ V {lo} = {self.ex(d.left)}; int64_t {n} = range_count(c, {lo}, {self.ex(d.right)}, {int(build)}); "
                         f"for (int64_t {k} = 0; {k} < {n}; {k}++) {{ V L_{b.local} = MK_INT(IVAL({lo}) + {k}); {body} }} }}")
             else:
-                s, i = self.fresh(), self.fresh()
-                body = (f"{{ V {s} = dom(c, {self.ex(d)}); "
-                        f"for (uint32_t {i} = 0; {i} < LEN({s}); {i}++) {{ V L_{b.local} = IT({s}, {i}); {body} }} }}")
+                s, i, n, xs = self.fresh(), self.fresh(), self.fresh(), self.fresh()
+                body = (f"{{ V {s} = dom(c, {self.ex(d)}), {xs}_b[SB_MAX + 1]; uint32_t {n}; "
+                        f"const V *{xs} = elems({s}, {xs}_b, &{n}); "
+                        f"for (uint32_t {i} = 0; {i} < {n}; {i}++) {{ V L_{b.local} = {xs}[{i}]; {body} }} }}")
         return body
 
     # ---- definitions ----
@@ -429,9 +433,10 @@ class _Gen:
                         f"for (;;) {{ Mark _m = arena_mark(c); if (!fn_iter_next(c, &{it})) break; n[{i}] = {it}.map; "
                         f"c->gen++;\n{body}\narena_release(c, _m); }} }}")
             else:
-                dom_, k = self.fresh(), self.fresh()
-                body = (f"{{ V {dom_} = dom(c, {self.ex(d)}); "
-                        f"for (uint32_t {k} = 0; {k} < LEN({dom_}); {k}++) {each.replace('{x}', f'IT({dom_}, {k})')} }}")
+                dom_, k, n, xs = self.fresh(), self.fresh(), self.fresh(), self.fresh()
+                body = (f"{{ V {dom_} = dom(c, {self.ex(d)}), {xs}_b[SB_MAX + 1]; uint32_t {n}; "
+                        f"const V *{xs} = elems({dom_}, {xs}_b, &{n}); "
+                        f"for (uint32_t {k} = 0; {k} < {n}; {k}++) {each.replace('{x}', f'{xs}[{k}]')} }}")
         return f"static void init_states(Ctx *c) {{\n    V n[NV_ALLOC] = {{0}}; c->s = n; c->gen++;\n    {body}\n}}"
 
 

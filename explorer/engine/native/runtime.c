@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-typedef uint64_t V;  /* an integer (low bit 1, 63 bits) or a pointer to an Obj */
+typedef uint64_t V;  /* an integer (low bits x1, 63 bits), a small set (low bits 10) or a pointer to an Obj (00) */
 
 enum { K_BOOL = 0, K_INT = 1, K_STR = 2, K_SEQ = 3, K_SET = 4, K_MAP = 6, K_INF = 7 };
 
@@ -24,7 +24,17 @@ typedef struct Obj {
 #define IS_INT(v) ((v) & 1)
 #define IVAL(v) ((int64_t)(v) >> 1)
 #define OBJ(v) ((Obj *)(uintptr_t)(v))
-#define KIND(v) (IS_INT(v) ? K_INT : OBJ(v)->kind)
+/* A set whose elements are all integers in 0..SB_MAX is always one word, never an Obj: bit 2 + i
+   holds i (a static layout for the sets of ordinals specs are made of). The layout is canonical,
+   so two sets are equal exactly when their words are, and every function that makes a set ends in
+   set_fin (or builds the word directly). The empty set is SB_EMPTY. */
+#define SB_MAX 61
+#define IS_SB(v) (((v) & 3) == 2)
+#define IS_OBJ(v) (!((v) & 3))
+#define SB_EMPTY ((V)2)
+#define SB_SMALL(x) (((x) & 1) && (x) <= (V)(2 * SB_MAX + 1))  /* an integer in 0..SB_MAX, as a tagged word */
+#define SB_BIT(x) ((V)1 << (2 + ((x) >> 1)))                    /* its bit (x tagged, SB_SMALL) */
+#define KIND(v) (IS_INT(v) ? K_INT : IS_SB(v) ? K_SET : OBJ(v)->kind)
 #define LEN(v) (OBJ(v)->len)
 #define IT(v, i) (OBJ(v)->it[i])
 #define INT_MIN63 (-(INT64_C(1) << 62))
@@ -103,13 +113,37 @@ static Obj *obj(Ctx *c, uint32_t kind, uint32_t len, size_t words) {
 #define V_OF(o) ((V)(uintptr_t)(o))
 
 /* ---- the canonical order (values.sort_key): kind, then length, then elements ---- */
-static int rank(V v) { return IS_INT(v) ? 1 : (OBJ(v)->kind == K_MAP ? 6 : (int)OBJ(v)->kind); }
+static int rank(V v) { return IS_INT(v) ? 1 : IS_SB(v) ? K_SET : (OBJ(v)->kind == K_MAP ? 6 : (int)OBJ(v)->kind); }
+static inline uint32_t sb_unpack(V s, V *out) {  /* a small set's elements, in order */
+    uint32_t n = 0;
+    for (uint64_t b = s >> 2; b; b &= b - 1) out[n++] = MK_INT(__builtin_ctzll(b));
+    return n;
+}
+/* a set's elements in the canonical order: an Obj's own array, or a small set's unpacked into buf */
+static inline const V *elems(V s, V *buf, uint32_t *n) {
+    if (IS_SB(s)) { *n = sb_unpack(s, buf); return buf; }
+    *n = OBJ(s)->len; return OBJ(s)->it;
+}
+static inline uint32_t card(V s) { return IS_SB(s) ? (uint32_t)__builtin_popcountll(s >> 2) : OBJ(s)->len; }
+static int cmp(V a, V b);
+static int cmp_sets(V a, V b) {  /* two sets, at least one small: length, then elements */
+    uint32_t na = card(a), nb = card(b);
+    if (na != nb) return na < nb ? -1 : 1;
+    if (IS_SB(a) && IS_SB(b)) {  /* the first element they differ in is the lowest bit of a ^ b */
+        V d = (a ^ b) >> 2; d &= -d;
+        return (a >> 2) & d ? -1 : 1;
+    }
+    V xa[SB_MAX + 1], xb[SB_MAX + 1]; const V *pa = elems(a, xa, &na), *pb = elems(b, xb, &nb);
+    for (uint32_t i = 0; i < na; i++) { int r = cmp(pa[i], pb[i]); if (r) return r; }
+    return 0;
+}
 static int cmp(V a, V b) {
     if (a == b) return 0;
     if (a & b & 1) return (int64_t)a < (int64_t)b ? -1 : 1;  /* two integers: tagged words order as their values */
     int ra = rank(a), rb = rank(b);
     if (ra != rb) return ra < rb ? -1 : 1;
     if (ra == 1) { int64_t x = IVAL(a), y = IVAL(b); return x < y ? -1 : 1; }
+    if ((a | b) & 2) return cmp_sets(a, b);
     Obj *x = OBJ(a), *y = OBJ(b);
     if (ra == K_BOOL || ra == K_INF) return x->len < y->len ? -1 : (x->len > y->len);
     if (ra == K_STR) {
@@ -127,7 +161,7 @@ static int cmp(V a, V b) {
 static inline int cmp_fast(V y, V x) { return (y & x & 1) ? ((int64_t)y < (int64_t)x ? -1 : (y != x)) : cmp(y, x); }
 static inline int eq(V a, V b) {
     if (a == b) return 1;
-    if (IS_INT(a) || IS_INT(b)) return 0;
+    if ((a | b) & 3) return 0;  /* an integer or a small set equals only its own word */
     if (OBJ(a)->interned && OBJ(b)->interned) return OBJ(a)->interned == OBJ(b)->interned;
     if (OBJ(a)->hash && OBJ(b)->hash && OBJ(a)->hash != OBJ(b)->hash) return 0;  /* two frozen values */
     return cmp(a, b) == 0;
@@ -155,7 +189,23 @@ static void sort_pairs(V *a, size_t n) {
 }
 
 /* ---- constructors ---- */
+/* a set made as an Obj (its elements sorted, each once), as the canonical layout wants it: a small set
+   when every element is an integer in 0..SB_MAX (sorted, so the first and the last tell) */
+static V set_fin(Obj *o) {
+    uint32_t n = o->len;
+    if (!n) return SB_EMPTY;
+    if (!SB_SMALL(o->it[0]) || !SB_SMALL(o->it[n - 1])) return V_OF(o);
+    V bits = SB_EMPTY;
+    for (uint32_t i = 0; i < n; i++) bits |= SB_BIT(o->it[i]);
+    return bits;
+}
+static inline V sb_of(const V *items, size_t n, int *ok) {  /* the small set of items, if each is small */
+    V bits = SB_EMPTY;
+    for (size_t i = 0; i < n; i++) { if (!SB_SMALL(items[i])) { *ok = 0; return 0; } bits |= SB_BIT(items[i]); }
+    *ok = 1; return bits;
+}
 static V set_of(Ctx *c, V *items, size_t n) {  /* items: scratch, reordered */
+    int ok; V bits = sb_of(items, n, &ok); if (ok) return bits;
     sort_values(items, n);
     Obj *o = obj(c, K_SET, 0, n); size_t m = 0;
     for (size_t i = 0; i < n; i++) if (!m || !eq(o->it[m - 1], items[i])) o->it[m++] = items[i];
@@ -163,7 +213,8 @@ static V set_of(Ctx *c, V *items, size_t n) {  /* items: scratch, reordered */
 }
 /* elements (pairs) already in the canonical order, each once: a domain's own elements, filtered */
 static V set_sorted(Ctx *c, const V *items, size_t n) {
-    Obj *o = obj(c, K_SET, (uint32_t)n, n); if (n) memcpy(o->it, items, n * sizeof(V)); return V_OF(o);
+    int ok; V bits = sb_of(items, n, &ok); if (ok) return bits;
+    Obj *o = obj(c, K_SET, (uint32_t)n, n); memcpy(o->it, items, n * sizeof(V)); return V_OF(o);
 }
 static V map_sorted(Ctx *c, const V *pairs, size_t n) {
     Obj *o = obj(c, K_MAP, (uint32_t)n, 2 * n); if (n) memcpy(o->it, pairs, 2 * n * sizeof(V)); return V_OF(o);
@@ -192,7 +243,7 @@ static void push(Ctx *c, Buf *b, V x) {
 }
 
 /* ---- predicates on kinds ---- */
-static inline int is(V v, uint32_t k) { return !IS_INT(v) && OBJ(v)->kind == k; }
+static inline int is(V v, uint32_t k) { return IS_SB(v) ? k == K_SET : IS_OBJ(v) && OBJ(v)->kind == k; }
 static inline int truth(Ctx *c, V v) { if (v == VTRUE) return 1; if (v == VFALSE) return 0; fail(c); }
 static inline int64_t ival(Ctx *c, V v) { if (!IS_INT(v)) fail(c); return IVAL(v); }
 static inline V dom(Ctx *c, V v) { if (!is(v, K_SET)) fail(c); return v; }
@@ -208,7 +259,7 @@ static long find_key(V m, V k) {
     while (lo <= hi) { long i = (lo + hi) / 2; int r = cmp_fast(IT(m, 2 * i), k); if (!r) return i; if (r < 0) lo = i + 1; else hi = i - 1; }
     return -1;
 }
-static int member(Ctx *c, V x, V s) {
+static int member_obj(Ctx *c, V x, V s) {
     if (IS_INT(s)) fail(c);
     switch (OBJ(s)->kind) {
     case K_SET: return find_set(s, x) >= 0;
@@ -218,13 +269,15 @@ static int member(Ctx *c, V x, V s) {
     }
     fail(c);
 }
+/* x in s: a small set's bit without a call (the collector's invariant asks it millions of times) */
+static inline int member(Ctx *c, V x, V s) { return IS_SB(s) ? SB_SMALL(x) && (s & SB_BIT(x)) : member_obj(c, x, s); }
 static int in_range(Ctx *c, V x, V a, V b) {
     int64_t lo = ival(c, a), hi = ival(c, b);
     return IS_INT(x) && IVAL(x) >= lo && IVAL(x) <= hi;
 }
 static int in_fnset(Ctx *c, V f, V s, V t) {
     if (!(is(s, K_SET) || is(s, K_INF)) || !(is(t, K_SET) || is(t, K_INF))) fail(c);
-    if (is(s, K_INF) || !is(f, K_MAP) || LEN(f) != LEN(s)) return 0;
+    if (is(s, K_INF) || !is(f, K_MAP) || LEN(f) != card(s)) return 0;
     for (uint32_t i = 0; i < LEN(f); i++) if (!member(c, IT(f, 2 * i), s) || !member(c, IT(f, 2 * i + 1), t)) return 0;
     return 1;
 }
@@ -233,7 +286,13 @@ static V get(Ctx *c, V b, V k) {
     if (is(b, K_MAP)) { long i = find_key(b, k); if (i < 0) fail(c); return IT(b, 2 * i + 1); }
     fail(c);
 }
-static V field(Ctx *c, V b, V name) { if (!is(b, K_MAP)) fail(c); long i = find_key(b, name); if (i < 0) fail(c); return IT(b, 2 * i + 1); }
+static V field(Ctx *c, V b, V name) {  /* name: a string of the spec's, so interned: a record's keys are found by their slot */
+    if (!is(b, K_MAP)) fail(c);
+    uint16_t slot = OBJ(name)->interned;
+    if (slot && LEN(b) <= 16)
+        for (uint32_t i = 0; i < LEN(b); i++) { V k = IT(b, 2 * i); if (IS_OBJ(k) && OBJ(k)->interned == slot) return IT(b, 2 * i + 1); }
+    long i = find_key(b, name); if (i < 0) fail(c); return IT(b, 2 * i + 1);
+}
 
 /* ---- arithmetic (Python's meaning: floor division, the modulo takes the divisor's sign) ---- */
 static V add(Ctx *c, V a, V b) {
@@ -275,26 +334,37 @@ static V powi(Ctx *c, V a, V b) {
 }
 
 /* ---- sets ---- */
+/* a and b are sets: two small sets are one bitwise operation; otherwise a merge of the elements
+   (a small one unpacked), whose result set_fin lays out */
+#define SET_ARGS V xa[SB_MAX + 1], xb[SB_MAX + 1]; uint32_t na, nb; const V *pa = elems(a, xa, &na), *pb = elems(b, xb, &nb)
 static V set_union(Ctx *c, V a, V b) {
-    Obj *o = obj(c, K_SET, 0, LEN(a) + LEN(b)); uint32_t i = 0, j = 0, m = 0;
-    while (i < LEN(a) && j < LEN(b)) { int r = cmp_fast(IT(a, i), IT(b, j)); if (r < 0) o->it[m++] = IT(a, i++); else if (r > 0) o->it[m++] = IT(b, j++); else { o->it[m++] = IT(a, i++); j++; } }
-    while (i < LEN(a)) o->it[m++] = IT(a, i++); while (j < LEN(b)) o->it[m++] = IT(b, j++);
-    o->len = m; return V_OF(o);
+    if (IS_SB(a) && IS_SB(b)) return a | b;
+    SET_ARGS;
+    Obj *o = obj(c, K_SET, 0, na + nb); uint32_t i = 0, j = 0, m = 0;
+    while (i < na && j < nb) { int r = cmp_fast(pa[i], pb[j]); if (r < 0) o->it[m++] = pa[i++]; else if (r > 0) o->it[m++] = pb[j++]; else { o->it[m++] = pa[i++]; j++; } }
+    while (i < na) o->it[m++] = pa[i++]; while (j < nb) o->it[m++] = pb[j++];
+    o->len = m; return set_fin(o);
 }
 static V set_inter(Ctx *c, V a, V b) {
-    Obj *o = obj(c, K_SET, 0, LEN(a) < LEN(b) ? LEN(a) : LEN(b)); uint32_t i = 0, j = 0, m = 0;
-    while (i < LEN(a) && j < LEN(b)) { int r = cmp_fast(IT(a, i), IT(b, j)); if (r < 0) i++; else if (r > 0) j++; else { o->it[m++] = IT(a, i++); j++; } }
-    o->len = m; return V_OF(o);
+    if (IS_SB(a) && IS_SB(b)) return a & b;
+    SET_ARGS;
+    Obj *o = obj(c, K_SET, 0, na < nb ? na : nb); uint32_t i = 0, j = 0, m = 0;
+    while (i < na && j < nb) { int r = cmp_fast(pa[i], pb[j]); if (r < 0) i++; else if (r > 0) j++; else { o->it[m++] = pa[i++]; j++; } }
+    o->len = m; return set_fin(o);
 }
 static V set_diff(Ctx *c, V a, V b) {
-    Obj *o = obj(c, K_SET, 0, LEN(a)); uint32_t i = 0, j = 0, m = 0;
-    while (i < LEN(a) && j < LEN(b)) { int r = cmp_fast(IT(a, i), IT(b, j)); if (r < 0) o->it[m++] = IT(a, i++); else if (r > 0) j++; else { i++; j++; } }
-    while (i < LEN(a)) o->it[m++] = IT(a, i++);
-    o->len = m; return V_OF(o);
+    if (IS_SB(a) && IS_SB(b)) return (a & ~b) | SB_EMPTY;
+    SET_ARGS;
+    Obj *o = obj(c, K_SET, 0, na); uint32_t i = 0, j = 0, m = 0;
+    while (i < na && j < nb) { int r = cmp_fast(pa[i], pb[j]); if (r < 0) o->it[m++] = pa[i++]; else if (r > 0) j++; else { i++; j++; } }
+    while (i < na) o->it[m++] = pa[i++];
+    o->len = m; return set_fin(o);
 }
 static int set_le(V a, V b) {  /* a is a subset of b */
+    if (IS_SB(a) && IS_SB(b)) return !(a & ~b);  /* the tag bits: a's 10 under b's 10 */
+    SET_ARGS;
     uint32_t i = 0, j = 0;
-    while (i < LEN(a)) { if (j == LEN(b)) return 0; int r = cmp_fast(IT(a, i), IT(b, j)); if (r < 0) return 0; if (r == 0) i++; j++; }
+    while (i < na) { if (j == nb) return 0; int r = cmp_fast(pa[i], pb[j]); if (r < 0) return 0; if (r == 0) i++; j++; }
     return 1;
 }
 static V map_union(Ctx *c, V a, V b) {  /* b's values win */
@@ -317,14 +387,15 @@ static int compare(Ctx *c, V a, V b, int op) {  /* op: 0 <, 1 <=, 2 >, 3 >= */
     if (IS_INT(a) && IS_INT(b)) { int64_t x = IVAL(a), y = IVAL(b); return op == 0 ? x < y : op == 1 ? x <= y : op == 2 ? x > y : x >= y; }
     if (is(a, K_SET) && is(b, K_SET)) {
         if (op >= 2) { V t = a; a = b; b = t; op -= 2; }
-        return set_le(a, b) && (op == 1 || LEN(a) < LEN(b));
+        return set_le(a, b) && (op == 1 || card(a) < card(b));
     }
     fail(c);
 }
 static int subset(Ctx *c, V a, V b) { if (is(a, K_SET) && is(b, K_SET)) return set_le(a, b); fail(c); }
 static V range(Ctx *c, V a, V b) {
     int64_t lo = ival(c, a), hi = ival(c, b);
-    if (hi < lo) return V_OF(obj(c, K_SET, 0, 0));
+    if (hi < lo) return SB_EMPTY;
+    if (lo >= 0 && hi <= SB_MAX) return SB_EMPTY | ((((V)2 << (hi - lo)) - 1) << (2 + lo));
     if (hi - lo + 1 > MAX_RANGE) fail(c);
     Obj *o = obj(c, K_SET, (uint32_t)(hi - lo + 1), hi - lo + 1);
     for (int64_t i = lo; i <= hi; i++) o->it[i - lo] = MK_INT(i);
@@ -336,10 +407,14 @@ static int64_t range_count(Ctx *c, V a, V b, int build) {  /* a..b as a domain *
     return hi < lo ? 0 : hi - lo + 1;
 }
 /* [S -> T] one map at a time, in the canonical order (the last key's value changes fastest) */
-typedef struct { V s, t; uint32_t n, k; uint32_t *digit; int state; V map; } FnIter;  /* state: 0 fresh, 1 going, 2 done */
+typedef struct { const V *s, *t; uint32_t n, k; uint32_t *digit; int state; V map; } FnIter;  /* state: 0 fresh, 1 going, 2 done */
+static const V *elems_kept(Ctx *c, V s, uint32_t *n) {  /* elems, a small set's unpacked into the arena */
+    if (!IS_SB(s)) { *n = OBJ(s)->len; return OBJ(s)->it; }
+    V *buf = arena(c, (SB_MAX + 1) * sizeof(V)); *n = sb_unpack(s, buf); return buf;
+}
 static void fn_iter_start(Ctx *c, FnIter *f, V s, V t) {
     if (!is(s, K_SET) || !is(t, K_SET)) fail(c);
-    f->s = s; f->t = t; f->n = LEN(s); f->k = LEN(t); f->state = f->n && !f->k ? 2 : 0;
+    f->s = elems_kept(c, s, &f->n); f->t = elems_kept(c, t, &f->k); f->state = f->n && !f->k ? 2 : 0;
     f->digit = arena(c, (f->n + 1) * sizeof(uint32_t)); memset(f->digit, 0, (f->n + 1) * sizeof(uint32_t));
 }
 static int fn_iter_next(Ctx *c, FnIter *f) {
@@ -351,13 +426,13 @@ static int fn_iter_next(Ctx *c, FnIter *f) {
     }
     f->state = 1;
     Obj *m = obj(c, K_MAP, f->n, 2 * f->n);
-    for (uint32_t i = 0; i < f->n; i++) { m->it[2 * i] = IT(f->s, i); m->it[2 * i + 1] = IT(f->t, f->digit[i]); }
+    for (uint32_t i = 0; i < f->n; i++) { m->it[2 * i] = f->s[i]; m->it[2 * i + 1] = f->t[f->digit[i]]; }
     f->map = V_OF(m); return 1;
 }
 
 static V fn_set(Ctx *c, V s, V t) {  /* [S -> T]: every map, in the canonical order */
     if (!is(s, K_SET) || !is(t, K_SET)) fail(c);
-    double count = 1; for (uint32_t i = 0; i < LEN(s); i++) count *= LEN(t);
+    double count = 1; for (uint32_t i = 0; i < card(s); i++) count *= card(t);
     if (count > MAX_RANGE) fail(c);
     Obj *o = obj(c, K_SET, (uint32_t)count, (size_t)count);
     FnIter f; fn_iter_start(c, &f, s, t);
@@ -374,15 +449,21 @@ static V extreme(Ctx *c, const V *xs, size_t n, int want_max) {
     return best;
 }
 static V minmax(Ctx *c, int want_max, int nargs, V *args) {
-    if (nargs == 1) { V x = args[0]; if (!is(x, K_SET) && !is(x, K_SEQ)) fail(c); return extreme(c, OBJ(x)->it, LEN(x), want_max); }
+    if (nargs == 1) {
+        V x = args[0], buf[SB_MAX + 1]; uint32_t n;
+        if (!is(x, K_SET) && !is(x, K_SEQ)) fail(c);
+        const V *xs = elems(x, buf, &n); return extreme(c, xs, n, want_max);
+    }
     return extreme(c, args, nargs, want_max);
 }
 static V b_sum(Ctx *c, V x) {
     if (!is(x, K_SET) && !is(x, K_SEQ)) fail(c);
-    int64_t r = 0; for (uint32_t i = 0; i < LEN(x); i++) { if (!IS_INT(IT(x, i)) || __builtin_add_overflow(r, IVAL(IT(x, i)), &r)) fail(c); }
+    V buf[SB_MAX + 1]; uint32_t n; const V *xs = elems(x, buf, &n);
+    int64_t r = 0; for (uint32_t i = 0; i < n; i++) { if (!IS_INT(xs[i]) || __builtin_add_overflow(r, IVAL(xs[i]), &r)) fail(c); }
     return mk_int(c, r);
 }
 static V b_len(Ctx *c, V x) {
+    if (IS_SB(x)) return MK_INT(card(x));
     if (IS_INT(x)) fail(c);
     uint32_t k = OBJ(x)->kind;
     if (k == K_SET || k == K_SEQ || k == K_MAP) return MK_INT(LEN(x));
@@ -391,8 +472,8 @@ static V b_len(Ctx *c, V x) {
 }
 static V b_abs(Ctx *c, V x) { int64_t i = ival(c, x); return MK_INT(i < 0 ? -i : i); }
 static V b_domain(Ctx *c, V x) {
-    if (is(x, K_MAP)) { Obj *o = obj(c, K_SET, LEN(x), LEN(x)); for (uint32_t i = 0; i < LEN(x); i++) o->it[i] = IT(x, 2 * i); return V_OF(o); }
-    if (is(x, K_SEQ)) { Obj *o = obj(c, K_SET, LEN(x), LEN(x)); for (uint32_t i = 0; i < LEN(x); i++) o->it[i] = MK_INT(i); return V_OF(o); }
+    if (is(x, K_MAP)) { Obj *o = obj(c, K_SET, LEN(x), LEN(x)); for (uint32_t i = 0; i < LEN(x); i++) o->it[i] = IT(x, 2 * i); return set_fin(o); }
+    if (is(x, K_SEQ)) return range(c, MK_INT(0), MK_INT((int64_t)LEN(x) - 1));
     fail(c);
 }
 static V b_values(Ctx *c, V x) {
@@ -406,25 +487,26 @@ static V b_append(Ctx *c, V s, V x) {
 }
 static V b_head(Ctx *c, V s) { if (!is(s, K_SEQ) || !LEN(s)) fail(c); return IT(s, 0); }
 static V b_tail(Ctx *c, V s) { if (!is(s, K_SEQ) || !LEN(s)) fail(c); return seq_of(c, OBJ(s)->it + 1, LEN(s) - 1); }
-static V b_sorted(Ctx *c, V s) { if (!is(s, K_SET)) fail(c); return seq_of(c, OBJ(s)->it, LEN(s)); }
+static V b_sorted(Ctx *c, V s) { if (!is(s, K_SET)) fail(c); V buf[SB_MAX + 1]; uint32_t n; const V *xs = elems(s, buf, &n); return seq_of(c, xs, n); }
 static V b_to_set(Ctx *c, V s) {
     if (!is(s, K_SEQ)) fail(c);
     V *t = arena(c, (LEN(s) + 1) * sizeof(V)); memcpy(t, OBJ(s)->it, LEN(s) * sizeof(V)); return set_of(c, t, LEN(s));
 }
 static V b_union(Ctx *c, V s) {
     if (!is(s, K_SET)) fail(c);
-    V r = V_OF(obj(c, K_SET, 0, 0));
-    for (uint32_t i = 0; i < LEN(s); i++) { if (!is(IT(s, i), K_SET)) fail(c); }
-    for (uint32_t i = 0; i < LEN(s); i++) r = set_union(c, r, IT(s, i));
+    V r = SB_EMPTY, buf[SB_MAX + 1]; uint32_t n; const V *xs = elems(s, buf, &n);
+    for (uint32_t i = 0; i < n; i++) { if (!is(xs[i], K_SET)) fail(c); }
+    for (uint32_t i = 0; i < n; i++) r = set_union(c, r, xs[i]);
     return r;
 }
 static V b_subsets(Ctx *c, V s) {
-    if (!is(s, K_SET) || LEN(s) > 20) fail(c);
-    uint32_t n = LEN(s); size_t total = (size_t)1 << n; V *t = arena(c, total * sizeof(V));
+    if (!is(s, K_SET) || card(s) > 20) fail(c);
+    V buf[SB_MAX + 1]; uint32_t n; const V *xs = elems(s, buf, &n);
+    size_t total = (size_t)1 << n; V *t = arena(c, total * sizeof(V));
     for (size_t m = 0; m < total; m++) {
         Obj *o = obj(c, K_SET, 0, n); uint32_t k = 0;
-        for (uint32_t i = 0; i < n; i++) if (m >> i & 1) o->it[k++] = IT(s, i);
-        o->len = k; t[m] = V_OF(o);
+        for (uint32_t i = 0; i < n; i++) if (m >> i & 1) o->it[k++] = xs[i];
+        o->len = k; t[m] = set_fin(o);
     }
     return set_of(c, t, total);
 }
@@ -455,7 +537,7 @@ static V str_lookup(const char *b, size_t n) {
     return 0;
 }
 static void str_intern_all(Ctx *c, V v) {  /* every string inside a constant joins the table */
-    if (IS_INT(v)) return;
+    if (!IS_OBJ(v)) return;
     Obj *o = OBJ(v);
     if (o->kind == K_STR) {
         if (o->interned || str_lookup((const char *)o->it, o->len)) return;
@@ -475,7 +557,7 @@ static V decode(Ctx *c, const unsigned char **p) {
     case 1: return VTRUE;
     case 2: { uint64_t z = get_u(p); return MK_INT((int64_t)(z >> 1) ^ -(int64_t)(z & 1)); }
     case 3: { uint64_t n = get_u(p); V s = str_lookup((const char *)*p, n); if (!s) s = str_of(c, (const char *)*p, n); *p += n; return s; }
-    case 4: case 5: { uint64_t n = get_u(p); Obj *o = obj(c, t == 4 ? K_SEQ : K_SET, (uint32_t)n, n); for (uint64_t i = 0; i < n; i++) o->it[i] = decode(c, p); return V_OF(o); }
+    case 4: case 5: { uint64_t n = get_u(p); Obj *o = obj(c, t == 4 ? K_SEQ : K_SET, (uint32_t)n, n); for (uint64_t i = 0; i < n; i++) o->it[i] = decode(c, p); return t == 5 ? set_fin(o) : V_OF(o); }
     case 6: { uint64_t n = get_u(p); Obj *o = obj(c, K_MAP, (uint32_t)n, 2 * n); for (uint64_t i = 0; i < 2 * n; i++) o->it[i] = decode(c, p); return V_OF(o); }
     case 7: return *(*p)++ ? VINT : VNAT;
     case 8: return VFAIL;
@@ -509,6 +591,7 @@ static uint64_t hash_of(Obj *o) {  /* the content hash of a value whose children
 }
 static uint64_t hv(V v) {
     if (IS_INT(v)) return mix(v * 0xD6E8FEB86659FD93ull);
+    if (IS_SB(v)) return mix(v * 0xA0761D6478BD642Full ^ 0xE7037ED1A0B428DBull);
     Obj *o = OBJ(v);
     return o->hash ? o->hash : hash_of(o);
 }
@@ -558,7 +641,7 @@ static size_t obj_size(const Obj *o) {
    it has none). An arena value's children are replaced by their frozen copies in place (equal
    values, so whatever else points at them is unchanged). */
 static V freeze(Store *st, V v) {
-    if (IS_INT(v) || OBJ(v)->hash) return v;
+    if (!IS_OBJ(v) || OBJ(v)->hash) return v;
     Obj *o = OBJ(v);
     if (o->kind != K_STR) {
         uint32_t n = o->kind == K_MAP ? 2 * o->len : o->len;
