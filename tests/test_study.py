@@ -233,12 +233,12 @@ TOLERATED_FAILURES = 1
 FAILURES = 0
 PROMPTS = 3
 [[points]]
-FAILURES = [1, 2]
+FAILURES = [2, 3]
 PROMPTS = 8
 STEPS = 6
-CRASHES = 2
+CRASHES = 3
 [check]
-invariants = ["retrained_bounded"]  # holds (MAX_RETRAINED = 1000): the big points search long
+invariants = ["retrained_bounded"]  # holds (MAX_RETRAINED = 1000): the big points search for minutes
 deadlock = false
 """)
     study = write(tmp_path / "s.toml", f'title = "t"\nspec = "{ROOT / "spec/collector.spec"}"\n'

@@ -356,12 +356,12 @@ TOLERATED_FAILURES = 1
 FAILURES = 0
 PROMPTS = 3
 [[points]]
-FAILURES = [1, 2]
+FAILURES = [2, 3]
 PROMPTS = 8
 STEPS = 6
-CRASHES = 2
+CRASHES = 3
 [check]
-invariants = ["retrained_bounded"]  # holds (MAX_RETRAINED = 1000): the big points search long
+invariants = ["retrained_bounded"]  # holds (MAX_RETRAINED = 1000): the big points search for minutes
 deadlock = false
 """)
     out = tmp_path / "out"
@@ -369,7 +369,7 @@ deadlock = false
                              "--out", str(out)], cwd=ROOT, stdout=subprocess.PIPE, text=True, start_new_session=True)
     first = proc.stdout.readline()  # the first (small) point is done
     assert first.startswith("[1/3]"), first
-    time.sleep(3)  # the second point (over 100,000 states) is loaded and searching
+    time.sleep(3)  # the second point (tens of millions of states) is loaded and searching
     if how == "sigterm":
         proc.send_signal(signal.SIGTERM)
     else:
