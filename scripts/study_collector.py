@@ -571,6 +571,7 @@ def verdict_lines(results: dict[str, Any], deep: dict[str, dict[str, Any]]) -> l
     stopped = ROOT / "traces" / "proof-lowest" / "sweep.json"  # read as it stands: a stopped sweep is not in `deep`
     proof_data = deep.get("proof-lowest") or (json.loads(stopped.read_text()) if stopped.exists() else {})
     proof = proof_data.get("counts", {})
+    ring = deep.get("ring-lowest", {}).get("counts", {})
     lines.append(f"| the code pulls a batch and dispatches it in two steps (ATOMIC_DISPATCH = false), and a checkpoint "
                  f"may come between: {_window_loss()}"
                  + (f"; issue 10's grid on this model ([proof-lowest/sweep.md](proof-lowest/sweep.md), no state "
@@ -578,6 +579,9 @@ def verdict_lines(results: dict[str, Any], deep: dict[str, dict[str, Any]]) -> l
                     f"{proof.get('refuted', 0)}, undecided at {proof.get('incomplete', 0)}"
                     + ("" if finished_sweep(stopped.parent) else " (the sweep was stopped: not searched yet)")
                     if proof else "")
+                 + (f"; past that grid, the deeper ring ([ring-lowest/sweep.md](ring-lowest/sweep.md): P = 3, AGE = 3, "
+                    f"STEPS 7-8, PROMPTS 9 and 12 at P = 1): proved at {ring.get('proved', 0)} of {sum(ring.values())} "
+                    f"points, refuted at {ring.get('refuted', 0)}, undecided at {ring.get('incomplete', 0)}" if ring else "")
                  + f" | `{WINDOW}` (1) |")
     retrain = [r for r in results["retrain"] if r["rule"] == rule and r["verdict"] == "proved"]
     stuck = {r["setting"] for r in results["stuck"] if r["rule"] == rule and r["verdict"] == "refuted"}

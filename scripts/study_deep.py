@@ -66,6 +66,16 @@ def deep_summary(results: dict[str, dict[str, Any]]) -> str:
     for name in BOUNDS:
         if name in results:
             parts.append(bounds_summary(results[name]))
+    if "ring-lowest" in results:
+        data = results["ring-lowest"]
+        c = data["counts"]
+        done = [r for r in data["runs"] if r["verdict"] != "incomplete"]
+        big = max(done, key=lambda r: r["distinct"], default=None)
+        parts.append(("**`lowest_unfinished` is refuted on the deeper ring**" if c["refuted"] else
+                      "`lowest_unfinished` lost no prompt on the deeper ring")
+                     + f" ({data['grid']}: {data['description']}; {sum(c.values())} points): {c['proved']} proved, "
+                     f"{c['refuted']} refuted, {c['incomplete']} incomplete"
+                     + (f"; the largest search: {big['name']}, {big['distinct']:,} states" if big else "") + ".")
     for name in ABLATIONS:
         if name in results:
             parts.append(ablation_summary(results[name]))
