@@ -522,6 +522,15 @@ def _on_code(trace: str) -> str:
     return "not replayed on the real code" if row is None else f"on the real code: {row['summary']}"
 
 
+def _stopped_at(data: dict[str, Any]) -> str:
+    """Where a stopped sweep left its undecided points: cut part way (and how far) or not run."""
+    cut = [r for r in data["runs"] if r["verdict"] == "incomplete" and r["stopped_by"] != "not-run"]
+    unrun = sum(r["verdict"] == "incomplete" and r["stopped_by"] == "not-run" for r in data["runs"])
+    far = max((r["distinct"] for r in cut), default=0)
+    return (" (the sweep was stopped: " + (f"{len(cut)} {'point' if len(cut) == 1 else 'points'} part way, the "
+            f"furthest at {far:,} states when stopped; " if cut else "") + f"{unrun} not searched)")
+
+
 def _ablation(deep: dict[str, dict[str, Any]]) -> str:
     """Which terms of the rule the ablation shows needed: a term is needed when taking it away is
     refuted at some point of the sweep (it searches each term at many points, smallest first)."""
@@ -577,7 +586,7 @@ def verdict_lines(results: dict[str, Any], deep: dict[str, dict[str, Any]]) -> l
                  + (f"; issue 10's grid on this model ([proof-lowest/sweep.md](proof-lowest/sweep.md), no state "
                     f"limit): proved at {proof.get('proved', 0)} of {sum(proof.values())} points, refuted at "
                     f"{proof.get('refuted', 0)}, undecided at {proof.get('incomplete', 0)}"
-                    + ("" if finished_sweep(stopped.parent) else " (the sweep was stopped: not searched yet)")
+                    + ("" if finished_sweep(stopped.parent) else _stopped_at(proof_data))
                     if proof else "")
                  + (f"; past that grid, the deeper ring ([ring-lowest/sweep.md](ring-lowest/sweep.md): P = 3, AGE = 3, "
                     f"STEPS 7-8, PROMPTS 9 and 12 at P = 1): proved at {ring.get('proved', 0)} of {sum(ring.values())} "
