@@ -48,7 +48,7 @@ from explorer.output.traces import format_result, itf_trace, result_json, trace_
 from explorer.lang.values import TRUE, short  # noqa: E402
 from explorer.output.views import find_view, view_grid  # noqa: E402
 from explorer.study.study import finished_results, finished_sweep, load_study, render, run_study  # noqa: E402
-from study_deep import conformance_lines, deep_summary  # noqa: E402
+from study_deep import ablation_terms, conformance_lines, deep_summary  # noqa: E402
 
 SPEC = Path("spec/collector.spec")  # relative: what the traces record does not depend on the checkout
 SCENARIOS = Path("spec/scenarios")
@@ -537,8 +537,7 @@ def _ablation(deep: dict[str, dict[str, Any]]) -> str:
     data = deep.get("ablation-lowest")
     if not data:
         return ""
-    terms = list(dict.fromkeys(r["shown"]["ABLATE"] for r in data["runs"]))
-    refuted = [t for t in terms if any(r["shown"]["ABLATE"] == t and r["verdict"] == "refuted" for r in data["runs"])]
+    terms, refuted = ablation_terms(data)
     return (f"Taking away any one of its {len(terms)} terms ({', '.join(terms)}) loses a prompt "
             f"({len(refuted)} of {len(terms)} refuted, spec/study/ablation-lowest.toml)" if refuted == terms else
             f"Taking away {', '.join(refuted) or 'none'} of its terms {', '.join(terms)} loses a prompt "

@@ -85,10 +85,17 @@ def deep_summary(results: dict[str, dict[str, Any]]) -> str:
     return "\n".join(f"- {part}" for part in parts)
 
 
+def ablation_terms(data: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """An ablation sweep's terms (ABLATE values, in the sweep's order) and those it shows needed:
+    taking the term away is refuted at some point (each term is searched at many points)."""
+    terms = list(dict.fromkeys(r["shown"]["ABLATE"] for r in data["runs"]))
+    refuted = {r["shown"]["ABLATE"] for r in data["runs"] if r["verdict"] == "refuted"}
+    return terms, [t for t in terms if t in refuted]
+
+
 def ablation_summary(data: dict[str, Any]) -> str:
-    smallest, groups = _smallest(data), _group_rows(data)
-    needed = [rows[0]["shown"]["ABLATE"] for g, rows in groups.items() if g in smallest]
-    unshown = [rows[0]["shown"]["ABLATE"] for g, rows in groups.items() if g not in smallest]
+    terms, needed = ablation_terms(data)
+    unshown = [t for t in terms if t not in needed]
     return ("Taking away any of the terms " + ", ".join(f"`{t}`" for t in needed) + f" of `{data['runs'][0]['shown']['CUT']}` loses a "
             f"prompt (the ablation, {data['grid']})" + (
                 "; without " + ", ".join(f"`{t}`" for t in unshown) + " no loss was found there, so those terms "
