@@ -369,7 +369,7 @@ deadlock = false
                              "--out", str(out)], cwd=ROOT, stdout=subprocess.PIPE, text=True, start_new_session=True)
     first = proc.stdout.readline()  # the first (small) point is done
     assert first.startswith("[1/3]"), first
-    time.sleep(3)  # the second point (tens of millions of states) is loaded and searching
+    time.sleep(8)  # the second point (tens of millions of states, minutes) is loaded and searching
     if how == "sigterm":
         proc.send_signal(signal.SIGTERM)
     else:
