@@ -5,6 +5,7 @@ Only modules the two files import for typing or for back ends a CPU replay never
 (each stub names what it stands for); every line of the collector and the buffer runs as written."""
 from __future__ import annotations
 
+import gc
 import importlib
 import importlib.util
 import os
@@ -122,6 +123,10 @@ def load(path: str | None) -> NemoRL:
         rb = importlib.import_module("nemo_rl.algorithms.async_utils.replay_buffer")
     except ModuleNotFoundError as err:
         raise MissingDependency(f"importing NeMo RL from {root} needs the Python package {err.name!r}") from None
+    if loaded is None:
+        # torch and transformers leave a million objects behind; the buffer's save_to_path calls
+        # gc.collect() at every checkpoint, which then took 0.1 s each: freeze what the imports made
+        gc.freeze()
     actor = tc.AsyncTrajectoryCollector
     cls = getattr(actor, "__ray_actor_class__", actor)
     label = "post" if "_outstanding_task_indices" in (root / TC).read_text(encoding="utf-8") else "pre"

@@ -261,7 +261,8 @@ def mbt_lines(rows: list[dict[str, Any]]) -> list[str]:
              "`python -m conformance.mbt`: behaviour i of a configuration is `explorer simulate` with seed i "
              f"(one behaviour, at most {rows[0]['depth']} states, ATOMIC_DISPATCH = false), replayed on the tree "
              f"of its rule (`lowest_unfinished` on the patched post tree). {total:,} behaviours in all. "
-             "*lost*: behaviours that end with a prompt lost.", "",
+             "*lost*: behaviours that end with a prompt lost. *seconds*: the wall time of the configuration's "
+             f"process, {rows[0].get('jobs', 3)} processes at once on {os.cpu_count()} cores.", "",
              "| configuration | rule | tree | behaviours | followed | diverged | lost: model | lost: code | seconds |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
@@ -282,23 +283,26 @@ def mbt_lines(rows: list[dict[str, Any]]) -> list[str]:
     return lines + [""]
 
 
-def run_mbt(trees: dict[str, str], root: Path, n: int, tmp: str) -> list[dict[str, Any]]:
-    """conformance.mbt for each rule on its tree, one process per rule (a process imports one tree),
-    all at once: a replay spends much of its time waiting for threads to come to rest."""
-    from .mbt import SIDES
+def run_mbt(trees: dict[str, str], root: Path, n: int, tmp: str, jobs: int) -> list[dict[str, Any]]:
+    """conformance.mbt for each rule and configuration, one process each (a process imports one
+    tree), `jobs` at once: a replay spends most of its wall time waiting for threads to come to
+    rest, so several processes per core keep the cores busy."""
+    from concurrent.futures import ThreadPoolExecutor
 
-    procs = {}
-    for rule, (side, _) in SIDES.items():
-        out = Path(tmp) / f"mbt-{rule}.json"
-        procs[rule] = (out, subprocess.Popen([sys.executable, "-m", "conformance.mbt", "--tree", trees[side], "--rule",
-                                              rule, "-n", str(n), "-o", str(out)], text=True, cwd=root,
-                                             env=dict(os.environ, PYTHONPATH=str(root))))
-    rows = []
-    for rule, (out, proc) in procs.items():
-        if proc.wait() != 0:
-            raise SystemExit(f"conformance.mbt --rule {rule} failed (exit {proc.returncode})")
-        rows += json.loads(out.read_text(encoding="utf-8"))
-    return rows
+    from .mbt import CONFIGS, SIDES
+
+    def one(rule: str, config: str) -> list[dict[str, Any]]:
+        out = Path(tmp) / f"mbt-{rule}-{config}.json"
+        proc = subprocess.run([sys.executable, "-m", "conformance.mbt", "--tree", trees[SIDES[rule][0]], "--rule",
+                               rule, "--config", config, "-n", str(n), "-o", str(out)], text=True, cwd=root,
+                              env=dict(os.environ, PYTHONPATH=str(root)))
+        if proc.returncode != 0:
+            raise SystemExit(f"conformance.mbt --rule {rule} --config {config} failed (exit {proc.returncode})")
+        return json.loads(out.read_text(encoding="utf-8"))
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(one, rule, config) for rule in SIDES for config in CONFIGS]
+        return [{**row, "jobs": jobs} for f in futures for row in f.result()]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -315,6 +319,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="skip the recommended rule patched into the post tree (conformance/fix.py)")
     ap.add_argument("--mbt", type=int, default=1000, metavar="N",
                     help="random behaviours per configuration and rule for the model-based tests (0: none)")
+    ap.add_argument("--mbt-jobs", type=int, default=2 * (os.cpu_count() or 1) + 2, metavar="J",
+                    help="model-based test processes at once (default: 2 per core and 2)")
     ap.add_argument("-o", "--output", default=str(HERE / "RESULTS.md"), metavar="FILE")
     if argv is None and len(sys.argv) > 1 and sys.argv[1] == "--worker":
         return worker(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:])
@@ -374,7 +380,7 @@ def main(argv: list[str] | None = None) -> int:
                     r.update(fix_of=data.get("fix_of"), window=data.get("window"))
                     fixed.append(r)
                     print(f"{path.name} (--fix {fix}): {outcome_cell(r)}", flush=True)
-        mbt = run_mbt(trees, HERE.parent, args.mbt, tmp) if args.mbt else []
+        mbt = run_mbt(trees, HERE.parent, args.mbt, tmp, args.mbt_jobs) if args.mbt else []
     out = Path(args.output)
     run = {"seconds": round(time.monotonic() - t0), "imports": imports, "load": os.getloadavg()[0], "results": results,
            "fixed": fixed, "mbt": mbt}
