@@ -262,7 +262,7 @@ def mbt_lines(rows: list[dict[str, Any]]) -> list[str]:
              f"(one behaviour, at most {rows[0]['depth']} states, ATOMIC_DISPATCH = false), replayed on the tree "
              f"of its rule (`lowest_unfinished` on the patched post tree). {total:,} behaviours in all. "
              "*lost*: behaviours that end with a prompt lost. *seconds*: the wall time of the configuration's "
-             f"process, {rows[0].get('jobs', 3)} processes at once on {os.cpu_count()} cores.", "",
+             f"process, {rows[0].get('jobs', 3)} processes at once on {rows[0].get('cores', 2)} cores.", "",
              "| configuration | rule | tree | behaviours | followed | diverged | lost: model | lost: code | seconds |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
@@ -302,7 +302,7 @@ def run_mbt(trees: dict[str, str], root: Path, n: int, tmp: str, jobs: int) -> l
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = [pool.submit(one, rule, config) for rule in SIDES for config in CONFIGS]
-        return [{**row, "jobs": jobs} for f in futures for row in f.result()]
+        return [{**row, "jobs": jobs, "cores": os.cpu_count()} for f in futures for row in f.result()]
 
 
 def main(argv: list[str] | None = None) -> int:
