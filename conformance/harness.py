@@ -160,6 +160,9 @@ class Script:
         self.nemo = nemo
         self.lock = threading.Lock()
         self.workers: list[Worker] = []
+        # the incarnation is over (teardown): a worker thread the loop launched just before it
+        # registers after teardown has abandoned the workers it knew, and must not wait forever
+        self.dead = False
 
     def by_thread(self) -> Worker:
         me = threading.current_thread()
@@ -184,6 +187,8 @@ class Script:
             try:
                 while len(w.yielded) < len(w.ordinals):
                     while not w.commands:
+                        if self.dead:
+                            raise RuntimeError("conformance: scripted rollout of a finished incarnation")
                         w.idle = True
                         await asyncio.sleep(0.002)
                     w.idle = False
@@ -630,6 +635,7 @@ class Driver:
         c = self.collector
         c.running = False
         self.gate.kill()
+        self.script.dead = True
         c._generation_limit_cleared.set()
         for w in self.script.alive():
             w.commands.append(("abandon",))
