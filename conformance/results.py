@@ -254,6 +254,8 @@ def fixed_lines(rows: list[dict[str, Any]]) -> list[str]:
 
 def mbt_lines(rows: list[dict[str, Any]]) -> list[str]:
     """Model-based testing: random behaviours replayed, divergences by kind, losses model vs code."""
+    from .mbt import EXPLAINED, FINDINGS
+
     if not rows:
         return []
     total = sum(r["behaviours"] for r in rows)
@@ -278,7 +280,10 @@ def mbt_lines(rows: list[dict[str, Any]]) -> list[str]:
     if kinds:
         lines += ["", "Divergences by kind (the first differing field, or the step the code could not take), "
                   "each with its first seed:", ""]
-        lines += [f"- **{k}** ({v['count']}): " + "; ".join(v["where"][:3]).replace("|", "\\|")
+        lines += [f"- **{k}** ({v['count']}; "
+                  + (f"a known abstraction: {EXPLAINED[k]}" if k in EXPLAINED else "**unexplained: a finding**"
+                     + (f"; what replaying it showed: {FINDINGS[k]}" if k in FINDINGS else ""))
+                  + "): " + "; ".join(v["where"][:3]).replace("|", "\\|")
                   for k, v in sorted(kinds.items(), key=lambda kv: -kv[1]["count"])]
     return lines + [""]
 

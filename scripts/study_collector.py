@@ -24,10 +24,12 @@ Every number it writes comes from the explorer; nothing is edited by hand."""
 from __future__ import annotations
 
 import argparse
+from collections import Counter
 import itertools
 import json
 import multiprocessing
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -522,6 +524,71 @@ def _on_code(trace: str) -> str:
     return "not replayed on the real code" if row is None else f"on the real code: {row['summary']}"
 
 
+CONFORMANCE_RUN = "python -m conformance.results --pre TREE --post TREE"
+
+
+def fix_on_code(rule: str = "lowest_unfinished") -> str:
+    """The answer's line on the real code under the rule (conformance/results.json): each loss
+    route's schedule replayed on the patched post tree, and the model-based tests of each rule."""
+    path = ROOT / "conformance" / "results.json"
+    if not path.exists():
+        return ""
+    data = json.loads(path.read_text())
+    def is_loss(name: str) -> bool:  # a committed counterexample of no_prompt_lost
+        trace = ROOT / "traces" / name
+        return trace.exists() and json.loads(trace.read_text()).get("property") == "no_prompt_lost"
+
+    losses = {r["fix_of"]["trace"] for r in data.get("fixed", []) if r.get("fix_of") and is_loss(r["fix_of"]["trace"])}
+    routes = [r for r in data.get("fixed", []) if r.get("fix_of") and r["fix"] == rule and r["fix_of"]["trace"] in losses]
+    done = [r for r in routes if r.get("completed") and "error" not in r]
+    kept = [r for r in done if not r.get("code_lost")]
+    mbt = data.get("mbt", [])
+    mine = [r for r in mbt if r["rule"] == rule]
+    text = (f"| `{rule}` on the real code | conformance/fix.py patches the rule into the post tree (ee5741a13) at "
+            f"replay time: of the {len(routes)} loss traces (of `frontier` and `in_flight`), each one's schedule run under the rule, {len(kept)} end with "
+            f"no prompt lost on the patched code and {len(done) - len(kept)} lose one; the other "
+            f"{len(routes) - len(done)} stop where the code cannot take the schedule's next step ("
+            + "; ".join(f"{n}: {why}" for why, n in Counter(
+                re.sub(r" \(G [\d-]+\)", "", r["summary"].split("): ", 1)[-1].split("; the replay")[0])
+                for r in routes if r not in done).most_common())
+            + "; conformance/RESULTS.md has each)")
+    if mine:
+        seeds = max(r["behaviours"] for r in mine)
+        div = Counter()
+        for r in mine:
+            for k, v in r["kinds"].items():
+                div[k] += v["count"]
+        from conformance.mbt import EXPLAINED
+        unexplained = sum(v for k, v in div.items() if k not in EXPLAINED)
+        others = {r["rule"]: sum(x["code_lost"] for x in mbt if x["rule"] == r["rule"]) for r in mbt if r["rule"] != rule}
+        text += (f". Model-based tests: {sum(r['behaviours'] for r in mine):,} random behaviours of the model "
+                 f"(`explorer simulate`, seeds 0-{seeds - 1} at each of {len(mine)} configurations, the pull and the "
+                 f"dispatch apart) replayed on the patched code: it followed the model in "
+                 f"{sum(r['followed'] for r in mine):,} and diverged in {sum(r['diverged'] for r in mine)} ("
+                 + (f"{unexplained} unexplained, a finding: "
+                    + ", ".join(f"`{k}`" for k in div if k not in EXPLAINED) + ", conformance/RESULTS.md; "
+                    if unexplained else "")
+                 + f"{sum(div.values()) - unexplained} a known abstraction the spec's header argues); a prompt was "
+                 f"lost by the model in {sum(r['model_lost'] for r in mine)} of them and by the code in "
+                 f"{sum(r['code_lost'] for r in mine)} (the same tests of the unpatched trees: the code lost one in "
+                 + ", ".join(f"{n} behaviour{'s' if n != 1 else ''} under `{k}`" for k, n in others.items()) + ")")
+    return text + f" | `{CONFORMANCE_RUN}` (0; needs the NeMo RL trees, conformance/README.md) |"
+
+
+def _beyond(ring: dict[str, Any], grid: dict[str, Any]) -> str:
+    """The values a sweep searches that another does not, axis by axis, as read from both sweep.json."""
+    def values(data: dict[str, Any]) -> dict[str, set[str]]:
+        axes: dict[str, set[str]] = {}
+        for r in data.get("runs", []):
+            for k, v in r["shown"].items():
+                axes.setdefault(k, set()).add(v)
+        return axes
+
+    base, more = values(grid), values(ring)
+    new = {k: sorted(v - base.get(k, set()), key=lambda x: (len(x), x)) for k, v in more.items() if k in base}
+    return "adding " + ", ".join(f"{k} = {' and '.join(v)}" for k, v in new.items() if v)
+
+
 def _stopped_at(data: dict[str, Any]) -> str:
     """Where a stopped sweep left its undecided points: cut part way (and how far) or not run."""
     cut = [r for r in data["runs"] if r["verdict"] == "incomplete" and r["stopped_by"] != "not-run"]
@@ -587,10 +654,13 @@ def verdict_lines(results: dict[str, Any], deep: dict[str, dict[str, Any]]) -> l
                     f"{proof.get('refuted', 0)}, undecided at {proof.get('incomplete', 0)}"
                     + ("" if finished_sweep(stopped.parent) else _stopped_at(proof_data))
                     if proof else "")
-                 + (f"; past that grid, the deeper ring ([ring-lowest/sweep.md](ring-lowest/sweep.md): P = 3, AGE = 3, "
-                    f"STEPS 7-8, PROMPTS 9 and 12 at P = 1): proved at {ring.get('proved', 0)} of {sum(ring.values())} "
+                 + (f"; past that grid, the deeper ring ([ring-lowest/sweep.md](ring-lowest/sweep.md), "
+                    f"{_beyond(deep.get('ring-lowest', {}), proof_data)}): proved at {ring.get('proved', 0)} of {sum(ring.values())} "
                     f"points, refuted at {ring.get('refuted', 0)}, undecided at {ring.get('incomplete', 0)}" if ring else "")
                  + f" | `{WINDOW}` (1) |")
+    code = fix_on_code(rule)
+    if code:
+        lines.append(code)
     retrain = [r for r in results["retrain"] if r["rule"] == rule and r["verdict"] == "proved"]
     stuck = {r["setting"] for r in results["stuck"] if r["rule"] == rule and r["verdict"] == "refuted"}
     stuck_pr = {r["setting"] for r in results["stuck"] if r["rule"] == "in_flight" and r["verdict"] == "refuted"}

@@ -136,6 +136,28 @@ skip_beyond_cut = true
     assert f"at the other {len(shapes)} shapes" in summary and "**is not proved**" in summary
 
 
+def test_the_answer_says_what_the_real_code_did_under_the_rule():
+    """Issue 30: the answer's line on the real code is conformance/results.json's count, recounted
+    here: the model-based tests of the patched tree, its losses, and every divergence explained or
+    called a finding."""
+    from conformance.mbt import EXPLAINED
+
+    readme = (TRACES / "README.md").read_text()
+    top = readme.split("## The answer, for PR #3599's reviewer", 1)[1].split("\n## ", 1)[0]
+    row = next(line for line in top.splitlines() if line.startswith("| `lowest_unfinished` on the real code |"))
+    data = json.loads((ROOT / "conformance" / "results.json").read_text())
+    mbt = [r for r in data["mbt"] if r["rule"] == "lowest_unfinished"]
+    assert mbt and all(r["behaviours"] >= 60 for r in mbt)
+    assert f"{sum(r['behaviours'] for r in mbt):,} random behaviours" in row
+    assert f"followed the model in {sum(r['followed'] for r in mbt):,} and diverged in {sum(r['diverged'] for r in mbt)}" in row
+    assert f"by the code in {sum(r['code_lost'] for r in mbt)} " in row
+    unexplained = sum(v["count"] for r in mbt for k, v in r["kinds"].items() if k not in EXPLAINED)
+    assert (f"{unexplained} unexplained, a finding" in row) == (unexplained > 0)
+    fixed = [r for r in data["fixed"] if r.get("fix_of") and r["fix"] == "lowest_unfinished"]
+    assert not any(r.get("code_lost") for r in fixed) and "and 0 lose one" in row
+    assert "`python -m conformance.results --pre TREE --post TREE` (0;" in row
+
+
 def test_the_readme_opens_with_the_answer_and_each_claim_runs():
     """Issue 31: the top of traces/README.md names PR #3599's rule, the recommended rule's formula and
     its bounds, and gives a command per claim whose exit code is the one written beside it."""
