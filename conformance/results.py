@@ -254,7 +254,7 @@ def fixed_lines(rows: list[dict[str, Any]]) -> list[str]:
 
 def mbt_lines(rows: list[dict[str, Any]]) -> list[str]:
     """Model-based testing: random behaviours replayed, divergences by kind, losses model vs code."""
-    from .mbt import EXPLAINED, FINDINGS
+    from .mbt import EXPLAINED, FINDINGS, MISSING
 
     if not rows:
         return []
@@ -282,6 +282,7 @@ def mbt_lines(rows: list[dict[str, Any]]) -> list[str]:
                   "each with its first seed:", ""]
         lines += [f"- **{k}** ({v['count']}; "
                   + (f"a known abstraction: {EXPLAINED[k]}" if k in EXPLAINED else "**unexplained: a finding**"
+                     + ("; the code does what the model cannot" if k in MISSING else "")
                      + (f"; what replaying it showed: {FINDINGS[k]}" if k in FINDINGS else ""))
                   + "): " + "; ".join(v["where"][:3]).replace("|", "\\|")
                   for k, v in sorted(kinds.items(), key=lambda kv: -kv[1]["count"])]

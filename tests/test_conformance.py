@@ -309,3 +309,23 @@ def test_a_loss_routes_schedule_under_the_fix_is_a_behaviour_that_keeps_every_pr
     assert info["differs_action"] == "checkpoint" and info["differs"] == ["ckpt"]
     tr = mapping.load(str(tmp_path / "fixed.json"))
     assert tr.rule == "lowest_unfinished" and mapping.lost(tr.steps[-1].state, tr.constants) == set()
+
+
+def test_model_based_behaviours_leave_no_worker_thread_behind():
+    """conformance/mbt.py replays hundreds of behaviours in one process: a worker thread the loop
+    launched just before a teardown must end too (it once stayed, polling every 2 ms, one every
+    few behaviours, until the cores were busy with them); the kinds of the divergences carry their seeds."""
+    tree, label = _tree_or_skip()
+    rule = "frontier" if label == "pre" else "in_flight"
+    script = ("import json, threading, time\n"
+              "from conformance import mbt\n"
+              f"row = mbt.run({tree!r}, 'route-pending-row', {rule!r}, 10, 0)\n"
+              "time.sleep(1)\n"
+              "alive = [t.name for t in threading.enumerate() if t is not threading.main_thread()]\n"
+              "print(json.dumps({'row': row, 'alive': alive}))\n")
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out["row"]["behaviours"] == 10 and out["alive"] == []
+    assert all(len(k["seeds"]) == k["count"] for k in out["row"]["kinds"].values())
