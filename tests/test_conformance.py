@@ -329,3 +329,15 @@ def test_model_based_behaviours_leave_no_worker_thread_behind():
     out = json.loads(r.stdout.strip().splitlines()[-1])
     assert out["row"]["behaviours"] == 10 and out["alive"] == []
     assert all(len(k["seeds"]) == k["count"] for k in out["row"]["kinds"].values())
+
+
+def test_every_committed_divergence_kind_is_argued_or_analysed():
+    """conformance/results.json's model-based tests: each kind of divergence is either a known
+    abstraction the spec argues (mbt.EXPLAINED) or a finding with what replaying it showed
+    (mbt.FINDINGS), never a kind nobody looked at; a kind is one or the other, and MISSING names
+    findings only."""
+    from conformance import mbt
+    data = json.loads((ROOT / "conformance" / "results.json").read_text())
+    kinds = {k for r in data["mbt"] for k in r["kinds"]}
+    assert kinds and kinds <= set(mbt.EXPLAINED) | set(mbt.FINDINGS)
+    assert not set(mbt.EXPLAINED) & set(mbt.FINDINGS) and mbt.MISSING <= set(mbt.FINDINGS)
