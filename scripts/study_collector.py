@@ -571,6 +571,9 @@ def fix_on_code(rule: str = "lowest_unfinished") -> str:
                  + f"{sum(div.values()) - unexplained} a known abstraction the spec's header argues"
                  + "".join(f"; at `{k}` the code does what the model cannot, so the proofs above need not hold "
                            "for the code there until the spec has it" for k in div if k in MISSING)
+                 + ("; the other findings are extra behaviours of the model: a proof stays a proof, but a "
+                    "counterexample through one is not the code's (its replay stops there)"
+                    if any(k not in EXPLAINED and k not in MISSING for k in div) else "")
                  + "); a prompt was "
                  f"lost by the model in {sum(r['model_lost'] for r in mine)} of them and by the code in "
                  f"{sum(r['code_lost'] for r in mine)} (the same tests of the unpatched trees: the code lost one in "
