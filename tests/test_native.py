@@ -313,3 +313,31 @@ def test_a_signal_stops_a_native_search_with_an_incomplete_report(tmp_path, sig,
     assert proc.returncode == 3 and "INCOMPLETE" in stdout
     data = json.loads(out.read_text())
     assert data["stopped_by"] == reason and not data["complete"]
+
+
+@pytest.mark.parametrize("where", ["setup", "start"])
+def test_a_stop_as_the_search_thread_starts_is_reported_not_raised(monkeypatch, where):
+    """A limit or Ctrl-C that lands between the initial states and the running search (the
+    differential campaign met one inside Thread.start) gives the incomplete report, never an
+    exception out of check_native, and leaves no search running."""
+    import threading
+
+    import explorer.engine.native.search as native
+
+    model = load_model(ROOT / "spec" / "examples" / "bakery.spec")
+    if where == "start":
+        original = threading.Thread.start
+
+        def start(self):  # Ctrl-C as the thread starts
+            signal.raise_signal(signal.SIGINT)
+            return original(self)
+        monkeypatch.setattr(threading.Thread, "start", start)
+    else:
+        original_event = native.threading.Event
+
+        def event():  # Ctrl-C while the search is being set up
+            signal.raise_signal(signal.SIGINT)
+            return original_event()
+        monkeypatch.setattr(native.threading, "Event", event)
+    r = check_native(model, limits=Limits())
+    assert r.verdict == "incomplete" and r.stopped_by == "interrupted" and r.engine == "native"

@@ -62,6 +62,7 @@ def memory_budget(limits: Limits) -> int:
     return limits.max_memory if limits.max_memory else int(machine_memory() * DEFAULT_MEMORY_FRACTION)
 
 
+GUARD_SIGNALS = (signal.SIGALRM, signal.SIGTERM, signal.SIGINT)  # what a guard handles (the timer, stops)
 _active: list[dict] = []  # the guards in force (they nest: the CLI's, then check()'s); the outer one acts
 
 
@@ -128,7 +129,7 @@ def guard(limits: Limits, started: float | None = None) -> Iterator[None]:
                 state["pending"] = reason
         return handler
 
-    old = {s: signal.getsignal(s) for s in (signal.SIGALRM, signal.SIGTERM, signal.SIGINT)}
+    old = {s: signal.getsignal(s) for s in GUARD_SIGNALS}
     _active.append(state)
     signal.signal(signal.SIGALRM, tick)
     signal.signal(signal.SIGTERM, stop("terminated"))

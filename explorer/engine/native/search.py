@@ -16,6 +16,7 @@ states themselves are not kept, and the few a lasso shows are re-executed by the
 from the recorded ordinals."""
 from __future__ import annotations
 
+import signal
 import threading
 import time
 from array import array
@@ -27,7 +28,7 @@ from explorer.engine.native.loader import NativeUnavailable, load
 from explorer.engine.liveness import Graph, action_bits
 from explorer.engine.result import Result, Step, Stop, label_step, report_limit, report_stop
 from explorer.lang.model import Model
-from explorer.run.limits import LimitReached, Limits, guard, memory_budget
+from explorer.run.limits import GUARD_SIGNALS, LimitReached, Limits, guard, memory_budget
 from explorer.run.progress import publish
 
 _VERDICTS = {0: "holds", 1: "violated", 2: "deadlock", 3: "incomplete"}
@@ -104,37 +105,46 @@ def check_native(model: Model, deadlock: bool = True, limits: Limits | None = No
             except Exception:  # an evaluation error or an unsupported value
                 return _python(model, deadlock, limits, "the native engine met an evaluation error or an unsupported "
                                                         "value in the initial states; the Python engine reported it")
-        initial = found.states if not native_init else None
-        run = ffi.new("Run *")
-        run.native_init = int(native_init)
-        run.generated, run.pruned = found.generated, found.pruned
-        run.deadlock = int(deadlock)
-        run.max_states = limits.max_states or 0
-        run.max_depth = limits.max_depth or 0
-        run.threads = threads
-        run.frontier_bytes = frontier_bytes or memory_budget(limits) // FRONTIER_SHARE
-        if atoms is not None:
-            keep += [ffi.new("uint64_t[]", whole or [0]), ffi.new("int32_t[]", atom_fn or [0]),
-                     ffi.new("int32_t[]", atom_arg or [0]), ffi.new("int32_t[]", first or [0]),
-                     ffi.new("int32_t[]", count or [0]), ffi.new("int32_t[]", vals or [0]), ffi.new("uint64_t[]", fair or [0])]
-            run.record, run.whole, run.atom_fn, run.atom_arg = 1, keep[0], keep[1], keep[2]
-            run.fair_first, run.fair_count, run.fair_vals, run.fair_bits = keep[3:7]
-            run.natoms = len(atoms)
-        n_act = len(model.actions)
-        gen_by = ffi.new("uint64_t[]", max(n_act, 1))
-        new_by = ffi.new("uint64_t[]", max(n_act, 1))
-        consts = ffi.from_buffer(b"".join(constants) or b"\0")
-        init = ffi.from_buffer(b"\0" if native_init else blob or b"\0")
-        finished = threading.Event()  # not Thread.join: a signal inside it can mark a live thread done
-
-        def work() -> None:
-            try:
-                lib.search(run, consts, len(constants), init, 0 if native_init else len(initial), gen_by, new_by)
-            finally:
-                finished.set()
-        stopped_by = None
-        threading.Thread(target=work, daemon=True).start()
+        # no stop from here until the search runs (it would leave a search nobody waits for, or no
+        # report at all): the guard's signals are held until the wait below, which reports them
+        # (the search's thread keeps them held: they are the main thread's)
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, GUARD_SIGNALS)
         try:
+            initial = found.states if not native_init else None
+            run = ffi.new("Run *")
+            run.native_init = int(native_init)
+            run.generated, run.pruned = found.generated, found.pruned
+            run.deadlock = int(deadlock)
+            run.max_states = limits.max_states or 0
+            run.max_depth = limits.max_depth or 0
+            run.threads = threads
+            run.frontier_bytes = frontier_bytes or memory_budget(limits) // FRONTIER_SHARE
+            if atoms is not None:
+                keep += [ffi.new("uint64_t[]", whole or [0]), ffi.new("int32_t[]", atom_fn or [0]),
+                         ffi.new("int32_t[]", atom_arg or [0]), ffi.new("int32_t[]", first or [0]),
+                         ffi.new("int32_t[]", count or [0]), ffi.new("int32_t[]", vals or [0]), ffi.new("uint64_t[]", fair or [0])]
+                run.record, run.whole, run.atom_fn, run.atom_arg = 1, keep[0], keep[1], keep[2]
+                run.fair_first, run.fair_count, run.fair_vals, run.fair_bits = keep[3:7]
+                run.natoms = len(atoms)
+            n_act = len(model.actions)
+            gen_by = ffi.new("uint64_t[]", max(n_act, 1))
+            new_by = ffi.new("uint64_t[]", max(n_act, 1))
+            consts = ffi.from_buffer(b"".join(constants) or b"\0")
+            init = ffi.from_buffer(b"\0" if native_init else blob or b"\0")
+            finished = threading.Event()  # not Thread.join: a signal inside it can mark a live thread done
+
+            def work() -> None:
+                try:
+                    lib.search(run, consts, len(constants), init, 0 if native_init else len(initial), gen_by, new_by)
+                finally:
+                    finished.set()
+            stopped_by = None
+            threading.Thread(target=work, daemon=True).start()
+        except BaseException:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+            raise
+        try:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
             while not finished.wait(0.05):
                 publish(run.level, run.distinct, run.queue, run.generated)
         except (LimitReached, KeyboardInterrupt, MemoryError) as stop:
