@@ -24,7 +24,6 @@ Every number it writes comes from the explorer; nothing is edited by hand."""
 from __future__ import annotations
 
 import argparse
-from collections import Counter
 import itertools
 import json
 import multiprocessing
@@ -34,6 +33,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -538,8 +538,7 @@ def fix_on_code(rule: str = "lowest_unfinished") -> str:
         trace = ROOT / "traces" / name
         return trace.exists() and json.loads(trace.read_text()).get("property") == "no_prompt_lost"
 
-    losses = {r["fix_of"]["trace"] for r in data.get("fixed", []) if r.get("fix_of") and is_loss(r["fix_of"]["trace"])}
-    routes = [r for r in data.get("fixed", []) if r.get("fix_of") and r["fix"] == rule and r["fix_of"]["trace"] in losses]
+    routes = [r for r in data.get("fixed", []) if r.get("fix_of") and r["fix"] == rule and is_loss(r["fix_of"]["trace"])]
     done = [r for r in routes if r.get("completed") and "error" not in r]
     kept = [r for r in done if not r.get("code_lost")]
     mbt = data.get("mbt", [])
