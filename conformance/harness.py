@@ -469,10 +469,8 @@ class Driver:
     # ---- commands ----
     def loop_step(self, expect: str) -> str:
         """Release the collection loop for one model step; '' or why the code cannot take it.
-        The model's loop is `run` both before the pause check and after a wake-up; the code pulls
-        after a wake-up without checking (TC 386-391/410-415), so a model pause check there costs
-        the code one extra iteration (a pull whose batch no target takes), which the comparison
-        then shows."""
+        The model's `woken` loop is the code's after a wake-up: it pulls without checking
+        (TC 386-391/410-415)."""
         g, c = self.gate, self.collector
         if not (c.collection_thread.is_alive() and g.parked):
             return f"the collection loop is not waiting to run (it is {g.where}, running={c.running})"
@@ -480,8 +478,6 @@ class Driver:
         if g.where not in wanted:
             return f"the collection loop is {g.where}, not " + " or ".join(wanted)
         self._go()
-        if expect == "decide_pause" and g.where == "run" and g.parked and self._went_from == "woken":
-            self._go()
         if expect == "decide_pause" and self.c.get("ATOMIC_PAUSE") and g.where == "checked":
             self._go()  # ATOMIC_PAUSE: the model's one step is the code's check, then at once its wait
         return ""
@@ -528,7 +524,6 @@ class Driver:
 
     def _go(self) -> None:
         g, c = self.gate, self.collector
-        self._went_from = g.where
         parks = g.parks
         g.go()
         deadline = time.monotonic() + SETTLE_TIMEOUT
@@ -672,7 +667,7 @@ class Driver:
             "trained": frozenset(self.trained),
             # held before its reservation: the model's `holding` (ATOMIC_DISPATCH = false), or a
             # dispatch on the old version that has not happened in the model yet (its loop is `run`)
-            "loop": "run" if g.where == "woken" or (g.where == "reserving" and atomic) else
+            "loop": "run" if g.where == "reserving" and atomic else
                     "holding" if g.where == "reserving" else g.where,
         }
         o["relabelled"] = tuple(relabelled)  # stamps that are not the prompt's stream position

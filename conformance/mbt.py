@@ -56,44 +56,18 @@ def behaviours(config: str, rule: str, n: int, seed: int, depth: int = DEPTH) ->
 
 
 # each divergence kind the model knowingly leaves out, and where the spec argues it (a kind not
-# here is a finding: RESULTS.md marks it unexplained)
-EXPLAINED = {
-    "restart: the trainer has not stopped: the code saw no fatal failure at a health check (after the last step)":
-        "spec/collector.spec, header, on fatal failures: after its last step the trainer leaves its loop "
-        "without another health check, while the model still lets `restart(why = \"fatal\")` follow",
-}
+# here is a finding: RESULTS.md marks it unexplained). Empty since the spec's woken loop, its
+# stricter `past_barrier` and its fatal restart only at a check (the four kinds the 24,000
+# behaviours of 2026-12-05 found: CHANGELOG)
+EXPLAINED: dict[str, str] = {}
 
 # divergence kinds the model does not explain yet, with what replaying them showed: still findings
 # (RESULTS.md and the answer count them as unexplained), kept here so the report says what is known
-FINDINGS = {
-    "running at decide_pause":
-        "the code's loop, woken from its pause, pulls without checking again (post TC 390-433); at the end of "
-        "the stream that pull ends the collection (running = False) where the model's woken loop checks "
-        "and pauses. The spec's header argues the pull after a wake-up changes no verdict for a batch "
-        "that is parked, but not for this case: the model's `end_of_stream` needs a reservable target, so "
-        "the code can stop collecting (and discard the groups that finish later) in states the model "
-        "never reaches. Open: a woken loop in the spec, and the sweeps searched again",
-    "restart: the trainer has not stopped: the code saw no fatal failure at a health check (before the last step)":
-        "a fatal failure recorded after the trainer passed this iteration's check (`fatal_unseen`), then "
-        "`restart(why = \"fatal\")` at once: the code's trainer, past its check, samples next, and with its "
-        "step's batch complete it trains (and refits and saves) before any check can stop it, while the "
-        "spec's `restart` needs only `fatal` (the replay fails a sample where the batch is incomplete, so "
-        "only a complete batch parts them). An extra behaviour of the model (a proof stays a proof; a "
-        "counterexample through it would diverge in its replay). Open: `why == \"fatal\"` also requiring "
-        "`not (fatal_unseen and trainable)`, and the sweeps searched again",
-    "train: the trainer stopped: check_health raised at the startup barrier's poll (G N)":
-        "an incarnation's first iteration polls check_health until its step's batch is complete, and then "
-        "also step + 1's when step + 1 < STEPS (G 4538-4577); the spec's `past_barrier` counts the trainer "
-        "as past its check whenever step + 1 >= STEPS or BARRIER is false, before its step's batch is "
-        "complete, so the model lets it train after a fatal failure the code sees at that poll. An extra "
-        "behaviour of the model (a proof stays a proof; a counterexample through it would diverge in its "
-        "replay). Open: `past_barrier` as `first_done or (count(step) == P and (not BARRIER or step + 1 >= "
-        "STEPS or count(step + 1) == P))`, and the sweeps searched again",
-}
+FINDINGS: dict[str, str] = {}
 
 # the findings where the code does what the model cannot (the others are extra behaviours of the
 # model): there a proof on the spec need not hold for the code until the spec has the behaviour
-MISSING = {"running at decide_pause"}
+MISSING: set[str] = set()
 
 
 def kind(out: Any, trace: Trace) -> str:

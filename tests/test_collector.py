@@ -82,8 +82,49 @@ def test_a_failed_worker_wakes_the_loop_and_a_successful_one_does_not():
     done = step(m, s, "group_finishes", t=1, o=1)
     assert done["loop"] == "waiting" and 1 not in done["inflight"]
     failed = step(m, s, "worker_fails", t=0)
-    assert failed["loop"] == "run"
+    assert failed["loop"] == "woken"
     assert failed["dropped"] == frozenset({0}) and failed["fail_count"] == 1 and not failed["fatal"]
+
+
+def test_a_woken_loop_pulls_without_checking_again():
+    """After a wake-up the code pulls at once (TC 386-391/410-415): with no target to reserve the
+    batch is parked in pending, and at the end of the stream that pull ends the collection, where a
+    loop that checks first would pause (the model-based tests of conformance/ found the second)."""
+    m = model(P=1, AGE=1, PROMPTS=4)
+    full = step(m, step(m, init(m), "dispatch"), "dispatch")  # targets 0 and 1 taken: none reservable
+    assert enabled(m, full, "decide_pause") and not enabled(m, full, "dispatch")
+    woken = full | {"loop": "woken"}
+    assert not enabled(m, woken, "decide_pause")
+    parked = step(m, woken, "dispatch")
+    assert parked["pending"] == (2,) and parked["next_ord"] == 3 and parked["inflight"] == full["inflight"]
+    assert parked["loop"] == "run" and parked["ring"] == frozenset({0, 1, 2})
+    at_end = full | {"next_ord": 4}
+    assert not enabled(m, at_end, "end_of_stream")
+    assert not step(m, at_end | {"loop": "woken"}, "end_of_stream")["running"]
+
+
+def test_the_startup_barrier_polls_until_its_own_step_is_complete():
+    """An incarnation's first iteration polls the health check until its step's batch is complete,
+    also without the barrier's lookahead (G 4538-4577): a fatal failure before then is seen."""
+    for barrier in (True, False):
+        m = model(P=1, AGE=1, PROMPTS=4, BARRIER=barrier, FAILURES=1, TOLERATED_FAILURES=0)
+        s = step(m, init(m), "dispatch")
+        failed = step(m, s, "worker_fails", t=0)
+        assert failed["fatal"] and not failed["fatal_unseen"]
+
+
+def test_a_fatal_restart_waits_for_a_health_check():
+    """The trainer stops for a fatal failure only at a check: one it has not seen while its step's
+    batch is complete lets it train first, and after its last step there is no check at all."""
+    m = model(P=1, AGE=1, PROMPTS=4, STEPS=1, BARRIER=False, FAILURES=1, TOLERATED_FAILURES=0, CRASHES=0)
+    s = step(m, step(m, init(m), "dispatch"), "dispatch")
+    s = step(m, s, "group_finishes", t=0, o=0)
+    unseen = step(m, s, "worker_fails", t=1)
+    assert unseen["fatal"] and unseen["fatal_unseen"]
+    assert not enabled(m, unseen, "restart") and enabled(m, unseen, "train")
+    seen = unseen | {"fatal_unseen": False}
+    assert enabled(m, seen, "restart")
+    assert not enabled(m, seen | {"step": 1}, "restart")  # STEPS = 1: past the last step
 
 
 def test_a_failure_beyond_the_tolerance_is_fatal_and_its_prompts_are_doomed():
@@ -128,7 +169,7 @@ def test_after_a_refit_only_the_dispatch_under_way_uses_the_old_window():
     asleep = init(m) | {"buffer": frozenset({(0, 0), (1, 1)}), "next_ord": 2, "ring": frozenset({0, 1}),
                         "loop": "waiting"}
     woken = step(m, asleep, "train")
-    assert woken["loop"] == "run" and woken["cversion"] == 1  # woken by the refit, reads the new version
+    assert woken["loop"] == "woken" and woken["cversion"] == 1  # woken by the refit, reads the new version
     checked = step(m, asleep | {"loop": "checked"}, "train")
     assert checked["loop"] == "checked" and checked["cversion"] == 1  # the wake-up is lost, the version is not
 
@@ -358,7 +399,7 @@ def test_the_unfinished_cut_needs_its_frontier_term_for_the_pending_rows():
     6), the frontier resume filters it out, and prompt 5 is lost."""
     held = check(load_model(SPEC, {**PENDING_ROUTE, "CUT": "unfinished"}, invariants=["no_prompt_lost"]),
                  deadlock=False)
-    assert held.verdict == "holds" and held.complete and held.distinct == 8165
+    assert held.verdict == "holds" and held.complete and held.distinct == 9876
     m = load_model(SPEC, {**PENDING_ROUTE, "CUT": "unfinished", "ABLATE": "frontier"}, invariants=["no_prompt_lost"])
     r = check(m, deadlock=False)
     assert r.verdict == "violated" and r.witness == [("p", 5)] and len(r.trace) == 14
@@ -368,7 +409,7 @@ def test_the_unfinished_cut_needs_its_frontier_term_for_the_pending_rows():
 
 
 # issue 10's grid: a resume filter splits a batch, its second row waits in the pending batch
-PENDING_LOSS = {"P": 2, "AGE": 1, "STEPS": 3, "PROMPTS": 8, "CRASHES": 3, "FAILURES": 3, "TOLERATED_FAILURES": 0,
+PENDING_LOSS = {"P": 2, "AGE": 1, "STEPS": 4, "PROMPTS": 8, "CRASHES": 3, "FAILURES": 3, "TOLERATED_FAILURES": 0,
                 "LOAD_REPLAY_BUFFER": True, "IN_FLIGHT_UPDATES": True, "SAVE_EVERY": 1}
 
 
@@ -376,18 +417,20 @@ def test_the_unfinished_cut_loses_a_pending_row_and_the_pending_term_keeps_it():
     """After a crash the frontier resume re-yields batch [4, 5]; target 2 needs one row (6 is
     restored), so 4 is dispatched and 5 waits in the pending batch. 4 and 6 train, the trained
     frontier passes 5 (F = 7), and `unfinished` cuts at the loader's next position, 6: prompt 5
-    is neither outstanding nor buffered. It is then dispatched, fails fatally, and the resume from
-    that checkpoint filters it out. `unfinished_pending` (below every pending row too) holds."""
+    is neither outstanding nor buffered, and a crash's resume from that checkpoint filters it out.
+    `unfinished_pending` (below every pending row too) holds. (At STEPS = 3 the route ended in a
+    fatal restart after the last step, which the code cannot take: the spec no longer has it.)"""
     m = load_model(SPEC, {**PENDING_LOSS, "CUT": "unfinished"}, invariants=["no_prompt_lost"])
     r = check(m, deadlock=False)
-    assert r.verdict == "violated" and r.witness == [("p", 5)] and len(r.trace) == 24
+    assert r.verdict == "violated" and r.witness == [("p", 5)] and len(r.trace) == 23
     saved = next(s for s in reversed(r.trace) if s.action == "checkpoint")
     state = m.state_dict(saved.state)
     assert state["pending"] == (5,) and state["ckpt"]["cut"] == 6 and state["F"] == 7
-    assert [s.action for s in r.trace][-3:] == ["dispatch", "worker_fails", "restart"]
+    assert [s.action for s in r.trace][-3:] == ["train", "checkpoint", "restart"]
+    assert r.trace[-1].binding == {"why": "crash"}
     held = check(load_model(SPEC, {**PENDING_LOSS, "CUT": "unfinished_pending"}, invariants=["no_prompt_lost"]),
                  deadlock=False)
-    assert held.verdict == "holds" and held.complete and held.distinct == 583498
+    assert held.verdict == "holds" and held.complete and held.distinct == 900773
     again = check(load_model(SPEC, {**PENDING_LOSS, "CUT": "unfinished_pending", "ABLATE": "pending"},
                              invariants=["no_prompt_lost"]), deadlock=False)
     assert again.verdict == "violated" and again.distinct == r.distinct  # without its term: `unfinished`
