@@ -49,7 +49,9 @@ from explorer.output.traces import format_replay  # noqa: E402
 from explorer.output.traces import format_result, itf_trace, result_json, trace_dot, write_json  # noqa: E402
 from explorer.lang.values import TRUE, short  # noqa: E402
 from explorer.output.views import find_view, view_grid  # noqa: E402
-from explorer.study.study import finished_results, finished_sweep, load_study, render, run_study  # noqa: E402
+from explorer.study.grid import load_grid  # noqa: E402
+from explorer.study.study import (StudySweep, SweepView, finished_results, finished_sweep, load_study, render,  # noqa: E402
+                                  run_study)
 from study_deep import ablation_terms, conformance_lines, deep_summary  # noqa: E402
 
 SPEC = Path("spec/collector.spec")  # relative: what the traces record does not depend on the checkout
@@ -642,7 +644,7 @@ def verdict_lines(results: dict[str, Any], deep: dict[str, dict[str, Any]]) -> l
     decided = (f"; on issue 10's grid (spec/study/bounds-frontierless.toml) proved at {bounds.get('proved', 0)} of "
                f"{sum(bounds.values())} points, refuted at {bounds.get('refuted', 0)}, undecided at "
                f"{bounds.get('incomplete', 0)} (a state limit, or not run): a candidate there, not a proof"
-               if bounds else "")
+               + _stale(deep["bounds-frontierless"], "bounds-frontierless") if bounds else "")
     lines.append(f"| `{rule}` keeps every prompt where it was searched | proved on "
                  f"{sum(r['verdict'] == 'proved' for r in mine)} of {len(mine)} loss routes (both schedules) and "
                  f"{sum(r['verdict'] == 'proved' for r in grid_mine)} of {len(grid_mine)} grid points (STEPS = 2)"
@@ -658,10 +660,12 @@ def verdict_lines(results: dict[str, Any], deep: dict[str, dict[str, Any]]) -> l
                     f"limit): proved at {proof.get('proved', 0)} of {sum(proof.values())} points, refuted at "
                     f"{proof.get('refuted', 0)}, undecided at {proof.get('incomplete', 0)}"
                     + ("" if finished_sweep(stopped.parent) else _stopped_at(proof_data))
+                    + _stale(proof_data, "proof-lowest")
                     if proof else "")
                  + (f"; past that grid, the deeper ring ([ring-lowest/sweep.md](ring-lowest/sweep.md), "
                     f"{_beyond(deep.get('ring-lowest', {}), proof_data)}): proved at {ring.get('proved', 0)} of {sum(ring.values())} "
-                    f"points, refuted at {ring.get('refuted', 0)}, undecided at {ring.get('incomplete', 0)}" if ring else "")
+                    f"points, refuted at {ring.get('refuted', 0)}, undecided at {ring.get('incomplete', 0)}"
+                    + _stale(deep["ring-lowest"], "ring-lowest") if ring else "")
                  + f" | `{WINDOW}` (1) |")
     code = fix_on_code(rule)
     if code:
@@ -685,6 +689,14 @@ def verdict_lines(results: dict[str, Any], deep: dict[str, dict[str, Any]]) -> l
               + " (the pause's lost wake-up, not the cut: see \"Can the run get stuck?\").",
               "", "The rest of this page is the detail, and every run behind these lines.", ""]
     return lines
+
+
+def _stale(data: dict[str, Any], name: str) -> str:
+    """A warning when a sweep read outside the study searched another text of the spec or grid."""
+    grid = load_grid(ROOT / "spec" / "study" / f"{name}.toml", SPEC)
+    stale = SweepView(StudySweep(name, grid), data, SPEC.read_text()).stale()
+    return (f" (**{stale} of its {len(data['runs'])} searches were made on another text of the spec or grid: "
+            f"not evidence for this spec until the sweep is run again**)" if stale else "")
 
 
 def write_all_readme(out: Path, results: dict[str, Any]) -> int:

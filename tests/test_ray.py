@@ -50,7 +50,7 @@ def test_the_cli_runs_on_a_local_ray():
                            "--workers", "2", "--ray", "local"], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "Error: Invariant no_prompt_lost is violated." in proc.stdout
-    assert "955 distinct states found" in proc.stdout
+    assert "1017 distinct states found" in proc.stdout
 
 
 def _sweep(*args, timeout: int = 300) -> subprocess.CompletedProcess:

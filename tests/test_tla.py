@@ -440,8 +440,8 @@ COLLECTOR = ROOT / "spec" / "collector.spec"
 @pytest.mark.tlc
 @pytest.mark.parametrize("config, deadlock, cut, verdict", [
     ("default", False, "frontier", "violated"), ("default", True, "frontier", "violated"),
-    ("default", False, "safe", "holds"),  # a complete search: 9,130 states in both
-    ("route-fatal-failure", False, "safe", "holds"),  # 43,690 states: a relaunch, a fatal restart
+    ("default", False, "safe", "holds"),  # a complete search: 11,543 states in both
+    ("route-fatal-failure", False, "safe", "holds"),  # 46,604 states: a relaunch, a fatal restart
     ("route-no-buffer-restore", False, "frontier", "violated"),
     ("route-fatal-failure", False, "in_flight", "violated"), ("route-no-barrier", False, "frontier", "violated")])
 def test_collector_agrees_with_tlc(tlc, config, deadlock, cut, verdict):
