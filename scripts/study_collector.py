@@ -50,8 +50,8 @@ from explorer.output.traces import format_result, itf_trace, result_json, trace_
 from explorer.lang.values import TRUE, short  # noqa: E402
 from explorer.output.views import find_view, view_grid  # noqa: E402
 from explorer.study.grid import load_grid  # noqa: E402
-from explorer.study.study import (StudySweep, SweepView, finished_results, finished_sweep, load_study, render,  # noqa: E402
-                                  run_study)
+from explorer.study.study import finished_results, finished_sweep, load_study, render, run_study  # noqa: E402
+from explorer.study.sweep import plan  # noqa: E402
 from study_deep import ablation_terms, conformance_lines, deep_summary  # noqa: E402
 
 SPEC = Path("spec/collector.spec")  # relative: what the traces record does not depend on the checkout
@@ -694,7 +694,8 @@ def verdict_lines(results: dict[str, Any], deep: dict[str, dict[str, Any]]) -> l
 def _stale(data: dict[str, Any], name: str) -> str:
     """A warning when a sweep read outside the study searched another text of the spec or grid."""
     grid = load_grid(ROOT / "spec" / "study" / f"{name}.toml", SPEC)
-    stale = SweepView(StudySweep(name, grid), data, SPEC.read_text()).stale()
+    known = {run.key for run in plan(grid, SPEC.read_text(), data["engine"])}  # the keys this spec gives
+    stale = sum(r["key"] not in known for r in data["runs"])
     return (f" (**{stale} of its {len(data['runs'])} searches were made on another text of the spec or grid: "
             f"not evidence for this spec until the sweep is run again**)" if stale else "")
 

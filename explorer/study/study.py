@@ -421,19 +421,14 @@ class SweepView:
         if d["engine"] != engine_version():
             text += f", not this checkout's engine {engine_version()[:12]}: rerun the sweep to refresh"
         keys = [run.key for run in plan(self.grid, self.spec_text, d["engine"])]
-        stale = self.stale(keys)
+        known = set(keys)
+        stale = sum(r["key"] not in known for r in self.rows)
         if stale:
             text += (f"; {stale} of its {len(self.rows)} searches are not what `{d['grid']}` and `{d['spec']}` give now "
                      "(another text of either): rerun the sweep to refresh")
         if len(keys) != len(self.rows):
             text += f"; the grid now gives {len(keys)} searches: rerun the sweep"
         return text + f"); the matrix: [{self.name}/sweep.md]({self.name}/sweep.md)."
-
-    def stale(self, keys: list[str] | None = None) -> int:
-        """How many of the sweep's searches are not what its grid and spec give now (their cache
-        keys, recomputed with the engine the sweep ran)."""
-        known = set(keys if keys is not None else [run.key for run in plan(self.grid, self.spec_text, self.data["engine"])])
-        return sum(r["key"] not in known for r in self.rows)
 
     def bounds(self, rows: list[dict[str, Any]] | None = None, skip: tuple[str, ...] = (), brief: bool = False) -> str:
         """What a claim about `rows` covers: each axis's values, and (unless `brief`) the constants
