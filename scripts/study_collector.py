@@ -565,17 +565,18 @@ def fix_on_code(rule: str = "lowest_unfinished") -> str:
         text += (f". Model-based tests: {sum(r['behaviours'] for r in mine):,} random behaviours of the model "
                  f"(`explorer simulate`, seeds 0-{seeds - 1} at each of {len(mine)} configurations, the pull and the "
                  f"dispatch apart) replayed on the patched code: it followed the model in "
-                 f"{sum(r['followed'] for r in mine):,} and diverged in {sum(r['diverged'] for r in mine)} ("
+                 f"{sum(r['followed'] for r in mine):,} and diverged in {sum(r['diverged'] for r in mine)}"
+                 + (" (" if div else "")
                  + (f"{unexplained} unexplained, a finding: "
                     + ", ".join(f"`{k}`" for k in div if k not in EXPLAINED) + ", conformance/RESULTS.md; "
                     if unexplained else "")
-                 + f"{sum(div.values()) - unexplained} a known abstraction the spec's header argues"
+                 + (f"{sum(div.values()) - unexplained} a known abstraction the spec's header argues" if div else "")
                  + "".join(f"; at `{k}` the code does what the model cannot, so the proofs above need not hold "
                            "for the code there until the spec has it" for k in div if k in MISSING)
                  + ("; the other findings are extra behaviours of the model: a proof stays a proof, but a "
                     "counterexample through one is not the code's (its replay stops there)"
                     if any(k not in EXPLAINED and k not in MISSING for k in div) else "")
-                 + "); a prompt was "
+                 + (")" if div else "") + "; a prompt was "
                  f"lost by the model in {sum(r['model_lost'] for r in mine)} of them and by the code in "
                  f"{sum(r['code_lost'] for r in mine)} (the same tests of the unpatched trees: the code lost one in "
                  + ", ".join(f"{n} behaviour{'s' if n != 1 else ''} under `{k}`" for k, n in others.items()) + ")")
@@ -612,10 +613,16 @@ def _ablation(deep: dict[str, dict[str, Any]]) -> str:
     if not data:
         return ""
     terms, refuted = ablation_terms(data)
-    return (f"Taking away any one of its {len(terms)} terms ({', '.join(terms)}) loses a prompt "
-            f"({len(refuted)} of {len(terms)} refuted, spec/study/ablation-lowest.toml)" if refuted == terms else
-            f"Taking away {', '.join(refuted) or 'none'} of its terms {', '.join(terms)} loses a prompt "
-            "(spec/study/ablation-lowest.toml)") + "."
+    if refuted == terms:
+        return (f"Taking away any one of its {len(terms)} terms ({', '.join(terms)}) loses a prompt "
+                f"({len(refuted)} of {len(terms)} refuted, spec/study/ablation-lowest.toml).")
+    unshown = [t for t in terms if t not in refuted]
+    searched = {t: Counter(r["verdict"] for r in data["runs"] if r["shown"]["ABLATE"] == t) for t in unshown}
+    return (f"Taking away any one of {len(refuted)} of its {len(terms)} terms ({', '.join(refuted) or 'none'}) loses "
+            "a prompt (spec/study/ablation-lowest.toml); without " + ", ".join(
+                f"`{t}` no loss was found (proved at {c['proved']} of {sum(c.values())} points searched"
+                + (f", {c['incomplete']} incomplete" if c["incomplete"] else "") + ")" for t, c in searched.items())
+            + ", so this study does not show " + ("it" if len(unshown) == 1 else "them") + " to be needed.")
 
 
 def verdict_lines(results: dict[str, Any], deep: dict[str, dict[str, Any]]) -> list[str]:
