@@ -562,22 +562,22 @@ def fix_on_code(rule: str = "lowest_unfinished") -> str:
         from conformance.mbt import EXPLAINED, MISSING
         unexplained = sum(v for k, v in div.items() if k not in EXPLAINED)
         others = {r["rule"]: sum(x["code_lost"] for x in mbt if x["rule"] == r["rule"]) for r in mbt if r["rule"] != rule}
+        kinds = ""  # what the divergences were, when there were any
+        if div:
+            kinds = (" (" + (f"{unexplained} unexplained, a finding: "
+                             + ", ".join(f"`{k}`" for k in div if k not in EXPLAINED) + ", conformance/RESULTS.md; "
+                             if unexplained else "")
+                     + f"{sum(div.values()) - unexplained} a known abstraction the spec's header argues"
+                     + "".join(f"; at `{k}` the code does what the model cannot, so the proofs above need not hold "
+                               "for the code there until the spec has it" for k in div if k in MISSING)
+                     + ("; the other findings are extra behaviours of the model: a proof stays a proof, but a "
+                        "counterexample through one is not the code's (its replay stops there)"
+                        if any(k not in EXPLAINED and k not in MISSING for k in div) else "") + ")")
         text += (f". Model-based tests: {sum(r['behaviours'] for r in mine):,} random behaviours of the model "
                  f"(`explorer simulate`, seeds 0-{seeds - 1} at each of {len(mine)} configurations, the pull and the "
                  f"dispatch apart) replayed on the patched code: it followed the model in "
-                 f"{sum(r['followed'] for r in mine):,} and diverged in {sum(r['diverged'] for r in mine)}"
-                 + (" (" if div else "")
-                 + (f"{unexplained} unexplained, a finding: "
-                    + ", ".join(f"`{k}`" for k in div if k not in EXPLAINED) + ", conformance/RESULTS.md; "
-                    if unexplained else "")
-                 + (f"{sum(div.values()) - unexplained} a known abstraction the spec's header argues" if div else "")
-                 + "".join(f"; at `{k}` the code does what the model cannot, so the proofs above need not hold "
-                           "for the code there until the spec has it" for k in div if k in MISSING)
-                 + ("; the other findings are extra behaviours of the model: a proof stays a proof, but a "
-                    "counterexample through one is not the code's (its replay stops there)"
-                    if any(k not in EXPLAINED and k not in MISSING for k in div) else "")
-                 + (")" if div else "") + "; a prompt was "
-                 f"lost by the model in {sum(r['model_lost'] for r in mine)} of them and by the code in "
+                 f"{sum(r['followed'] for r in mine):,} and diverged in {sum(r['diverged'] for r in mine)}{kinds}"
+                 f"; a prompt was lost by the model in {sum(r['model_lost'] for r in mine)} of them and by the code in "
                  f"{sum(r['code_lost'] for r in mine)} (the same tests of the unpatched trees: the code lost one in "
                  + ", ".join(f"{n} behaviour{'s' if n != 1 else ''} under `{k}`" for k, n in others.items()) + ")")
     return text + f" | `{CONFORMANCE_RUN}` (0; needs the NeMo RL trees, conformance/README.md) |"
