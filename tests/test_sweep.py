@@ -20,7 +20,7 @@ import pytest
 from explorer.cli import main
 from explorer.lang.errors import SpecError
 from explorer.study.grid import load_grid
-from explorer.study.sweep import plan
+from explorer.study.sweep import code_hash, plan
 
 ROOT = Path(__file__).resolve().parent.parent
 DIEHARD = ROOT / "spec/examples/diehard.spec"
@@ -599,3 +599,23 @@ def test_errors_in_a_grid_and_its_bases_are_located(tmp_path, files, loaded, whe
     first = proc.stderr.splitlines()[0]
     assert first.startswith(f"{tmp_path / where}:{line}:") and words in first, first
     assert not (tmp_path / "out").exists()
+
+
+def test_the_engine_hash_covers_the_code_that_decides_a_result_and_not_the_report(tmp_path):
+    """A committed sweep stays this checkout's when only how results are shown changes, and is
+    rerun when the language, an engine, the limits or the record a point caches change."""
+    package = tmp_path / "explorer"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "explorer", package,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    before = code_hash(package)
+    for shown in ("output/report.py", "study/study.py", "cli.py", "output/templates/report.html.j2"):
+        path = package / shown
+        path.write_text(path.read_text() + "\n# shown differently\n")
+    assert code_hash(package) == before
+    for decides in ("lang/grammar.lark", "engine/native/runtime.c", "run/limits.py", "study/sweep.py"):
+        path = package / decides
+        text = path.read_text()
+        path.write_text(text + "\n")
+        assert code_hash(package) != before, decides
+        path.write_text(text)
+    assert code_hash(package) == before

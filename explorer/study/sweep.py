@@ -27,7 +27,6 @@ from explorer.lang.values import short, to_itf
 from explorer.output.traces import format_result, itf_trace, result_json, trace_dot
 from explorer.run.limits import DEFAULT_MEMORY_FRACTION, LimitReached, Limits, disarm, guard, machine_memory
 from explorer.study.grid import Grid, Point, beyond
-from explorer.version import __version__
 
 VERDICTS = {"holds": "proved", "violated": "refuted", "deadlock": "refuted", "incomplete": "incomplete",
             "error": "error"}
@@ -37,14 +36,27 @@ GRACE = 10.0  # seconds a stopped point gets to report what it explored before i
 STOPPED = "not run: the sweep was"  # the reason of a point that a stopped sweep never ran (then: interrupted, terminated)
 
 
+VERDICT_CODE = ("lang", "engine", "run", "study/sweep.py")  # what decides a point's cached record
+
+
 @functools.cache
 def engine_version() -> str:
-    """A hash of the explorer's own source: any change to the engine invalidates the cache (and
-    sweep.json records it, so a committed matrix says which engine wrote it)."""
-    digest = hashlib.sha256(__version__.encode())
-    root = Path(__file__).resolve().parent.parent  # the whole package, every layer
-    for path in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".lark", ".c")):  # .c: the native engine
-        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    """A hash of the code that decides a point's record: the language, the engines, their limits,
+    and this module (which turns a search into the record it caches). Any change to it invalidates
+    the cache, and sweep.json records it, so a committed matrix says which engine wrote it. The
+    report code (study pages, outputs, the CLI) is left out: changing how results are shown
+    leaves every result valid."""
+    return code_hash(Path(__file__).resolve().parent.parent)
+
+
+def code_hash(package: Path) -> str:
+    """The hash of `package`'s VERDICT_CODE (its .py, .lark and .c files, with their paths)."""
+    digest = hashlib.sha256()
+    for part in VERDICT_CODE:
+        top = package / part
+        files = [top] if top.is_file() else top.rglob("*")
+        for path in sorted(p for p in files if p.suffix in (".py", ".lark", ".c")):  # .c: the native engine
+            digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
