@@ -25,6 +25,11 @@ from .fix import apply as apply_fix
 from .nemo import NemoRL
 
 SETTLE_TIMEOUT = 20.0  # seconds a step may take to come to rest before the replay gives up
+LOOP_BEFORE = {  # where the code's loop must be parked for the model's loop step (the spec's `require loop ...`)
+    "sleep": ("checked",),
+    "dispatch": ("run", "woken", "reserving"),
+    "decide_pause": ("run",),  # a woken loop pulls without checking (TC 386-391/410-415)
+}  # any other loop step (end_of_stream): run or woken
 
 
 class NotSettled(Exception):
@@ -474,7 +479,7 @@ class Driver:
         g, c = self.gate, self.collector
         if not (c.collection_thread.is_alive() and g.parked):
             return f"the collection loop is not waiting to run (it is {g.where}, running={c.running})"
-        wanted = ("checked",) if expect == "sleep" else ("run", "woken", "reserving") if expect == "dispatch" else ("run", "woken")
+        wanted = LOOP_BEFORE.get(expect, ("run", "woken"))
         if g.where not in wanted:
             return f"the collection loop is {g.where}, not " + " or ".join(wanted)
         self._go()

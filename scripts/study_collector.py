@@ -50,9 +50,9 @@ from explorer.output.traces import format_result, itf_trace, result_json, trace_
 from explorer.lang.values import TRUE, short  # noqa: E402
 from explorer.output.views import find_view, view_grid  # noqa: E402
 from explorer.study.grid import load_grid  # noqa: E402
-from explorer.study.study import finished_results, finished_sweep, load_study, render, run_study  # noqa: E402
-from explorer.study.sweep import plan  # noqa: E402
-from study_deep import ablation_terms, conformance_lines, deep_summary  # noqa: E402
+from explorer.study.study import finished_results, finished_sweep, load_study, render, run_study, stale_searches  # noqa: E402
+from explorer.study.sweep import engine_version  # noqa: E402
+from study_deep import ablation_summary, conformance_lines, deep_summary  # noqa: E402
 
 SPEC = Path("spec/collector.spec")  # relative: what the traces record does not depend on the checkout
 SCENARIOS = Path("spec/scenarios")
@@ -606,25 +606,6 @@ def _stopped_at(data: dict[str, Any]) -> str:
             f"furthest at {far:,} states when stopped; " if cut else "") + f"{unrun} not searched)")
 
 
-def _ablation(deep: dict[str, dict[str, Any]]) -> str:
-    """Which terms of the rule the ablation shows needed: a term is needed when taking it away is
-    refuted at some point of the sweep (it searches each term at many points, smallest first)."""
-    data = deep.get("ablation-lowest")
-    if not data:
-        return ""
-    terms, refuted = ablation_terms(data)
-    if refuted == terms:
-        return (f"Taking away any one of its {len(terms)} terms ({', '.join(terms)}) loses a prompt "
-                f"({len(refuted)} of {len(terms)} refuted, spec/study/ablation-lowest.toml).")
-    unshown = [t for t in terms if t not in refuted]
-    searched = {t: Counter(r["verdict"] for r in data["runs"] if r["shown"]["ABLATE"] == t) for t in unshown}
-    return (f"Taking away any one of {len(refuted)} of its {len(terms)} terms ({', '.join(refuted) or 'none'}) loses "
-            "a prompt (spec/study/ablation-lowest.toml); without " + ", ".join(
-                f"`{t}` no loss was found (proved at {c['proved']} of {sum(c.values())} points searched"
-                + (f", {c['incomplete']} incomplete" if c["incomplete"] else "") + ")" for t, c in searched.items())
-            + ", so this study does not show " + ("it" if len(unshown) == 1 else "them") + " to be needed.")
-
-
 def verdict_lines(results: dict[str, Any], deep: dict[str, dict[str, Any]]) -> list[str]:
     """The answer first, in a reviewer's words: at most about 40 lines, every claim with the
     command that shows it and the exit code it gives (tests/test_traces.py runs each one)."""
@@ -688,7 +669,8 @@ def verdict_lines(results: dict[str, Any], deep: dict[str, dict[str, Any]]) -> l
               "finished after the end of the stream; `buffered` = ordinals of the buffer's untrained groups; "
               "`pending` = rows pulled but not yet dispatched and parked for the next iteration; `held` = the rows the "
               "loop is dispatching right now (taken from pending or pulled, not yet reserved); `next_ord` = the loader's next position. At resume, the restored base is remembered as the ring's first entry, so "
-              "the first checkpoint never falls back to the live cursor. " + _ablation(deep), "",
+              "the first checkpoint never falls back to the live cursor. "
+              + (ablation_summary(deep["ablation-lowest"], "its") if "ablation-lowest" in deep else ""), "",
               f"What it costs: at most {max(r['bound'] for r in retrain)} prompt(s) trained twice at the `retrain` "
               "configuration (invariant `retrained_bounded`, as `in_flight`); runs that get stuck: at "
               f"{len(stuck)} grid points, " + ("the same ones as `in_flight`" if stuck == stuck_pr else
@@ -699,12 +681,12 @@ def verdict_lines(results: dict[str, Any], deep: dict[str, dict[str, Any]]) -> l
 
 
 def _stale(data: dict[str, Any], name: str) -> str:
-    """A warning when a sweep read outside the study searched another text of the spec or grid."""
-    grid = load_grid(ROOT / "spec" / "study" / f"{name}.toml", SPEC)
-    known = {run.key for run in plan(grid, SPEC.read_text(), data["engine"])}  # the keys this spec gives
-    stale = sum(r["key"] not in known for r in data["runs"])
-    return (f" (**{stale} of its {len(data['runs'])} searches were made on another text of the spec or grid: "
-            f"not evidence for this spec until the sweep is run again**)" if stale else "")
+    """A warning when a sweep searched another text of the spec or grid, or ran on another engine."""
+    stale = stale_searches(load_grid(ROOT / "spec" / "study" / f"{name}.toml", SPEC), SPEC.read_text(), data)
+    return ((f" (**{stale} of its {len(data['runs'])} searches were made on another text of the spec or grid: "
+             f"not evidence for this spec until the sweep is run again**)" if stale else "")
+            + (f" (searched by engine {data['engine'][:12]}, not this checkout's {engine_version()[:12]}: "
+               "rerun the sweep to refresh)" if data["engine"] != engine_version() else ""))
 
 
 def write_all_readme(out: Path, results: dict[str, Any]) -> int:

@@ -7,6 +7,7 @@ verdict, it only summarises what the sweeps found."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -93,13 +94,21 @@ def ablation_terms(data: dict[str, Any]) -> tuple[list[str], list[str]]:
     return terms, [t for t in terms if t in refuted]
 
 
-def ablation_summary(data: dict[str, Any]) -> str:
+def ablation_summary(data: dict[str, Any], whose: str | None = None) -> str:
+    """Which terms of the ablated rule the sweep shows needed, and for each other term what was
+    searched without it. `whose` names the rule's terms ("its" after the rule has been shown; by
+    default the rule's name)."""
     terms, needed = ablation_terms(data)
-    unshown = [t for t in terms if t not in needed]
-    return ("Taking away any of the terms " + ", ".join(f"`{t}`" for t in needed) + f" of `{data['runs'][0]['shown']['CUT']}` loses a "
-            f"prompt (the ablation, {data['grid']})" + (
-                "; without " + ", ".join(f"`{t}`" for t in unshown) + " no loss was found there, so those terms "
-                "are not shown to be needed" if unshown else "") + ".")
+    whose = whose or f"`{data['runs'][0]['shown']['CUT']}`'s"
+    if needed == terms:
+        return (f"Taking away any one of {whose} {len(terms)} terms ({', '.join(terms)}) loses a prompt "
+                f"({len(needed)} of {len(terms)} refuted, {data['grid']}).")
+    unshown = {t: Counter(r["verdict"] for r in data["runs"] if r["shown"]["ABLATE"] == t) for t in terms if t not in needed}
+    return (f"Taking away any one of {len(needed)} of {whose} {len(terms)} terms ({', '.join(needed) or 'none'}) loses "
+            f"a prompt ({data['grid']}); without " + ", ".join(
+                f"`{t}` no loss was found (proved at {c['proved']} of {sum(c.values())} points searched"
+                + (f", {c['incomplete']} incomplete" if c["incomplete"] else "") + ")" for t, c in unshown.items())
+            + ", so this study does not show " + ("it" if len(unshown) == 1 else "them") + " to be needed.")
 
 
 

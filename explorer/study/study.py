@@ -421,8 +421,7 @@ class SweepView:
         if d["engine"] != engine_version():
             text += f", not this checkout's engine {engine_version()[:12]}: rerun the sweep to refresh"
         keys = [run.key for run in plan(self.grid, self.spec_text, d["engine"])]
-        known = set(keys)
-        stale = sum(r["key"] not in known for r in self.rows)
+        stale = stale_searches(self.grid, self.spec_text, d, keys)
         if stale:
             text += (f"; {stale} of its {len(self.rows)} searches are not what `{d['grid']}` and `{d['spec']}` give now "
                      "(another text of either): rerun the sweep to refresh")
@@ -462,6 +461,14 @@ class SweepView:
             limits.append("a point at or beyond one a limit cut is not run")
         return (f"{md_code(self.data['grid'])}, " + md_text(text + (f"; fixed: {', '.join(fixed)}" if fixed else "")
                 + f"; checked: {checked}; per search: " + (", ".join(limits) or "no state, depth or time limit")))
+
+
+def stale_searches(grid: Grid, spec_text: str, data: dict[str, Any], keys: list[str] | None = None) -> int:
+    """How many of a sweep's searches (its sweep.json `data`) are not what `grid` and the spec's
+    text give now: another text of either was searched. Keys are taken under the engine that ran
+    the sweep, so a new engine is told apart (`data["engine"]`), not counted here."""
+    known = set(keys if keys is not None else (run.key for run in plan(grid, spec_text, data["engine"])))
+    return sum(r["key"] not in known for r in data["runs"])
 
 
 def why(row: dict[str, Any]) -> str:
