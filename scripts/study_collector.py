@@ -50,6 +50,7 @@ from explorer.output.traces import format_result, itf_trace, result_json, trace_
 from explorer.lang.values import TRUE, short  # noqa: E402
 from explorer.output.views import find_view, view_grid  # noqa: E402
 from explorer.study.grid import load_grid  # noqa: E402
+from explorer.study.matrix import collision_risk  # noqa: E402
 from explorer.study.study import finished_results, finished_sweep, load_study, render, run_study, stale_searches  # noqa: E402
 from explorer.study.sweep import engine_version  # noqa: E402
 from study_deep import ablation_summary, conformance_lines, deep_summary  # noqa: E402
@@ -648,12 +649,12 @@ def verdict_lines(results: dict[str, Any], deep: dict[str, dict[str, Any]]) -> l
                     f"limit): proved at {proof.get('proved', 0)} of {sum(proof.values())} points, refuted at "
                     f"{proof.get('refuted', 0)}, undecided at {proof.get('incomplete', 0)}"
                     + ("" if finished_sweep(stopped.parent) else _stopped_at(proof_data))
-                    + _stale(proof_data, "proof-lowest")
+                    + _collision(proof_data) + _stale(proof_data, "proof-lowest")
                     if proof else "")
                  + (f"; past that grid, the deeper ring ([ring-lowest/sweep.md](ring-lowest/sweep.md), "
                     f"{_beyond(deep.get('ring-lowest', {}), proof_data)}): proved at {ring.get('proved', 0)} of {sum(ring.values())} "
                     f"points, refuted at {ring.get('refuted', 0)}, undecided at {ring.get('incomplete', 0)}"
-                    + _stale(deep["ring-lowest"], "ring-lowest") if ring else "")
+                    + _collision(deep["ring-lowest"]) + _stale(deep["ring-lowest"], "ring-lowest") if ring else "")
                  + f" | `{WINDOW}` (1) |")
     code = fix_on_code(rule)
     if code:
@@ -678,6 +679,13 @@ def verdict_lines(results: dict[str, Any], deep: dict[str, dict[str, Any]]) -> l
               + " (the pause's lost wake-up, not the cut: see \"Can the run get stuck?\").",
               "", "The rest of this page is the detail, and every run behind these lines.", ""]
     return lines
+
+
+def _collision(data: dict[str, Any]) -> str:
+    """The fingerprint caveat of a sweep's proofs, briefly (its sweep.md says it in full)."""
+    n, total, _ = collision_risk(data.get("runs", []))
+    return (f" (by fingerprint: the chance that a collision hid part of a space is {total:.0e} over the {n} proofs)"
+            if n else "")
 
 
 def _stale(data: dict[str, Any], name: str) -> str:

@@ -20,6 +20,7 @@ import pytest
 from explorer.cli import main
 from explorer.lang.errors import SpecError
 from explorer.study.grid import load_grid
+from explorer.study.matrix import collision_risk, collision_words
 from explorer.study.sweep import code_hash, plan
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -619,3 +620,26 @@ def test_the_engine_hash_covers_the_code_that_decides_a_result_and_not_the_repor
         assert code_hash(package) != before, decides
         path.write_text(text)
     assert code_hash(package) == before
+
+
+def test_proofs_by_fingerprint_carry_their_collision_chance(tmp_path):
+    """A proof made by fingerprint could miss a state behind a collision: the sweep says how likely
+    (TLC's estimate, summed over its proofs); refutations and exact proofs need no such caveat."""
+    rows = [{"name": "a", "verdict": "proved", "fingerprints": True, "distinct": 2**20, "generated": 3 * 2**20},
+            {"name": "b", "verdict": "proved", "fingerprints": True, "distinct": 2**22, "generated": 2**23},
+            {"name": "c", "verdict": "proved", "fingerprints": False, "distinct": 2**30, "generated": 2**31},
+            {"name": "d", "verdict": "refuted", "fingerprints": True, "distinct": 2**30, "generated": 2**31}]
+    n, total, worst = collision_risk(rows)
+    assert n == 2 and worst["name"] == "b"
+    assert total == (2**20 * 2**21 + 2**22 * 2**22) / 2**64
+    assert collision_risk(rows[2:]) == (0, 0.0, None) and collision_words(rows[2:]) == ""
+    grid = tmp_path / "grid.toml"
+    grid.write_text(DIEHARD_GRID.read_text() + "\n[limits]\nfingerprints = true\n")
+    out = tmp_path / "out"
+    sweep(DIEHARD, "--grid", grid, "--out", out)
+    data = matrix(out)
+    proofs = [r for r in data["runs"] if r["verdict"] == "proved"]
+    assert proofs and all(r["fingerprints"] for r in proofs)
+    said = f"{len(proofs)} of the proofs remembered states by fingerprint"
+    assert said in (out / "sweep.md").read_text() and said in (out / "sweep.html").read_text()
+    assert f"is {collision_risk(data['runs'])[1]:.1e} in all" in (out / "sweep.md").read_text()

@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 from explorer.lang.errors import SpecError
 from explorer.lang.model import const_text
+from explorer.engine.result import collision_probability
 from explorer.lang.values import to_itf
 from explorer.output.traces import stop_reason, write_json
 from explorer.run.limits import Limits
@@ -269,6 +270,29 @@ def stopped(data: dict[str, Any]) -> str | None:
     return None
 
 
+def collision_risk(rows: list[dict[str, Any]]) -> tuple[int, float, dict[str, Any] | None]:
+    """A sweep's proofs made by fingerprint (a collision could have hidden part of a space): how
+    many, TLC's optimistic estimate of that chance summed over them (so a bound on any of them
+    having happened, as far as the estimate goes), and the row where it is largest. A refutation
+    needs no such caveat: its trace is re-executed and its violation checked."""
+    risky = [(collision_probability(r["distinct"], r["generated"]), r) for r in rows
+             if r["verdict"] == "proved" and r.get("fingerprints")]
+    worst = max(risky, key=lambda pr: pr[0], default=(0.0, None))[1]
+    return len(risky), sum(p for p, _ in risky), worst
+
+
+def collision_words(rows: list[dict[str, Any]]) -> str:
+    """`collision_risk` in one sentence ('' when no proof was made by fingerprint)."""
+    n, total, worst = collision_risk(rows)
+    if not n:
+        return ""
+    biggest = collision_probability(worst["distinct"], worst["generated"])
+    return (f"{n} of the proofs remembered states by fingerprint (64 bits, as TLC does): the chance that a "
+            f"collision hid part of one of their spaces is {total:.1e} in all (TLC's optimistic estimate "
+            f"n(g - n)/2^64, summed over them), at most {biggest:.1e} at one point ({worst['name']}, "
+            f"{worst['distinct']:,} states)")
+
+
 def about(data: dict[str, Any], code: Callable[[str], str] = lambda s: s) -> list[tuple[str, str]]:
     """What a sweep checked, within which limits, how long it took and whether it ended: the
     head of sweep.md and sweep.html (`code` marks up a name)."""
@@ -293,8 +317,10 @@ def about(data: dict[str, Any], code: Callable[[str], str] = lambda s: s) -> lis
     time = (f"{data['points']} points ({data['points_generated']} generated before {code('where')} and "
             f"{code('[[exclude]]')}), {data['searches']} searches, {data['cached']} reused from the cache; "
             f"{data['seconds']} s with {data['jobs']} job(s)" + (f" on Ray ({data['ray']})" if data.get("ray") else ""))
+    risk = collision_words(data["runs"])
     return ([("Description", data["description"])] if data["description"] else []) + [
-        ("Checked", checked), ("Limits per point", limits), ("Time", time), ("Status", status)]
+        ("Checked", checked), ("Limits per point", limits), ("Time", time), ("Status", status)] + (
+        [("Fingerprints", risk)] if risk else [])
 
 
 def markdown(data: dict[str, Any]) -> str:
@@ -316,7 +342,7 @@ def markdown(data: dict[str, Any]) -> str:
         "Proved: the search completed and nothing was violated, for those constants. Refuted: a violation, "
         "with its shortest trace. Incomplete: a limit or a stop cut the search, and nothing is claimed.",
         "",
-    ]
+    ] + ([md_text(head["Fingerprints"]) + ".", ""] if "Fingerprints" in head else [])
     if data["smallest_refuting"]:
         per = "property" + "".join(f" and {n}" for n in data["checks"]["group_by"])
         lines += [f"Smallest refuting point per {per} (the first in the order below):", ""]

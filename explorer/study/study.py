@@ -37,7 +37,7 @@ from explorer.lang.errors import SpecError, did_you_mean
 from explorer.lang.model import read_spec
 from explorer.output.traces import stop_reason
 from explorer.study.grid import Grid, Source, inline_grid, load_grid, read_toml
-from explorer.study.matrix import Matrix, file_kind, md_cell, md_code, md_text, prepare, stopped
+from explorer.study.matrix import Matrix, collision_words, file_kind, md_cell, md_code, md_text, prepare, stopped
 from explorer.study.sweep import Outcome, Run, Sweeper, engine_version, plan
 
 TOP = {"title": str, "intro": str, "spec": str, "readme": str, "labels": dict, "sweeps": list, "sections": list}
@@ -427,7 +427,8 @@ class SweepView:
                      "(another text of either): rerun the sweep to refresh")
         if len(keys) != len(self.rows):
             text += f"; the grid now gives {len(keys)} searches: rerun the sweep"
-        return text + f"); the matrix: [{self.name}/sweep.md]({self.name}/sweep.md)."
+        risk = collision_words(self.rows)
+        return text + f"); the matrix: [{self.name}/sweep.md]({self.name}/sweep.md)." + (f" {md_text(risk)}." if risk else "")
 
     def bounds(self, rows: list[dict[str, Any]] | None = None, skip: tuple[str, ...] = (), brief: bool = False) -> str:
         """What a claim about `rows` covers: each axis's values, and (unless `brief`) the constants
