@@ -187,3 +187,24 @@ def test_the_readme_opens_with_the_answer_and_each_claim_runs():
         run = subprocess.run([sys.executable, *command.split()[1:]], capture_output=True, text=True, cwd=ROOT,
                              timeout=600)
         assert run.returncode == int(code), (command, run.stdout[-2000:], run.stderr[-2000:])
+
+
+def test_the_pending_rules_ablation_sits_at_the_smallest_counterexamples_it_names():
+    """spec/study/ablation-pending.toml writes out, by hand, the constants where each term's
+    removal first lost a prompt for `unfinished` (traces/ablation) and where `unfinished` itself was
+    first refuted (traces/bounds: the pending term). When a spec change moves those points, this
+    fails until the grid is re-picked (it went stale once, silently)."""
+    from explorer.study.grid import load_grid
+
+    def smallest(name: str) -> list[dict]:
+        data = json.loads((TRACES / name / "sweep.json").read_text())
+        return [data["runs"][s["index"]]["shown"] for s in data["smallest_refuting"]]
+
+    grid = load_grid(ROOT / "spec/study/ablation-pending.toml", ROOT / "spec/collector.spec")
+    points = [{k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in p.constants.items()}
+              for p in grid.points]
+    wanted = smallest("ablation") + [dict(s, ABLATE="pending") for s in smallest("bounds")]
+    axes = ("ABLATE", "P", "AGE", "STEPS", "PROMPTS", "CRASHES", "FAILURES", "TOLERATED_FAILURES", "LOAD_REPLAY_BUFFER")
+    for want in wanted:
+        assert any(all(p.get(a) == want[a] for a in axes) for p in points), \
+            f"no point of ablation-pending.toml at {', '.join(f'{a}={want[a]}' for a in axes)}"
