@@ -174,7 +174,7 @@ def explorer_cmd(*args: str) -> list[str]:
 
 
 # Python's bytecode cache on, as on a user's machine (this environment may turn it off): an
-# interpreter compiling the explorer's modules at every start pays about 0.2 s that no user pays
+# interpreter compiling the explorer's modules at every start pays 0.1-0.2 s that no user pays
 EXPLORER_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
