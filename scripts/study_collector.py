@@ -50,8 +50,9 @@ from explorer.output.traces import format_result, itf_trace, result_json, trace_
 from explorer.lang.values import TRUE, short  # noqa: E402
 from explorer.output.views import find_view, view_grid  # noqa: E402
 from explorer.study.grid import load_grid  # noqa: E402
-from explorer.study.matrix import collision_risk  # noqa: E402
-from explorer.study.study import finished_results, finished_sweep, load_study, render, run_study, stale_searches  # noqa: E402
+from explorer.study.matrix import collision_risk, stopped_where  # noqa: E402
+from explorer.study.study import (finished_results, finished_sweep, load_study, render, run_study,  # noqa: E402
+                                  stale_searches, values_beyond)
 from explorer.study.sweep import engine_version  # noqa: E402
 from study_deep import ablation_summary, conformance_lines, deep_summary  # noqa: E402
 
@@ -584,29 +585,6 @@ def fix_on_code(rule: str = "lowest_unfinished") -> str:
     return text + f" | `{CONFORMANCE_RUN}` (0; needs the NeMo RL trees, conformance/README.md) |"
 
 
-def _beyond(ring: dict[str, Any], grid: dict[str, Any]) -> str:
-    """The values a sweep searches that another does not, axis by axis, as read from both sweep.json."""
-    def values(data: dict[str, Any]) -> dict[str, set[str]]:
-        axes: dict[str, set[str]] = {}
-        for r in data.get("runs", []):
-            for k, v in r["shown"].items():
-                axes.setdefault(k, set()).add(v)
-        return axes
-
-    base, more = values(grid), values(ring)
-    new = {k: sorted(v - base.get(k, set()), key=lambda x: (len(x), x)) for k, v in more.items() if k in base}
-    return "adding " + ", ".join(f"{k} = {' and '.join(v)}" for k, v in new.items() if v)
-
-
-def _stopped_at(data: dict[str, Any]) -> str:
-    """Where a stopped sweep left its undecided points: cut part way (and how far) or not run."""
-    cut = [r for r in data["runs"] if r["verdict"] == "incomplete" and r["stopped_by"] != "not-run"]
-    unrun = sum(r["verdict"] == "incomplete" and r["stopped_by"] == "not-run" for r in data["runs"])
-    far = max((r["distinct"] for r in cut), default=0)
-    return (" (the sweep was stopped: " + (f"{len(cut)} {'point' if len(cut) == 1 else 'points'} part way, the "
-            f"furthest at {far:,} states when stopped; " if cut else "") + f"{unrun} not searched)")
-
-
 def verdict_lines(results: dict[str, Any], deep: dict[str, dict[str, Any]]) -> list[str]:
     """The answer first, in a reviewer's words: at most about 40 lines, every claim with the
     command that shows it and the exit code it gives (tests/test_traces.py runs each one)."""
@@ -648,11 +626,11 @@ def verdict_lines(results: dict[str, Any], deep: dict[str, dict[str, Any]]) -> l
                  + (f"; issue 10's grid on this model ([proof-lowest/sweep.md](proof-lowest/sweep.md), no state "
                     f"limit): proved at {proof.get('proved', 0)} of {sum(proof.values())} points, refuted at "
                     f"{proof.get('refuted', 0)}, undecided at {proof.get('incomplete', 0)}"
-                    + ("" if finished_sweep(stopped.parent) else _stopped_at(proof_data))
+                    + ("" if finished_sweep(stopped.parent) else f" (the sweep was stopped: {stopped_where(proof_data)})")
                     + _collision(proof_data) + _stale(proof_data, "proof-lowest")
                     if proof else "")
                  + (f"; past that grid, the deeper ring ([ring-lowest/sweep.md](ring-lowest/sweep.md), "
-                    f"{_beyond(deep.get('ring-lowest', {}), proof_data)}): proved at {ring.get('proved', 0)} of {sum(ring.values())} "
+                    f"adding {values_beyond(deep.get('ring-lowest', {}), proof_data)}): proved at {ring.get('proved', 0)} of {sum(ring.values())} "
                     f"points, refuted at {ring.get('refuted', 0)}, undecided at {ring.get('incomplete', 0)}"
                     + _collision(deep["ring-lowest"]) + _stale(deep["ring-lowest"], "ring-lowest") if ring else "")
                  + f" | `{WINDOW}` (1) |")

@@ -293,6 +293,15 @@ def collision_words(rows: list[dict[str, Any]]) -> str:
             f"{worst['distinct']:,} states)")
 
 
+def stopped_where(data: dict[str, Any]) -> str:
+    """Where a stopped sweep left its undecided points: cut part way (and how far), or not run."""
+    cut = [r for r in data["runs"] if r["verdict"] == "incomplete" and r["stopped_by"] != "not-run"]
+    unrun = sum(r["verdict"] == "incomplete" and r["stopped_by"] == "not-run" for r in data["runs"])
+    far = max((r["distinct"] for r in cut), default=0)
+    return ((f"{len(cut)} {'point' if len(cut) == 1 else 'points'} part way, the furthest at {far:,} states when "
+             "stopped; " if cut else "") + f"{unrun} not searched")
+
+
 def about(data: dict[str, Any], code: Callable[[str], str] = lambda s: s) -> list[tuple[str, str]]:
     """What a sweep checked, within which limits, how long it took and whether it ended: the
     head of sweep.md and sweep.html (`code` marks up a name)."""

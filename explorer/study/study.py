@@ -472,6 +472,21 @@ def stale_searches(grid: Grid, spec_text: str, data: dict[str, Any], keys: list[
     return sum(r["key"] not in known for r in data["runs"])
 
 
+def values_beyond(more: dict[str, Any], base: dict[str, Any]) -> str:
+    """The values one sweep searches that another does not, axis by axis (from their sweep.json),
+    e.g. "P = 3, AGE = 3"; axes the other sweep does not have are left out."""
+    def values(data: dict[str, Any]) -> dict[str, set[str]]:
+        axes: dict[str, set[str]] = {}
+        for r in data.get("runs", []):
+            for k, v in r["shown"].items():
+                axes.setdefault(k, set()).add(v)
+        return axes
+
+    had, has = values(base), values(more)
+    new = {k: sorted(v - had[k], key=lambda x: (len(x), x)) for k, v in has.items() if k in had}
+    return ", ".join(f"{k} = {' and '.join(v)}" for k, v in new.items() if v)
+
+
 def why(row: dict[str, Any]) -> str:
     """Why a search is incomplete, in words that count alike for alike points."""
     if row["stopped_by"] == "not-run":
