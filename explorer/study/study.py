@@ -417,7 +417,9 @@ class SweepView:
         text = (f"`{self.name}`: {d['points']} points" + (f", {d['searches']} searches" if d["searches"] != d["points"] else "")
                 + f", **{c['proved']} proved, {c['refuted']} refuted, {c['incomplete']} incomplete**"
                 + (f", {c['error']} error" if c["error"] else "")
-                + f" ({d['seconds']:.0f} s with {d['jobs']} job{'s' if d['jobs'] != 1 else ''}, engine {d['engine'][:12]}")
+                + f" ({d['seconds']:.0f} s with {d['jobs']} job{'s' if d['jobs'] != 1 else ''}"
+                + (f" in its last run, {d['cached']:,} of its searches reused from the cache" if d.get("cached") else "")
+                + f", engine {d['engine'][:12]}")
         if d["engine"] != engine_version():
             text += f", not this checkout's engine {engine_version()[:12]}: rerun the sweep to refresh"
         keys = [run.key for run in plan(self.grid, self.spec_text, d["engine"])]
