@@ -4,7 +4,9 @@
     python scripts/study_collector.py --quick    # only the smallest counterexample (for CI)
 
 What it runs (see traces/README.md, which it writes):
-1. the cut rules on a grid of constants, checking `no_prompt_lost` (deadlock off);
+1. the study file spec/study/collector.toml, as `explorer study` runs it: first the cut rules on
+   a grid of constants at STEPS = 2 (`rules`), on the recipes (`recipes`) and what each re-trains
+   (`retrain`), then the deeper sweeps of step 7, each into traces/<name>/;
 2. the smallest constants where the frontier rule loses a prompt, with its shortest trace;
 3. each loss route found, replayed as a minimal configuration against every rule, and for each
    loss what it needs (the same run with one ingredient taken away);
@@ -12,8 +14,7 @@ What it runs (see traces/README.md, which it writes):
 5. the liveness check (property `trains` under the spec's fairness) on the same grid and at larger
    constants, and a search for livelocks (a fair cycle that never trains) behind every stall;
 6. the review note's scenario, replayed with BARRIER and LOAD_REPLAY_BUFFER true and false;
-7. deeper bounds: the sweeps and sections of the study file spec/study/collector.toml, run as
-   `explorer study` runs them (grids in spec/study/): the earlier rules' smallest losses per failure
+7. deeper bounds, the study file's other sweeps and its sections (grids in spec/study/): the earlier rules' smallest losses per failure
    budget, `unfinished` on the proof grid and on issue 10's grid (refuted there), its ablation,
    `unfinished_pending` on issue 10's grid with its ablation, and `lowest_unfinished`
    (`unfinished_pending` without its frontier term) with its ablation; scripts/study_deep.py says
@@ -53,6 +54,7 @@ from explorer.study.grid import load_grid  # noqa: E402
 from explorer.study.matrix import collision_risk, stopped_where  # noqa: E402
 from explorer.study.study import (finished_results, finished_sweep, load_study, render, run_study,  # noqa: E402
                                   stale_searches, values_beyond)
+from explorer.study.study import write_readme as write_study_page  # noqa: E402
 from explorer.study.sweep import engine_version  # noqa: E402
 from study_deep import ablation_summary, conformance_lines, deep_summary  # noqa: E402
 
@@ -130,7 +132,7 @@ VERDICT = {"holds": "proved", "violated": "refuted", "deadlock": "refuted"}
 
 @dataclass
 class Job:
-    kind: str  # loss | stuck | retrain | live (the liveness check, and a livelock search behind a stall)
+    kind: str  # loss | stuck | live (the liveness check, and a livelock search behind a stall)
     rule: str
     consts: dict[str, Any]
     limits: Limits = LIMITS
@@ -138,7 +140,7 @@ class Job:
 
 def run_job(job: Job) -> dict[str, Any]:
     consts = {**job.consts, "CUT": job.rule}
-    invariants = {"loss": ["no_prompt_lost"], "retrain": ["retrained_bounded"]}.get(job.kind, [])
+    invariants = ["no_prompt_lost"] if job.kind == "loss" else []
     # safety jobs check no temporal property, so `explore` runs the native engine where it can
     model = load_model(SPEC, consts, invariants=invariants, properties=None if job.kind == "live" else [])
     started = time.monotonic()
@@ -387,9 +389,6 @@ def main() -> int:
         print(f"wrote {', '.join(files)} in {out}")
         return 0
 
-    # 1. every rule on the grid
-    jobs = [Job("loss", rule, c) for c in scheduled(loss_grid()) for rule in RULES]
-    grid_rows = run_all(pool, jobs, "grid")
     # 3. routes x every rule (including the ablations) x every schedule
     route_rows = []
     route_jobs = [Job("loss", rule, {**consts, "SCHEDULE": sch}, ROUTE_LIMITS)
@@ -402,14 +401,6 @@ def main() -> int:
             write_counterexample(out, route_stem(name, row["rule"], row["schedule"]), row,
                                  f"{name}: CUT={row['rule']} loses a prompt ({consts_text(row['constants'])})")
     needs_rows = needs(pool, route_rows)
-    recipe_jobs = [Job("loss", rule, {**BASE, **config_constants(SPEC, name), "SCHEDULE": sch}, ROUTE_LIMITS)
-                   for name in RECIPES for sch in SCHEDULES for rule in RULES]
-    recipe_rows = run_all(pool, recipe_jobs, "recipe")
-    for row, job in zip(recipe_rows, recipe_jobs):
-        row["schedule"] = job.consts["SCHEDULE"]
-        row["route"] = next(n for n in RECIPES if {**BASE, **config_constants(SPEC, n), "SCHEDULE": row["schedule"]}
-                            == job.consts)
-    retrain_rows = retrain_bounds(pool)
     # 4. stuck runs
     stuck_jobs = [Job("stuck", rule, c) for c in scheduled(stuck_grid()) for rule in RULES]
     stuck_rows = run_all(pool, stuck_jobs, "stuck")
@@ -466,13 +457,14 @@ def main() -> int:
                 replay_lines.append(f"| `{trace_file.name}` | {str(barrier).lower()} | {str(load).lower()} | {rule} | "
                                     f"{what} | [{stem}.txt]({stem}.txt) |")
 
-    results = {"grid": grid_rows, "routes": route_rows, "needs": needs_rows, "recipes": recipe_rows,
-               "retrain": retrain_rows, "stuck": stuck_rows, "live": live_rows, "smallest": [smallest]}
+    results = {"routes": route_rows, "needs": needs_rows, "stuck": stuck_rows, "live": live_rows,
+               "smallest": [smallest]}
     for group in results.values():
         for row in group:
             for key in ("text", "json", "itf", "dot", "prompts", "livelock_text"):
                 row.pop(key, None)
-    # 7. deeper bounds, the sweeps of spec/study/collector.toml: the earlier rules, the rule that holds, its ablation
+    # 1 and 7. the sweeps of spec/study/collector.toml: the rules on the grid, the recipes, re-training;
+    # at deeper bounds, the earlier rules, the rule that holds, its ablation
     if not args.no_sweeps:
         run_study(load_study(STUDY), out, args.workers, reuse=args.reuse_sweeps)
     results["replay_lines"], results["seconds"] = replay_lines, round(time.monotonic() - started)
@@ -681,9 +673,11 @@ def write_all_readme(out: Path, results: dict[str, Any]) -> int:
     study = load_study(STUDY)
     finished = finished_results(study, out)
     deep = finished.data
+    results = {**results, "grid": grid_rows(out / "rules", deep["rules"]),
+               "retrain": retrain_rows(out / "retrain", deep["retrain"])}
     write_readme(out, results["smallest"][0], results["grid"], results["routes"], results["needs"],
-                 results["recipes"], results["retrain"], results["stuck"], results["live"],
-                 results["replay_lines"], results["seconds"])
+                 results["stuck"], results["live"], results["replay_lines"], results["seconds"])
+    write_study_page(study, finished, out)  # the study's own page (deeper.md), as `explorer study` writes it
     readme = (out / "README.md").read_text()
     title, rest = readme.split("\n", 1)
     readme = title + "\n\n" + "\n".join(verdict_lines(results, deep)) + rest
@@ -693,23 +687,59 @@ def write_all_readme(out: Path, results: dict[str, Any]) -> int:
     return 0
 
 
-def retrain_bounds(pool) -> list[dict[str, Any]]:
-    """For each rule: the fewest prompts that can be trained twice at the `retrain` configuration
-    (`retrained_bounded` with MAX_RETRAINED = B proved), trying B = 0, 1, ... until a proof or a limit."""
-    consts = {**BASE, **config_constants(SPEC, "retrain")}
+def sweep_rows(folder: Path, data: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    """A sweep's searches (`data`, the sweep.json in `folder`) as this script's rows, what the
+    tables below read; a refutation's `uses` from its trace."""
     rows = []
-    pending = {(rule, sch): 0 for sch in SCHEDULES for rule in RULES}
-    while pending:
-        jobs = [Job("retrain", rule, {**consts, "MAX_RETRAINED": b, "SCHEDULE": sch}, ROUTE_LIMITS)
-                for (rule, sch), b in pending.items()]
-        for job, row in zip(jobs, run_all(pool, jobs, "retrain")):
-            key = (job.rule, job.consts["SCHEDULE"])
-            if row["verdict"] == "refuted" and pending[key] < consts["PROMPTS"]:
-                pending[key] += 1
-                continue
-            row["route"], row["schedule"] = "retrain", key[1]
-            rows.append(row)
-            del pending[key]
+    for r in data["runs"]:
+        c = r["constants"]
+        trace = next((f for f in r["files"] if f.endswith(".json") and not f.endswith(".itf.json")), None)
+        steps = json.loads((folder / trace).read_text())["trace"] if trace else []
+        rows.append({"kind": kind, "rule": c["CUT"], "constants": {k: c[k] for k in SHOWN if k in c},
+                     "bound": c.get("MAX_RETRAINED"), "verdict": r["verdict"], "distinct": r["distinct"],
+                     "generated": r["generated"], "depth": r["depth"], "seconds": round(r["seconds"], 1),
+                     "trace_length": r["trace_length"] or 0, "witness": r["witness"] or "",
+                     "stopped_by": r["stopped_by"], "uses": json_trace_uses(steps), "constants_all": c})
+    return rows
+
+
+def json_trace_uses(steps: list[dict[str, Any]]) -> list[str]:
+    """`trace_uses` of a trace as `check --json` writes it."""
+    used = []
+    for b, a in zip(steps, steps[1:]):
+        action, before, after = a["action"], b["state"], a["state"]
+        if action == "worker_fails":
+            used.append("a fatal failure" if after["fatal"] is True and before["fatal"] is not True else "a tolerated failure")
+        elif action == "restart":
+            used.append({"crash": "a crash", "fatal": "a fatal restart", "relaunch": "a relaunch"}[a["params"]["why"]])
+        elif action == "end_of_stream":
+            used.append("the end of the stream")
+        elif action == "train" and before["fatal"] is True:
+            used.append("the health-check race (a step trained after a fatal failure, before the next check)")
+    return list(dict.fromkeys(used))
+
+
+def grid_rows(folder: Path, data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rules sweep's rows in the grid's order: smallest first (`loss_grid`), then schedule and rule."""
+    rows = sweep_rows(folder, data, "loss")
+    for row in rows:
+        row.pop("constants_all")
+    order = {tuple(sorted((k, v) for k, v in c.items() if k in SHOWN)): i for i, c in enumerate(scheduled(loss_grid()))}
+    return sorted(rows, key=lambda r: (order[tuple(sorted(r["constants"].items()))], RULES.index(r["rule"])))
+
+
+def retrain_rows(folder: Path, data: dict[str, Any]) -> list[dict[str, Any]]:
+    """For each rule and schedule: the fewest prompts that can be trained twice at the `retrain`
+    configuration, the smallest MAX_RETRAINED = B for which `retrained_bounded` is not refuted
+    (proved, or cut by a limit: then nothing is known past B - 1)."""
+    rows = []
+    by_key: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for row in sweep_rows(folder, data, "retrain"):
+        by_key.setdefault((row["rule"], row.pop("constants_all")["SCHEDULE"]), []).append(row)
+    for (rule, schedule), mine in by_key.items():
+        mine.sort(key=lambda r: r["bound"])
+        row = next((r for r in mine if r["verdict"] != "refuted"), mine[-1])
+        rows.append({**row, "route": "retrain", "schedule": schedule})
     return rows
 
 
@@ -1000,15 +1030,18 @@ def liveness_lines(out: Path, stuck_rows, live_rows) -> list[str]:
     return lines
 
 
-def write_readme(out: Path, smallest, grid_rows, route_rows, needs_rows, recipe_rows, retrain_rows, stuck_rows,
-                 live_rows, replay_lines, seconds: float) -> None:
+def write_readme(out: Path, smallest, grid_rows, route_rows, needs_rows, stuck_rows, live_rows, replay_lines,
+                 seconds: float) -> None:
     sm = smallest
     lines = [
         "# What the model says about the checkpoint cut rules",
         "",
         "Everything in this folder is written by `python scripts/study_collector.py` from "
         "`spec/collector.spec` (this run: "
-        f"{seconds:.0f} s on 2 cores); nothing here is edited by hand. `results.json` has every run. "
+        f"{seconds:.0f} s on 2 cores); nothing here is edited by hand. The sweeps of the study file "
+        "`spec/study/collector.toml` (`explorer study`) each have their folder here, with their matrix "
+        "(`<name>/sweep.md`, `sweep.json`) and every trace; `results.json` has the other runs (the loss routes, "
+        "what each loss needs, stuck runs, liveness). "
         "Verdicts: *proved* = the search completed and the invariant holds for those constants; "
         "*refuted* = a violation, with its shortest trace; *incomplete* = a limit stopped the search "
         f"(grid: {LIMITS.max_states:,} states; the rest: "
@@ -1063,20 +1096,7 @@ def write_readme(out: Path, smallest, grid_rows, route_rows, needs_rows, recipe_
     lines += needs_table(needs_rows) + [""] + needs_summary(needs_rows) + [""]
     lines += timing_lines(grid_rows, route_rows, stuck_rows)
     lines += docs_findings(route_rows)
-    lines += ["## The recipes, scaled down (configurations `mopd` and `qwen-8off` in spec/collector.toml)", ""]
-    lines += pivot_scheduled(recipe_rows, RULES, lambda n, r, sch: None)
-    lines += ["", "## Re-training: how many prompts can be trained twice (invariant `retrained_bounded`)", "",
-              "At the `retrain` configuration "
-              f"({consts_text({**BASE, **config_constants(SPEC, 'retrain')})}): the smallest MAX_RETRAINED for "
-              "which `len(twice) <= MAX_RETRAINED` is proved, i.e. the most prompts any behaviour trains "
-              "again after a restart re-yields them.", "",
-              "| rule | schedule | most prompts trained twice | distinct states |", "|---|---|---|---|"]
-    for r in sorted(retrain_rows, key=lambda r: (SCHEDULES.index(r["schedule"]), RULES.index(r["rule"]))):
-        bound = r["bound"] if r["verdict"] == "proved" else f"more than {r['bound'] - 1} ({r['verdict']})"
-        lines.append(f"| {r['rule']} | {r['schedule']} | {bound} | {r['distinct']:,} |")
-    lines += ["", "## The grid (no_prompt_lost; STEPS=2, a save every step, in-flight weight updates, "
-              "buffer restored)", ""]
-    lines += table(grid_rows)
+    # the recipes, re-training and the grid at STEPS = 2: sections of the study file (after these)
     refuted = [r for r in stuck_rows if r["verdict"] == "refuted"]
     atomic = [r for r in refuted if r["constants"]["ATOMIC_PAUSE"]]
     lines += ["", "## Can the run get stuck?", "",

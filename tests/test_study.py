@@ -104,6 +104,80 @@ def test_every_kind_of_section_on_the_jugs(tmp_path):
     assert len(links) >= 15 and all((out / link).exists() for link in links)  # each trace linked, and there
 
 
+CLIMB = """# a counter that climbs to TOP (or to TOP + 1 when SLIP): `bounded` is a bound, MAX the rule's cost
+const TOP = 2
+const SLIP = false
+const MAX = 10
+var x = 0
+action up:
+    require x < TOP or (SLIP and x == TOP)
+    x' = x + 1
+invariant bounded: x <= MAX
+"""
+
+
+def test_a_least_section_gives_the_cost_of_each_configuration_as_a_bound(tmp_path):
+    """`least`: per group, the least value of an integer axis at which the checks were proved, bold
+    when the value below it was refuted (with that trace); an upper bound only when nothing just
+    below was refuted; "more than" when no value was proved; and every cell agrees with the matrix."""
+    write(tmp_path / "climb.spec", CLIMB)
+    write(tmp_path / "climb.toml", "[[points]]\nTOP = [1, 2]\nSLIP = [false, true]\nMAX = [0, 1, 2]\n"
+                                   "[[points]]\nTOP = 3\nSLIP = false\nMAX = [3, 4]\n"
+                                   "[check]\ninvariants = [\"bounded\"]\ndeadlock = false\n")
+    study = write(tmp_path / "study.toml", 'title = "climb"\nspec = "climb.spec"\n[[sweeps]]\nname = "climb"\n'
+                  'grid = "climb.toml"\n[[sections]]\nkind = "least"\ntitle = "Cost"\nsweep = "climb"\n'
+                  'axis = "MAX"\n')
+    out = tmp_path / "out"
+    proc = explorer("study", study, "--out", out)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    page = (out / "README.md").read_text()
+    runs = json.loads((out / "climb" / "sweep.json").read_text())["runs"]
+    verdict = {(r["shown"]["TOP"], r["shown"]["SLIP"], int(r["shown"]["MAX"])): r["verdict"] for r in runs}
+    assert verdict[("2", "true", 2)] == "refuted" and verdict[("2", "false", 2)] == "proved"
+    rows = {tuple(c.strip() for c in line.split("|")[1:3]): line for line in page.splitlines()
+            if line.startswith("| ") and line.count("|") == 6}
+    assert "| **1** | refuted at [bounded" in rows[("1", "false")]  # x reaches 1: MAX = 0 refuted
+    assert "| **2** |" in rows[("1", "true")] and "| **2** |" in rows[("2", "false")]
+    assert "| more than 2 | 3 **refuted** (of 3) |" in rows[("2", "true")]  # x reaches 3: none searched holds
+    assert "| at most 3 | no smaller MAX searched |" in rows[("3", "false")]
+    assert "the least MAX at which bounded was proved. Tight (bold) in 3 of the 5 groups" in page
+    assert "an upper bound only in 1" in page and "no value proved in 1" in page
+    link = re.search(r"refuted at \[[^]]*\]\(([^)]+)\)", rows[("1", "false")]).group(1)
+    assert (out / link).exists() and "MAX=0" in link
+
+
+def test_a_sweep_over_named_configurations_shows_their_names(tmp_path):
+    """Points taken from configurations (`config` in [[points]]) carry the name into sweep.json,
+    and a section may group by `config` as by an axis."""
+    write(tmp_path / "climb.spec", CLIMB)
+    write(tmp_path / "climb.toml", "[low]\nTOP = 1\n[high]\nTOP = 3\nSLIP = true\n")
+    write(tmp_path / "grid.toml", '[[points]]\nconfig = ["low", "high"]\nMAX = [1, 4]\n'
+                                  '[check]\ninvariants = ["bounded"]\ndeadlock = false\n')
+    study = write(tmp_path / "study.toml", 'title = "climb"\nspec = "climb.spec"\n[[sweeps]]\nname = "c"\n'
+                  'grid = "grid.toml"\n[[sections]]\nkind = "matrix"\ntitle = "By name"\nsweep = "c"\n'
+                  'rows = ["config"]\npivot = "MAX"\n')
+    out = tmp_path / "out"
+    proc = explorer("study", study, "--out", out)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    runs = json.loads((out / "c" / "sweep.json").read_text())["runs"]
+    assert sorted((r["config"], r["shown"]["MAX"], r["verdict"]) for r in runs) == [
+        ("high", "1", "refuted"), ("high", "4", "proved"), ("low", "1", "proved"), ("low", "4", "proved")]
+    page = (out / "README.md").read_text()
+    assert "| config | MAX=1 | MAX=4 |" in page and "| low | proved (2 states) | proved (2 states) |" in page
+    assert "| high | **refuted**: [bounded, 3 states" in page
+
+
+def test_a_least_section_needs_an_integer_axis(tmp_path):
+    write(tmp_path / "climb.spec", CLIMB)
+    write(tmp_path / "climb.toml", "[constants]\nSLIP = [false, true]\n[check]\ninvariants = [\"bounded\"]\n")
+    study = write(tmp_path / "study.toml", 'title = "climb"\nspec = "climb.spec"\n[[sweeps]]\nname = "climb"\n'
+                  'grid = "climb.toml"\n[[sections]]\nkind = "least"\ntitle = "Cost"\nsweep = "climb"\n'
+                  'axis = "SLIP"\n')
+    proc = explorer("study", study, "--out", tmp_path / "out")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert f"{study}:10:1: error: axis: 'SLIP' must be an integer axis" in proc.stderr
+
+
 # (the study file's text, its line and column of the error, words of the message)
 STUDY_ERRORS = [
     ('title = "t"\nspec = "../../spec/examples/diehard.spec"\nsweps = []\n', 3, 1,

@@ -416,6 +416,82 @@ SMALL = [1]
     assert [p.name for p in g.points][:2] == ["BIG=9,SMALL=4", "BIG=5,SMALL=1"]
 
 
+def jugs(tmp_path: Path, configs: str) -> Path:
+    """diehard.spec beside a configuration file of its own (SPEC.toml, as `check --config` reads)."""
+    spec = tmp_path / "jugs.spec"
+    shutil.copy(DIEHARD, spec)
+    write(tmp_path / "jugs.toml", configs)
+    return spec
+
+
+def test_a_points_table_takes_its_constants_from_named_configurations(tmp_path):
+    """`config` in [[points]]: each configuration of SPEC.toml is a set of points of its own, the
+    keys beside it replace its constants, and a constant the configurations set names the points
+    only where they differ; the points are those written out in full."""
+    spec = jugs(tmp_path, '[small]\nSMALL = 2\nBIG = 5\n[wide]\nextends = "small"\nSMALL = 4\n')
+    grid = write(tmp_path / "grid.toml", '[constants]\nBIG = 7\n[[points]]\nconfig = ["small", "wide"]\n'
+                 'BIG = [5, 6]\n[[points]]\nconfig = "small"\nSMALL = 1\n')
+    g = load_grid(grid, spec)
+    assert g.axes == ["SMALL", "BIG"]  # where `config` is written, then BIG
+    assert [(p.name, p.constants) for p in g.points] == [
+        ("SMALL=1,BIG=5", {"BIG": 5, "SMALL": 1}), ("SMALL=2,BIG=5", {"BIG": 5, "SMALL": 2}),
+        ("SMALL=2,BIG=6", {"BIG": 6, "SMALL": 2}), ("SMALL=4,BIG=5", {"BIG": 5, "SMALL": 4}),
+        ("SMALL=4,BIG=6", {"BIG": 6, "SMALL": 4})]
+    written = write(tmp_path / "written.toml", "[[points]]\nSMALL = [2, 4]\nBIG = [5, 6]\n[[points]]\nSMALL = 1\nBIG = 5\n")
+    assert sorted(p.constants.items() for p in load_grid(written, spec).points) == \
+        sorted(p.constants.items() for p in g.points)
+    same = write(tmp_path / "same.toml", '[[points]]\nconfig = ["small", "wide"]\nBIG = [5, 6]\n')
+    assert load_grid(same, spec).axes == ["SMALL", "BIG"]
+    one = write(tmp_path / "one.toml", '[[points]]\nconfig = "wide"\nBIG = [5, 6]\n')
+    assert load_grid(one, spec).axes == ["BIG"]  # SMALL is 4 at every point: it names none
+
+
+def test_the_collector_grids_read_their_configurations_as_written_out():
+    """recipes.toml, retrain.toml and recipes-pending.toml name configurations of
+    spec/collector.toml: each point is that configuration under the grid's own constants."""
+    from explorer.lang.config import config_constants
+    from explorer.lang.values import normalize
+
+    rules = ["frontier", "in_flight", "safe", "unfinished", "unfinished_pending", "lowest_unfinished"]
+    base = {"STEPS": 2, "SAVE_EVERY": 1, "IN_FLIGHT_UPDATES": True, "LOAD_REPLAY_BUFFER": True, "BARRIER": True}
+
+    def points(name):
+        return sorted(sorted(p.constants.items()) for p in load_grid(ROOT / f"spec/study/{name}.toml", COLLECTOR).points)
+
+    def sort(written):
+        return sorted(sorted((k, normalize(v)) for k, v in c.items()) for c in written)
+
+    assert points("recipes") == sort({**base, **config_constants(COLLECTOR, c), "SCHEDULE": s, "CUT": r}
+                                     for c in ("mopd", "qwen-8off") for s in ("any", "eager") for r in rules)
+    assert points("retrain") == sort({**base, **config_constants(COLLECTOR, "retrain"), "SCHEDULE": s, "CUT": r,
+                                      "MAX_RETRAINED": m} for s in ("any", "eager") for r in rules for m in range(6))
+    pending = {"SAVE_EVERY": 1, "IN_FLIGHT_UPDATES": True, "LOAD_REPLAY_BUFFER": True}
+    assert points("recipes-pending") == sort(
+        [{**pending, "CUT": r} for r in rules[4:]]  # [constants] with a list is a point set too
+        + [{**pending, **config_constants(COLLECTOR, c), "CUT": r, "SCHEDULE": s}
+           for r in rules[4:] for c in ("mopd", "qwen-8off") for s in ("any", "eager")]
+        + [{**pending, **config_constants(COLLECTOR, "retrain"), "CUT": r, "SCHEDULE": s, "MAX_RETRAINED": m}
+           for r in rules[4:] for s in ("any", "eager") for m in range(3)])
+
+
+CONFIG_ERRORS = [  # (grid text, line, column, words)
+    ('[[points]]\nconfig = "smal"\n', 2, 1, "config: no configuration named smal (did you mean small?)"),
+    ('[[points]]\nconfig = 3\n', 2, 1, "config: the name of a configuration"),
+    ('[constants]\nconfig = "small"\n', 2, 1, "config goes in a [[points]] table"),
+    ('[[points]]\nBIG = 5\n[[points]]\nconfig = "bad"\n', 4, 1, "[[points]] #2 config: SMALL: constant SMALL is integer"),
+]
+
+
+@pytest.mark.parametrize("text,line,col,words", CONFIG_ERRORS)
+def test_config_errors_are_located(tmp_path, text, line, col, words):
+    spec = jugs(tmp_path, '[small]\nSMALL = 2\n[bad]\nSMALL = "x"\n')
+    grid = write(tmp_path / "bad.toml", text)
+    with pytest.raises(SpecError) as err:
+        load_grid(grid, spec)
+    assert words in err.value.message, err.value.message
+    assert (err.value.path, err.value.loc.line, err.value.loc.col) == (str(grid), line, col)
+
+
 def test_collector_grid_file_loads():
     g = load_grid(ROOT / "spec/collector-grid.toml", COLLECTOR)
     assert g.invariants == ["no_prompt_lost"] and not g.deadlock and g.group_by == ["CUT"]

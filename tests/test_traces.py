@@ -35,11 +35,15 @@ def test_the_smallest_counterexample_regenerates_as_committed(tmp_path):
 
 def test_the_report_covers_every_run_in_the_results():
     results = json.loads((TRACES / "results.json").read_text())
+    grid = json.loads((TRACES / "rules" / "sweep.json").read_text())  # the grid is the study's sweep `rules`
     readme = (TRACES / "README.md").read_text()
-    assert len(results["grid"]) >= 100 and results["routes"] and results["stuck"]
-    for row in results["grid"]:
-        assert row["verdict"] in ("proved", "refuted", "incomplete")
-        assert f"| {row['rule']} | {row['verdict']}" in readme
+    assert len(grid["runs"]) >= 100 and results["routes"] and results["stuck"]
+    section = readme.split("\n## The grid (no_prompt_lost", 1)[1].split("\n## ", 1)[0]
+    cells = [c.strip() for line in section.splitlines() if line.startswith(("| any |", "| eager |"))
+             for c in line.strip("|").split("|")[7:]]  # one column per rule
+    assert len(cells) == len(grid["runs"])
+    for verdict, word in (("proved", "proved ("), ("refuted", "**refuted**"), ("incomplete", "incomplete")):
+        assert sum(c.startswith(word) for c in cells) == sum(r["verdict"] == verdict for r in grid["runs"]), verdict
     assert "Loss routes" in readme and "Can the run get stuck?" in readme and "replayed" in readme
 
 

@@ -8,6 +8,9 @@ each point (the format is in docs/sweep.md).
     [[points]]                    # more points: a product of its own over [constants]
     P = 2
     PROMPTS = [6, 8]
+    [[points]]
+    config = ["mopd", "retrain"]  # a named configuration of SPEC.toml: its constants, one point set each
+    SCHEDULE = ["any", "eager"]   # ... and the keys beside it replace the configuration's
     [[exclude]]                   # drop the points that match every key given
     P = 2
     CUT = "safe"
@@ -46,6 +49,7 @@ from explorer.lang import ast as A
 from explorer.lang.checks import Checker, Ref
 from explorer.engine.explore import ENGINES  # as `check --engine`
 from explorer.lang.compiler import eval_constant
+from explorer.lang.config import config_constants, config_path, load_configs
 from explorer.lang.errors import EvalError, SpecError, did_you_mean
 from explorer.lang.model import load_spec, override_error, parse_const_value, read_spec
 from explorer.lang.parser import parse_expr
@@ -65,6 +69,7 @@ class Point:
     name: str  # stable and readable: built from the axes' values, e.g. P=1,CUT=frontier
     constants: dict[str, Any]  # every constant the grid sets at this point (values of the language)
     size: int  # the order key: smaller points run first
+    config: str | None = None  # the named configuration it was taken from (`config` in [[points]])
 
 
 @dataclass
@@ -261,24 +266,41 @@ def _build(src: _Layers, data: dict[str, Any], path: str, spec_path: str | Path)
             raise src.error(f"{name} must be an array of tables: [[{name}]]", "", name)
 
     values = _Values(src, spec)
+    configured = _Configured(src, spec_path)
+    if "config" in data.get("constants", {}):
+        raise src.error("config goes in a [[points]] table (each configuration named there is a set of points "
+                        "of its own), not in [constants]", "constants", "config")
     base = values.table(data.get("constants", {}), "constants", None)
-    extra = [values.table(t, "points", i) for i, t in enumerate(data.get("points", []))]
+    extra: list[dict[str, list[Any]]] = []
+    extra_configs: list[str | None] = []  # the configuration each table of `extra` comes from
+    written: set[str] = set()  # the keys written in a [[points]] table itself: axes, whatever their values
+    for i, t in enumerate(data.get("points", [])):
+        own = {k: v for k, v in t.items() if k != "config"}
+        written.update(own)
+        mine = values.table(own, "points", i)
+        for config_name, preset in configured.tables(t, i):
+            config = values.preset({k: v for k, v in preset.items() if k not in own}, "points", i)
+            # in the order written, a configuration's constants where its `config` key is
+            extra.append({n: v for k in t for n, v in (config.items() if k == "config" else [(k, mine[k])])})
+            extra_configs.append(config_name)
     excludes = [values.table(t, "exclude", i) for i, t in enumerate(data.get("exclude", []))]
     if not base and not extra:
         raise src.error("the grid sets no constant: list values under [constants], e.g. N = [1, 2, 3]")
     listed = [n for n, v in data.get("constants", {}).items() if isinstance(v, list)]  # axes, even of one value
-    axes = list(dict.fromkeys(listed + [n for t in extra for n in t]))
+    from_configs = {n for t in extra for n in t} - written - set(listed)
+    varies = {n for n in from_configs if len({repr(v) for t in extra for v in t.get(n, base.get(n, [None]))}) > 1}
+    axes = list(dict.fromkeys(listed + [n for t in extra for n in t if n not in from_configs or n in varies]))
 
     generated: list[dict[str, Any]] = []
-    seen: set[frozenset] = set()
+    configs: dict[frozenset, str | None] = {}  # each point's configuration: the first table that gave it
     # [constants] with no list only sets what the [[points]] share; with a list it is a product too
-    products = ([base] if listed or not extra else []) + [{**base, **t} for t in extra]
-    for table in products:
+    products = ([(base, None)] if listed or not extra else []) + [({**base, **t}, c) for t, c in zip(extra, extra_configs)]
+    for table, config_name in products:
         names = list(table)
         for combo in itertools.product(*(table[n] for n in names)):
             point = dict(zip(names, combo))
-            if frozenset(point.items()) not in seen:
-                seen.add(frozenset(point.items()))
+            if frozenset(point.items()) not in configs:
+                configs[frozenset(point.items())] = config_name
                 generated.append(point)
     names_known = list(dict.fromkeys(n for p in generated for n in p))
     where = _Expression(src, data, "where", names_known, "a boolean")
@@ -291,7 +313,7 @@ def _build(src: _Layers, data: dict[str, Any], path: str, spec_path: str | Path)
     sizes = [size.value(p) if size.source else _default_size(p, axes) for p in kept]
     order = sorted(range(len(kept)), key=lambda i: sizes[i])  # stable: ties keep the written order
     named = _names([kept[i] for i in order], axes)
-    points = [Point(name, kept[i], sizes[i]) for name, i in zip(named, order)]
+    points = [Point(name, kept[i], sizes[i], configs[frozenset(kept[i].items())]) for name, i in zip(named, order)]
 
     check = _options(src, data, "check", CHECK)
     invariants = check.get("invariants")
@@ -373,6 +395,39 @@ def _options(src: _Layers, data: dict, table: str, allowed: dict[str, Any]) -> d
     return options
 
 
+class _Configured:
+    """`config` in a [[points]] table: the named configurations of the spec (SPEC.toml beside it,
+    as `check --config` reads them), each the constants of a set of points of its own. A constant a
+    configuration sets names the points (is an axis) only where the configurations differ in it."""
+
+    def __init__(self, src: _Layers, spec_path: str | Path):
+        self.src, self.spec_path = src, spec_path
+
+    def tables(self, table: dict[str, Any], index: int) -> list[tuple[str | None, dict[str, Any]]]:
+        """Each configuration the table names and its constants ([(None, {})] when it names none)."""
+        if "config" not in table:
+            return [(None, {})]
+        names = table["config"] if isinstance(table["config"], list) else [table["config"]]
+        if not names or not all(isinstance(n, str) for n in names):
+            raise self.src.error(f"config: the name of a configuration of {config_path(self.spec_path)} or a list "
+                                 f"of names, got {table['config']!r}", "points", "config", index)
+        try:
+            known = load_configs(self.spec_path)
+        except SpecError as err:
+            raise self.src.error(f"config: {err.message} ({err.path})", "points", "config", index) from None
+        out = []
+        for name in dict.fromkeys(names):
+            if name not in known:
+                raise self.src.error(f"config: no configuration named {name}{did_you_mean(name, known)} in "
+                                     f"{config_path(self.spec_path)} (it has: {', '.join(known) or 'none'})",
+                                     "points", "config", index)
+            try:
+                out.append((name, config_constants(self.spec_path, name)))
+            except SpecError as err:
+                raise self.src.error(f"config {name}: {err.message}", "points", "config", index) from None
+        return out
+
+
 class _Values:
     """Turns the tables of constants into lists of values of the language, checked against the
     spec's constants (names and kinds)."""
@@ -404,25 +459,35 @@ class _Values:
             out[key] = list(dict.fromkeys(values))
         return out
 
-    def value(self, key: str, raw: Any, table: str, index: int | None) -> Any:
-        where = f"{_where(table, index)} {key}"
-        if isinstance(raw, str):
+    def preset(self, constants: dict[str, Any], name: str, index: int) -> dict[str, list[Any]]:
+        """A configuration's constants (values already read), checked as the table's own."""
+        for key in constants:
+            if key not in self.consts:
+                raise self.src.error(f"config: the configuration sets {key}, which is not a constant of the spec"
+                                     f"{did_you_mean(key, self.consts)}", name, "config", index)
+        return {key: [self.value(key, v, name, index, parsed=True)] for key, v in constants.items()}
+
+    def value(self, key: str, raw: Any, table: str, index: int | None, parsed: bool = False) -> Any:
+        """One value of a constant; `parsed`: a configuration's (already read, and its mistakes
+        said at the `config` key that names it)."""
+        where, at = (f"{_where(table, index)} config: {key}", "config") if parsed else (f"{_where(table, index)} {key}", key)
+        if parsed or isinstance(raw, (bool, int)):
+            value = raw
+        elif isinstance(raw, str):
             try:
                 value = parse_const_value(raw, where)
             except SpecError as err:
-                raise self.src.error(f"{where}: {err.message}", table, key, index or 0) from None
-        elif isinstance(raw, (bool, int)):
-            value = raw
+                raise self.src.error(f"{where}: {err.message}", table, at, index or 0) from None
         else:
             raise self.src.error(f"{where}: a value is an integer, true/false or a string (a bare word is a "
                                  f"string, anything else an expression such as \"{{1, 2}}\"), got {raw!r}",
-                                 table, key, index or 0)
+                                 table, at, index or 0)
         value = normalize(value)
         position = [c.name for c in self.spec.consts].index(key)
         if position < len(self.defaults):
             problem = override_error(self.consts[key], value, self.spec, self.defaults[:position])
             if problem:
-                raise self.src.error(f"{where}: {problem}", table, key, index or 0)
+                raise self.src.error(f"{where}: {problem}", table, at, index or 0)
         return value
 
 

@@ -210,6 +210,7 @@ class Matrix:
             "cached": r.get("cached", False), "error": r.get("error"), "internal": r.get("internal", False),
             "fingerprints": r.get("fingerprints", False), "files": r.get("files", []),
             "command": command(self.grid.spec, run, self.grid), "key": run.key,
+            **({"config": run.point.config} if run.point.config else {}),  # the configuration it came from
         }
 
 

@@ -11,7 +11,7 @@ format is in docs/study.md.
     name = "sizes"                            # OUT/sizes/
     grid = "bakery.toml"                      # a grid file, or a table: base = "x.toml" and overrides
     [[sections]]
-    kind = "matrix"                           # matrix, smallest, ablation, flips, cost, template
+    kind = "matrix"                           # matrix, smallest, ablation, flips, cost, least, template
     title = "Every point"
     sweep = "sizes"
 
@@ -49,9 +49,11 @@ KINDS: dict[str, dict[str, type]] = {  # each kind's own keys
     "ablation": {"axis": str, "labels": dict, "label": str},
     "flips": {"axis": str},
     "cost": {"axis": str, "metric": str},
+    "least": {"axis": str, "rows": list},
     "template": {"file": str},
 }
-REQUIRED = {"ablation": ("axis",), "flips": ("axis",), "cost": ("axis", "metric"), "template": ("file",)}
+REQUIRED = {"ablation": ("axis",), "flips": ("axis",), "cost": ("axis", "metric"), "least": ("axis",),
+            "template": ("file",)}
 METRICS = {"distinct": "distinct states", "generated": "states generated", "depth": "depth",
            "trace_length": "trace length", "seconds": "seconds"}
 KIND_WORDS = {str: "a string", list: "a list", dict: "a table", (str, dict): "a grid file's path or a table"}
@@ -259,7 +261,7 @@ def _section(src: Source, env: SandboxedEnvironment, sweeps: dict[str, StudySwee
 def _axes_known(src: Source, j: int, kind: str, options: dict[str, Any], grid: Grid) -> None:
     """The axes a section names are the grid's (and `smallest`/`ablation` on a stop-at-first sweep
     only per what the sweep stops per: a finer group's smallest point may never have been searched)."""
-    axes = grid.axes + (["checks"] if grid.separately else [])
+    axes = grid.axes + (["checks"] if grid.separately else []) + (["config"] if _configured(grid) else [])
 
     def known(key: str, name: Any) -> None:
         if name not in axes:
@@ -285,8 +287,18 @@ def _axes_known(src: Source, j: int, kind: str, options: dict[str, Any], grid: G
     if kind == "cost" and options["metric"] not in METRICS:
         raise src.error(f"metric: one of {', '.join(METRICS)}, got {options['metric']!r}"
                         f"{did_you_mean(options['metric'], METRICS)}", "sections", "metric", j)
+    if kind == "least" and not all(type(p.constants.get(options["axis"])) is int for p in grid.points):
+        raise src.error(f"axis: {options['axis']!r} must be an integer axis at every point of the grid (the least "
+                        "value at which the checks hold is searched along it)", "sections", "axis", j)
+    if kind == "least" and options["axis"] in options.get("rows", []):
+        raise src.error(f"rows: {options['axis']!r} is the axis the least value is searched along", "sections", "rows", j)
     if kind == "ablation" and not all(isinstance(v, str) for v in options.get("labels", {}).values()):
         raise src.error("labels: a table of strings, one per value of the axis", "sections", "labels", j)
+
+
+def _configured(grid: Grid) -> bool:
+    """Whether the grid's points come from named configurations: then `config` is an axis of its sections."""
+    return any(p.config for p in grid.points)
 
 
 # ---- running a study ----
@@ -359,12 +371,15 @@ class SweepView:
     def __init__(self, sweep: StudySweep, data: dict[str, Any], spec_text: str):
         self.name, self.grid, self.data = sweep.name, sweep.grid, data
         self.rows: list[dict[str, Any]] = data["runs"]
-        self.axes: list[str] = data["axes"] + (["checks"] if data["checks"]["separately"] else [])
+        self.axes: list[str] = (data["axes"] + (["checks"] if data["checks"]["separately"] else [])
+                                + (["config"] if any("config" in r for r in self.rows) else []))
         self.spec_text = spec_text
 
     def value(self, row: dict[str, Any], axis: str) -> str:
         if axis == "checks" and axis not in row["shown"]:
             return row["checks"]
+        if axis == "config" and axis not in row["shown"]:
+            return row.get("config") or UNSET
         return row["shown"].get(axis, UNSET)
 
     def values(self, axis: str, rows: list[dict[str, Any]] | None = None) -> list[str]:
@@ -705,7 +720,65 @@ def _cost(view: SweepView, s: Section) -> Drawn:
     return out
 
 
-DRAW = {"matrix": _matrix, "smallest": _smallest, "ablation": _ablation, "flips": _flips, "cost": _cost}
+def _least(view: SweepView, s: Section) -> Drawn:
+    """The cost of a rule as a bound: for each group, the least value of an integer axis (such as
+    MAX_RETRAINED in `len(twice) <= MAX_RETRAINED`) at which the checks were proved, tight when the
+    value just below it was refuted; a proof at a smaller value than a refutation is said, not hidden."""
+    axis = s.options["axis"]
+    rows_by = s.options.get("rows") or [a for a in view.axes if a != axis]
+    out = Drawn(s.kind, s.title, s.text, [view.summary()], bounds=view.bounds())
+    table, exact, bounded, none, odd = [], 0, 0, 0, []
+    for key, group in view.groups(rows_by).items():
+        at = sorted(group, key=lambda r: int(view.value(r, axis)))
+        proved = next((r for r in at if r["verdict"] == "proved"), None)
+        below = [r for r in at if proved is None or int(view.value(r, axis)) < int(view.value(proved, axis))]
+        refuted = [r for r in below if r["verdict"] == "refuted"]
+        later = [r for r in at if proved is not None and r["verdict"] == "refuted"
+                 and int(view.value(r, axis)) > int(view.value(proved, axis))]
+        if later:
+            odd.append(f"{', '.join(map(md_text, key))}: proved at {axis}={view.value(proved, axis)} and refuted at "
+                       f"{axis}={view.value(later[0], axis)} (the checks are not monotone in {axis} there)")
+        if proved is not None:
+            v = int(view.value(proved, axis))
+            last = refuted[-1] if refuted else None
+            if last is not None and int(view.value(last, axis)) == v - 1 and len(below) == len(refuted):
+                exact += 1
+                cell, why_cell = f"**{v}**", "refuted at " + view.refuted(last, tuple(view.axes))
+            else:
+                bounded += 1
+                undecided = [r for r in below if r["verdict"] != "refuted"]
+                cell = f"at most {v}"
+                why_cell = (("refuted at " + view.refuted(last, tuple(view.axes)) + "; " if last else "")
+                            + (f"undecided below: {tally(undecided)}" if undecided else
+                               f"no smaller {axis} searched" if not below else
+                               f"nothing searched between {view.value(last, axis)} and {v}"))
+            table.append([*map(md_text, key), cell, why_cell, f"{proved['distinct']:,}"])
+        else:
+            none += 1
+            top = at[-1]
+            cell = (f"more than {view.value(top, axis)}" if all(r["verdict"] == "refuted" for r in at)
+                    else "undecided")
+            table.append([*map(md_text, key), cell, tally(at), "—"])
+    out.table = Table([*rows_by, f"least {axis} proved", "below it", "distinct states there"], table)
+    out.summary.append(f"For each group of {', '.join(rows_by) or 'the whole sweep'}: the least {axis} at which "
+                       f"{md_text(_checked_words(view))} was proved. Tight (bold) in {exact} of the {len(table)} groups: "
+                       f"the value just below was refuted, and its trace shows a behaviour that needs the bound"
+                       + (f"; an upper bound only in {bounded} (nothing refuted just below it)" if bounded else "")
+                       + (f"; no value proved in {none} (a larger {axis} may be needed)" if none else "") + ".")
+    if odd:
+        out.notes.append("Not monotone: " + "; ".join(odd) + ".")
+    out.notes += _incomplete(view.rows)
+    return out
+
+
+def _checked_words(view: SweepView) -> str:
+    checks = view.data["checks"]
+    names = checks["invariants"] if checks["invariants"] is not None else ["every invariant"]
+    return " and ".join(names + (checks.get("properties") or []))
+
+
+DRAW = {"matrix": _matrix, "smallest": _smallest, "ablation": _ablation, "flips": _flips, "cost": _cost,
+        "least": _least}
 
 
 def render(study: Study, results: Results, whole: bool = True) -> str:
