@@ -63,10 +63,11 @@ def route_schedules(found: list[tuple[Path, dict[str, Any]]], tmp: str) -> list[
     for path, data in found:
         if data.get("verdict") != "violated" or data["constants"].get("CUT") not in ("frontier", "in_flight"):
             continue
-        dest = Path(tmp) / path.name.replace(".json", f"-{FIX}.json")
+        name = data.get("trace_name") or path.name  # conformance/results.py: trace_files
+        dest = Path(tmp) / name.replace(".json", f"-{FIX}.json")
         info = schedule(path, dest, {**_constants(data), "CUT": FIX})
         fixed = json.loads(dest.read_text(encoding="utf-8"))
-        fixed["fix_of"] = {"trace": path.name, "rule": data["constants"]["CUT"], **info}
+        fixed["fix_of"] = {"trace": name, "rule": data["constants"]["CUT"], **info}
         out.append((dest, fixed))
     return out
 

@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .mapping import RULE_COMMIT
 
@@ -25,18 +25,53 @@ HERE = Path(__file__).resolve().parent
 COMMITS = {"pre": "8c1e170d8", "post": "ee5741a13"}
 
 
+ROUTES = "routes"  # the study's sweep of the loss routes (spec/study/routes.toml), in traces/routes/
+
+
+def trace_files(folder: Path) -> dict[str, Path]:
+    """Every counterexample of traces/ by the name the replays give it: a file at the top by its
+    own name, a loss route of the routes sweep as `route-NAME-RULE[-eager].json` (its point's
+    configuration, rule and schedule; the file is that point's trace in the sweep's folder)."""
+    out = {path.name: path for path in sorted(folder.glob("*.json"))
+           if not path.name.endswith(".itf.json") and path.name != "results.json"}
+    sweep = folder / ROUTES / "sweep.json"
+    if sweep.exists():
+        for run in json.loads(sweep.read_text(encoding="utf-8"))["runs"]:
+            trace = next((f for f in run["files"] if f.endswith(".json") and not f.endswith(".itf.json")), None)
+            if trace and run.get("config", "").startswith("route-"):
+                c = run["constants"]
+                name = f"{run['config']}-{c['CUT']}" + ("-eager" if c["SCHEDULE"] == "eager" else "")
+                out[f"{name}.json"] = folder / ROUTES / trace
+    return out
+
+
 def traces(folder: Path) -> list[tuple[Path, dict[str, Any]]]:
-    """The `check --json` traces of the rules the code has, eager ones first, by name."""
+    """The `check --json` traces of the rules the code has, eager ones first, by name (`trace_files`;
+    each trace's name is in its data as `trace_name`)."""
     out = []
-    for path in sorted(folder.glob("*.json")):
-        if path.name.endswith(".itf.json") or path.name == "results.json":
-            continue
+    for name, path in trace_files(folder).items():
         data = json.loads(path.read_text(encoding="utf-8"))
         c = data.get("constants") if isinstance(data, dict) else None
         if not isinstance(c, dict) or c.get("CUT") not in RULE_COMMIT or not data.get("trace"):
             continue
+        data["trace_name"] = name
         out.append((path, data))
-    return sorted(out, key=lambda pd: (pd[1]["constants"].get("SCHEDULE") != "eager", pd[0].name))
+    return sorted(out, key=lambda pd: (pd[1]["constants"].get("SCHEDULE") != "eager", name_of(*pd)))
+
+
+def linker(folder: Path):
+    """A trace's name as a link from conformance/ to its file in `folder` (traces/)."""
+    files = trace_files(folder)
+
+    def link(name: str) -> str:
+        path = files.get(name)
+        return f"[{name}](../traces/{path.relative_to(folder).as_posix()})" if path else name
+    return link
+
+
+def name_of(path: Path, data: dict[str, Any]) -> str:
+    """A trace's name in the results: `trace_files`' name, or its file's."""
+    return data.get("trace_name") or path.name
 
 
 def run_batch(paths: list[Path], tree: str, root: Path, fix: str = "") -> tuple[list[dict[str, Any]], float]:
@@ -109,10 +144,10 @@ def atomic_traces(found: list[tuple[Path, dict[str, Any]]], root: Path, tmp: str
     out = []
     for path, data in found:
         c = data["constants"]
-        if c.get("SCHEDULE") != "eager" or not path.name.startswith("route-"):
+        if c.get("SCHEDULE") != "eager" or not name_of(path, data).startswith("route-"):
             continue
         consts = {**c, "ATOMIC_PAUSE": True}
-        dest = Path(tmp) / path.name.replace("-eager.json", "-eager-atomic-pause.json")
+        dest = Path(tmp) / name_of(path, data).replace("-eager.json", "-eager-atomic-pause.json")
         args = [sys.executable, "-m", "explorer", "check", "spec/collector.spec", "--no-deadlock",
                 "--invariant", "no_prompt_lost", "--json", str(dest)]
         for k, v in consts.items():
@@ -121,7 +156,7 @@ def atomic_traces(found: list[tuple[Path, dict[str, Any]]], root: Path, tmp: str
         if res.returncode not in (0, 1):
             raise SystemExit(f"explorer check for {dest.name} failed (exit {res.returncode}): {res.stdout}{res.stderr}")
         found_data = json.loads(dest.read_text(encoding="utf-8"))
-        found_data["atomic_of"] = path.name
+        found_data["atomic_of"] = name_of(path, data)
         out.append((dest, found_data))
     return out
 
@@ -139,7 +174,9 @@ def outcome_cell(r: dict[str, Any]) -> str:
 
 
 def write(results: list[dict[str, Any]], md: Path, seconds: float, imports: dict[str, float],
-          load: float, fixed: list[dict[str, Any]] | None = None, mbt: list[dict[str, Any]] | None = None) -> None:
+          load: float, fixed: list[dict[str, Any]] | None = None, mbt: list[dict[str, Any]] | None = None,
+          folder: Path = HERE.parent / "traces") -> None:
+    link = linker(folder)
     lines = ["# Conformance: the model's counterexamples replayed on NeMo RL's real collector", "",
              f"Written by `python -m conformance.results` ({seconds:.0f} s on this machine); nothing here is "
              "edited by hand. Each trace of `traces/` whose rule the code has is replayed with `python -m explorer "
@@ -163,7 +200,7 @@ def write(results: list[dict[str, Any]], md: Path, seconds: float, imports: dict
         lines += [f"## SCHEDULE = {schedule}", "", "| trace | rule | commit | states | outcome | replay (s) | wall (s) |",
                   "|---|---|---|---|---|---|---|"]
         for r in rows:
-            lines.append(f"| [{r['trace']}](../traces/{r['trace']}) | {r.get('rule', '')} | {r.get('commit', '')[:9]} "
+            lines.append(f"| {link(r['trace'])} | {r.get('rule', '')} | {r.get('commit', '')[:9]} "
                          f"| {r.get('states', '')} | {outcome_cell(r)} | {r.get('seconds', '')} | {r['wall_seconds']} |")
         lines.append("")
     atomic = [r for r in results if r.get("atomic_of")]
@@ -199,7 +236,7 @@ def write(results: list[dict[str, Any]], md: Path, seconds: float, imports: dict
                          f"| {r.get('rule', '')} | {r.get('commit', '')[:9]} | {outcome_cell(r)} | {r.get('seconds', '')} "
                          f"| {r['wall_seconds']} |")
         lines.append("")
-    lines += fixed_lines(fixed or []) + mbt_lines(mbt or [])
+    lines += fixed_lines(fixed or [], link) + mbt_lines(mbt or [])
     timing = [(r["trace"], t) for r in results if not r.get("atomic_of") for t in r.get("timing", [])]
     if timing:
         lines += ["## Timings the replays had to provoke", "",
@@ -210,7 +247,7 @@ def write(results: list[dict[str, Any]], md: Path, seconds: float, imports: dict
     md.write_text("\n".join(lines), encoding="utf-8")
 
 
-def fixed_lines(rows: list[dict[str, Any]]) -> list[str]:
+def fixed_lines(rows: list[dict[str, Any]], link: Callable[[str], str]) -> list[str]:
     """The recommended rule patched into the post tree: the loss routes' schedules, and the window."""
     routes = [r for r in rows if r.get("fix_of")]
     window = [r for r in rows if r.get("window")]
@@ -234,7 +271,7 @@ def fixed_lines(rows: list[dict[str, Any]]) -> list[str]:
                     if f["differs_at"] else "never (the same states)")
             lost_cell = "error" if "error" in r else (
                 "{" + ", ".join(map(str, r["code_lost"])) + "}" if r.get("completed") else "not known (stopped)")
-            lines.append(f"| [{f['trace']}](../traces/{f['trace']}) | {f['rule']} | {sched} | {acts} "
+            lines.append(f"| {link(f['trace'])} | {f['rule']} | {sched} | {acts} "
                          f"| {outcome_cell(r)} | {lost_cell} |")
         lines.append("")
     if window:
@@ -336,7 +373,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.render_only:
         out = Path(args.output)
         run = json.loads((out.parent / "results.json").read_text(encoding="utf-8"))
-        write(run["results"], out, run["seconds"], run["imports"], run["load"], run.get("fixed"), run.get("mbt"))
+        write(run["results"], out, run["seconds"], run["imports"], run["load"], run.get("fixed"), run.get("mbt"),
+              Path(args.traces))
         print(f"wrote {out}")
         return 0
     trees = {"pre": args.pre, "post": args.post}
@@ -354,7 +392,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             if data.get("atomic_of") and data.get("verdict") != "violated":
                 verdict = data.get("verdict") if data.get("complete") else "incomplete (cut by a limit)"
-                results.append({"trace": path.name, "atomic_of": data["atomic_of"], "rule": c["CUT"],
+                results.append({"trace": name_of(path, data), "atomic_of": data["atomic_of"], "rule": c["CUT"],
                                 "proved": f"{verdict}, {data.get('distinct_states')} states", "wall_seconds": 0})
                 continue
             jobs[RULE_COMMIT[c["CUT"]]].append((path, data))
@@ -365,12 +403,12 @@ def main(argv: list[str] | None = None) -> int:
             outs, imports[side] = run_batch([p for p, _ in items], trees[side], HERE.parent)
             for (path, data), r in zip(items, outs):
                 c = data["constants"]
-                r.update(schedule=c.get("SCHEDULE"), scenario=data.get("scenario"), atomic_of=data.get("atomic_of"),
-                         model_verdict=data.get("verdict"))
+                r.update(trace=name_of(path, data), schedule=c.get("SCHEDULE"), scenario=data.get("scenario"),
+                         atomic_of=data.get("atomic_of"), model_verdict=data.get("verdict"))
                 r.setdefault("rule", c["CUT"])
                 results.append(r)
-                print(f"{path.name}: {outcome_cell(r)}", flush=True)
-        names = [p.name for p, _ in todo]
+                print(f"{r['trace']}: {outcome_cell(r)}", flush=True)
+        names = [name_of(p, d) for p, d in todo]
         results.sort(key=lambda r: names.index(r["trace"]))
         fixed: list[dict[str, Any]] = []
         if args.fix:
@@ -391,7 +429,7 @@ def main(argv: list[str] | None = None) -> int:
     run = {"seconds": round(time.monotonic() - t0), "imports": imports, "load": os.getloadavg()[0], "results": results,
            "fixed": fixed, "mbt": mbt}
     (out.parent / "results.json").write_text(json.dumps(run, indent=1) + "\n", encoding="utf-8")
-    write(results, out, run["seconds"], imports, run["load"], fixed, mbt)
+    write(results, out, run["seconds"], imports, run["load"], fixed, mbt, Path(args.traces))
     print(f"wrote {out}")
     return 0 if all("error" not in r for r in results) else 2
 

@@ -4,12 +4,12 @@
     python scripts/study_collector.py --quick    # only the smallest counterexample (for CI)
 
 What it runs (see traces/README.md, which it writes):
-1. the study file spec/study/collector.toml, as `explorer study` runs it: first the cut rules on
-   a grid of constants at STEPS = 2 (`rules`), on the recipes (`recipes`) and what each re-trains
-   (`retrain`), then the deeper sweeps of step 7, each into traces/<name>/;
+1. the study file spec/study/collector.toml, as `explorer study` runs it: first each loss route
+   (a minimal configuration) against every rule (`routes`), the cut rules on a grid of constants
+   at STEPS = 2 (`rules`), on the recipes (`recipes`) and what each re-trains (`retrain`), then
+   the deeper sweeps of step 7, each into traces/<name>/;
 2. the smallest constants where the frontier rule loses a prompt, with its shortest trace;
-3. each loss route found, replayed as a minimal configuration against every rule, and for each
-   loss what it needs (the same run with one ingredient taken away);
+3. for each loss of a route, what it needs (the same run with one ingredient taken away);
 4. the stuck-run check (deadlock detection; `finished` states are terminal) on a grid;
 5. the liveness check (property `trains` under the spec's fairness) on the same grid and at larger
    constants, and a search for livelocks (a fair cycle that never trains) behind every stall;
@@ -57,6 +57,7 @@ from explorer.study.study import (finished_results, finished_sweep, load_study, 
 from explorer.study.study import write_readme as write_study_page  # noqa: E402
 from explorer.study.sweep import engine_version  # noqa: E402
 from study_deep import ablation_summary, conformance_lines, deep_summary  # noqa: E402
+from conformance.results import trace_files  # noqa: E402
 
 SPEC = Path("spec/collector.spec")  # relative: what the traces record does not depend on the checkout
 SCENARIOS = Path("spec/scenarios")
@@ -153,6 +154,7 @@ def run_job(job: Job) -> dict[str, Any]:
         result = explore(model, job.limits, deadlock=job.kind == "stuck")
     seconds = time.monotonic() - started
     verdict = VERDICT.get(result.verdict, result.verdict)
+    data = result_json(model, result) if result.trace else None
     return {
         "kind": job.kind, "rule": job.rule, "constants": {k: consts[k] for k in SHOWN if k in consts},
         "bound": consts.get("MAX_RETRAINED"),
@@ -161,12 +163,12 @@ def run_job(job: Job) -> dict[str, Any]:
         "witness": ", ".join(f"{k} = {short(v)}" for k, v in result.witness) if result.witness else "",
         "stopped_by": result.stopped_by,
         "text": format_result(model, result, "spec/collector.spec") if result.trace else "",
-        "json": result_json(model, result) if result.trace else None,
+        "json": data,
         "itf": itf_trace(model, result.trace, f"{job.kind} {job.rule}") if result.trace else None,
         "dot": trace_dot(model, result.trace, f"{job.kind}, CUT={job.rule}") if result.trace else "",
         "prompts": prompt_picture(model, result) if result.trace and job.kind == "loss" else None,
-        "checkpoints": checkpoints_along(model, result) if result.trace and job.kind == "loss" else [],
-        "uses": trace_uses(model, result) if result.trace else [],
+        "checkpoints": checkpoints_along(data["trace"]) if data and job.kind == "loss" else [],
+        "uses": trace_uses(data["trace"]) if data else [],
         "property": result.property if result.loop is not None else None,
         "setting": consts_text({k: consts[k] for k in SHOWN + ["SAVE_EVERY", "IN_FLIGHT_UPDATES", "BARRIER"] if k in consts}),
         "lasso": lasso_what(model, result),
@@ -188,32 +190,39 @@ def lasso_what(model, result) -> str:
     return "stall (only " + ", ".join(able) + " enabled)" if able else "deadlock"
 
 
-def trace_uses(model, result) -> list[str]:
-    """The faults and events a counterexample goes through, in the words of the README."""
+def trace_uses(steps: list[dict[str, Any]]) -> list[str]:
+    """The faults and events a counterexample (its steps, as `check --json` writes them) goes
+    through, in the words of the README."""
     used = []
-    for before, after in zip(result.trace, result.trace[1:]):
-        b, a = model.state_dict(before.state), model.state_dict(after.state)
-        if after.action == "worker_fails":
-            used.append("a fatal failure" if a["fatal"] is TRUE and b["fatal"] is not TRUE else "a tolerated failure")
-        elif after.action == "restart":
-            used.append({"crash": "a crash", "fatal": "a fatal restart", "relaunch": "a relaunch"}[after.binding["why"]])
-        elif after.action == "end_of_stream":
+    for b, a in zip(steps, steps[1:]):
+        action, before, after = a["action"], b["state"], a["state"]
+        if action == "worker_fails":
+            used.append("a fatal failure" if after["fatal"] is True and before["fatal"] is not True else "a tolerated failure")
+        elif action == "restart":
+            used.append({"crash": "a crash", "fatal": "a fatal restart", "relaunch": "a relaunch"}[a["params"]["why"]])
+        elif action == "end_of_stream":
             used.append("the end of the stream")
-        elif after.action == "train" and b["fatal"] is TRUE:
+        elif action == "train" and before["fatal"] is True:
             used.append("the health-check race (a step trained after a fatal failure, before the next check)")
     return list(dict.fromkeys(used))
 
 
-def checkpoints_along(model, result) -> list[dict[str, Any]]:
-    """Each checkpoint of a counterexample: the trained frontier and ring it saw, what it saved."""
+def _members(value: dict[str, Any]) -> list[Any]:
+    """The elements of a set or a tuple as `check --json` writes them."""
+    return value.get("#set", value.get("#tup", []))
+
+
+def checkpoints_along(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each checkpoint of a counterexample (its steps, as `check --json` writes them): the trained
+    frontier and ring it saw, what it saved."""
     out = []
-    for before, after in zip(result.trace, result.trace[1:]):
-        if after.action != "checkpoint":
+    for b, a in zip(steps, steps[1:]):
+        if a["action"] != "checkpoint":
             continue
-        b, c = model.state_dict(before.state), model.state_dict(after.state)["ckpt"]
-        out.append({"F": b["F"], "cut": c["cut"], "aligned_flag": b["aligned"] is TRUE,
-                    "ring_has_base": any(r <= c["cut"] for r in b["ring"]), "frontier": c["frontier"] is TRUE,
-                    "buffered": sorted(g[0] for g in c["buffer"])})
+        before, c = b["state"], a["state"]["ckpt"]
+        out.append({"F": before["F"], "cut": c["cut"], "aligned_flag": before["aligned"] is True,
+                    "ring_has_base": any(r <= c["cut"] for r in _members(before["ring"])),
+                    "frontier": c["frontier"] is True, "buffered": sorted(_members(g)[0] for g in _members(c["buffer"]))})
     return out
 
 
@@ -389,18 +398,12 @@ def main() -> int:
         print(f"wrote {', '.join(files)} in {out}")
         return 0
 
-    # 3. routes x every rule (including the ablations) x every schedule
-    route_rows = []
-    route_jobs = [Job("loss", rule, {**consts, "SCHEDULE": sch}, ROUTE_LIMITS)
-                  for _, _, consts in routes() for sch in SCHEDULES for rule in RULES + ABLATIONS]
-    for job, row in zip(route_jobs, run_all(pool, route_jobs, "route")):
-        name, why, _ = next(r for r in routes() if {**r[2], "SCHEDULE": job.consts["SCHEDULE"]} == job.consts)
-        row["route"], row["why"], row["schedule"] = name, why, job.consts["SCHEDULE"]
-        route_rows.append(row)
-        if row["verdict"] == "refuted":
-            write_counterexample(out, route_stem(name, row["rule"], row["schedule"]), row,
-                                 f"{name}: CUT={row['rule']} loses a prompt ({consts_text(row['constants'])})")
-    needs_rows = needs(pool, route_rows)
+    # 1 and 7. the sweeps of spec/study/collector.toml: the loss routes against every rule, the rules on
+    # the grid, the recipes, re-training; at deeper bounds, the earlier rules, the rule that holds, its ablation
+    if not args.no_sweeps:
+        run_study(load_study(STUDY), out, args.workers, reuse=args.reuse_sweeps)
+    # 3. what each loss route needs (the routes themselves are the sweep `routes`)
+    needs_rows = needs(pool, swept_routes(out / "routes", finished_results(load_study(STUDY), out).data["routes"]))
     # 4. stuck runs
     stuck_jobs = [Job("stuck", rule, c) for c in scheduled(stuck_grid()) for rule in RULES]
     stuck_rows = run_all(pool, stuck_jobs, "stuck")
@@ -457,16 +460,11 @@ def main() -> int:
                 replay_lines.append(f"| `{trace_file.name}` | {str(barrier).lower()} | {str(load).lower()} | {rule} | "
                                     f"{what} | [{stem}.txt]({stem}.txt) |")
 
-    results = {"routes": route_rows, "needs": needs_rows, "stuck": stuck_rows, "live": live_rows,
-               "smallest": [smallest]}
+    results = {"needs": needs_rows, "stuck": stuck_rows, "live": live_rows, "smallest": [smallest]}
     for group in results.values():
         for row in group:
             for key in ("text", "json", "itf", "dot", "prompts", "livelock_text"):
                 row.pop(key, None)
-    # 1 and 7. the sweeps of spec/study/collector.toml: the rules on the grid, the recipes, re-training;
-    # at deeper bounds, the earlier rules, the rule that holds, its ablation
-    if not args.no_sweeps:
-        run_study(load_study(STUDY), out, args.workers, reuse=args.reuse_sweeps)
     results["replay_lines"], results["seconds"] = replay_lines, round(time.monotonic() - started)
     write_json(str(out / "results.json"), results)
     write_all_readme(out, results)
@@ -530,9 +528,10 @@ def fix_on_code(rule: str = "lowest_unfinished") -> str:
     if not path.exists():
         return ""
     data = json.loads(path.read_text())
+    files = trace_files(ROOT / "traces")
+
     def is_loss(name: str) -> bool:  # a committed counterexample of no_prompt_lost
-        trace = ROOT / "traces" / name
-        return trace.exists() and json.loads(trace.read_text()).get("property") == "no_prompt_lost"
+        return name in files and json.loads(files[name].read_text()).get("property") == "no_prompt_lost"
 
     routes = [r for r in data.get("fixed", []) if r.get("fix_of") and r["fix"] == rule and is_loss(r["fix_of"]["trace"])]
     done = [r for r in routes if r.get("completed") and "error" not in r]
@@ -593,8 +592,8 @@ def verdict_lines(results: dict[str, Any], deep: dict[str, dict[str, Any]]) -> l
                      f"{sum(r['rule'] == rule for r in routes_rows)} loss routes (both schedules); for one: "
                      f"*{row['route']}* ({row['setting'].split(' SAVE_EVERY')[0]}), a shortest trace of "
                      f"{row['trace_length']} states through {', '.join(row['uses'])}, "
-                     f"prompt {row['witness']} lost: [{stem}.txt]({stem}.txt), its picture "
-                     f"[{stem}.prompts.svg]({stem}.prompts.svg); {_on_code(stem + '.json')} "
+                     f"prompt {row['witness']} lost: [{stem}]({row['files']['txt']}), its picture "
+                     f"[{stem}.svg]({row['files']['view.svg']}); {_on_code(stem + '.json')} "
                      f"| `{CHECK.format(route=row['route'], rule=rule)}` (1) |")
     rule = "lowest_unfinished"
     mine = [r for r in routes_rows if r["rule"] == rule]
@@ -673,7 +672,7 @@ def write_all_readme(out: Path, results: dict[str, Any]) -> int:
     study = load_study(STUDY)
     finished = finished_results(study, out)
     deep = finished.data
-    results = {**results, "grid": grid_rows(out / "rules", deep["rules"]),
+    results = {**results, "grid": grid_rows(out / "rules", deep["rules"]), "routes": swept_routes(out / "routes", deep["routes"]),
                "retrain": retrain_rows(out / "retrain", deep["retrain"])}
     write_readme(out, results["smallest"][0], results["grid"], results["routes"], results["needs"],
                  results["stuck"], results["live"], results["replay_lines"], results["seconds"])
@@ -689,34 +688,34 @@ def write_all_readme(out: Path, results: dict[str, Any]) -> int:
 
 def sweep_rows(folder: Path, data: dict[str, Any], kind: str) -> list[dict[str, Any]]:
     """A sweep's searches (`data`, the sweep.json in `folder`) as this script's rows, what the
-    tables below read; a refutation's `uses` from its trace."""
+    tables below read: a refutation's `uses` and checkpoints from its trace, and its files (txt,
+    json, the picture of its views) linked from the README's folder."""
     rows = []
     for r in data["runs"]:
         c = r["constants"]
-        trace = next((f for f in r["files"] if f.endswith(".json") and not f.endswith(".itf.json")), None)
-        steps = json.loads((folder / trace).read_text())["trace"] if trace else []
+        files = {kind_: f"{folder.name}/{f}" for f in r["files"] for kind_ in ("txt", "json", "view.svg")
+                 if f.endswith("." + kind_) and not f.endswith(".itf.json") and not (kind_ == "txt" and f.endswith(".view.txt"))}
+        steps = json.loads((folder.parent / files["json"]).read_text())["trace"] if "json" in files else []
         rows.append({"kind": kind, "rule": c["CUT"], "constants": {k: c[k] for k in SHOWN if k in c},
                      "bound": c.get("MAX_RETRAINED"), "verdict": r["verdict"], "distinct": r["distinct"],
                      "generated": r["generated"], "depth": r["depth"], "seconds": round(r["seconds"], 1),
                      "trace_length": r["trace_length"] or 0, "witness": r["witness"] or "",
-                     "stopped_by": r["stopped_by"], "uses": json_trace_uses(steps), "constants_all": c})
+                     "stopped_by": r["stopped_by"], "uses": trace_uses(steps), "checkpoints": checkpoints_along(steps),
+                     "setting": consts_text({k: c[k] for k in SHOWN + ["SAVE_EVERY", "IN_FLIGHT_UPDATES", "BARRIER"] if k in c}),
+                     "files": files, "config": r.get("config"), "constants_all": c})
     return rows
 
 
-def json_trace_uses(steps: list[dict[str, Any]]) -> list[str]:
-    """`trace_uses` of a trace as `check --json` writes it."""
-    used = []
-    for b, a in zip(steps, steps[1:]):
-        action, before, after = a["action"], b["state"], a["state"]
-        if action == "worker_fails":
-            used.append("a fatal failure" if after["fatal"] is True and before["fatal"] is not True else "a tolerated failure")
-        elif action == "restart":
-            used.append({"crash": "a crash", "fatal": "a fatal restart", "relaunch": "a relaunch"}[a["params"]["why"]])
-        elif action == "end_of_stream":
-            used.append("the end of the stream")
-        elif action == "train" and before["fatal"] is True:
-            used.append("the health-check race (a step trained after a fatal failure, before the next check)")
-    return list(dict.fromkeys(used))
+def swept_routes(folder: Path, data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The routes sweep's rows, each named by its route (its configuration) and schedule, in the
+    order of ROUTE_NAMES, schedules and rules."""
+    why = {name: text for name, text, _ in routes()}
+    rows = sweep_rows(folder, data, "loss")
+    for row in rows:
+        row["route"], row["schedule"] = row["config"][len("route-"):], row.pop("constants_all")["SCHEDULE"]
+        row["why"] = why[row["route"]]
+    order = RULES + ABLATIONS
+    return sorted(rows, key=lambda r: (ROUTE_NAMES.index(r["route"]), SCHEDULES.index(r["schedule"]), order.index(r["rule"])))
 
 
 def grid_rows(folder: Path, data: dict[str, Any]) -> list[dict[str, Any]]:
@@ -744,6 +743,7 @@ def retrain_rows(folder: Path, data: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def route_stem(name: str, rule: str, schedule: str) -> str:
+    """A loss route's trace by the name conformance/ gives it (conformance/results.py: trace_files)."""
     return f"route-{name}-{rule}" + ("-eager" if schedule == "eager" else "")
 
 
@@ -921,8 +921,8 @@ def docs_findings(route_rows: list[dict[str, Any]]) -> list[str]:
                 "from it, not for that checkpoint alone.* The guide (docs/guides/async-grpo.md:181) says \"that "
                 "checkpoint alone falls back to the live cursor\". But a resume from a fallback checkpoint is a "
                 "legacy resume, which disables frontier alignment \"for this run and every checkpoint descended from "
-                f"it\" (G 4348-4363). In [{route_stem('legacy-lineage', 'in_flight', 'any')}.txt]"
-                f"({route_stem('legacy-lineage', 'in_flight', 'any')}.txt) {len(late)} later checkpoint(s) had a ring "
+                f"it\" (G 4348-4363). In [{route_stem('legacy-lineage', 'in_flight', 'any')}]"
+                f"({legacy['files']['txt']}) {len(late)} later checkpoint(s) had a ring "
                 "place at or below the cut and still saved the live cursor, and the run lost prompt "
                 f"{legacy['witness']}.")
     nobuf = next((r for r in route_rows if r["route"] == "no-buffer-restore" and r["rule"] == "in_flight"
@@ -935,8 +935,8 @@ def docs_findings(route_rows: list[dict[str, Any]]) -> list[str]:
                 "- *With `load_replay_buffer: false` prompts are lost even when the cut is not lowered.* The guide "
                 "(docs/guides/async-grpo.md:193) names only a checkpoint \"written with a conservative cut\" as "
                 "losing buffered groups. In "
-                f"[{route_stem('no-buffer-restore', 'in_flight', 'any')}.txt]"
-                f"({route_stem('no-buffer-restore', 'in_flight', 'any')}.txt) the last checkpoint's cut is the "
+                f"[{route_stem('no-buffer-restore', 'in_flight', 'any')}]"
+                f"({nobuf['files']['txt']}) the last checkpoint's cut is the "
                 f"trained frontier ({last['cut']}, not lowered), prompt {lost} is buffered below it (a refill "
                 "after a tolerated failure interleaved the targets), and the resume without the buffer never "
                 "yields it again.")
@@ -1079,8 +1079,8 @@ def write_readme(out: Path, smallest, grid_rows, route_rows, needs_rows, stuck_r
         "",
     ]
     lines += pivot_scheduled(route_rows, RULES[:2] + ABLATIONS + RULES[2:],
-                             lambda n, r, sch: f"{route_stem(n, r, sch)}.txt"
-                             if (out / f"{route_stem(n, r, sch)}.txt").exists() else None)
+                             lambda n, r, sch: next((row["files"].get("txt") for row in route_rows if
+                                                     (row["route"], row["rule"], row["schedule"]) == (n, r, sch)), None))
     lines += [""]
     for name, why, consts in routes():
         lines.append(f"- *{name}*: {why}. {consts_text(consts)}; reproduce with `python -m explorer check "

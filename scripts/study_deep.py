@@ -11,6 +11,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from conformance.results import trace_files
+
 ABLATIONS = ["ablation", "ablation-pending", "ablation-lowest"]  # one per rule, the proposed rule's last
 
 
@@ -190,12 +192,13 @@ def conformance_lines(out: Path) -> list[str]:
              "`ReplayBufferImpl` at its rule's commit (pre = 8c1e170d8, post = ee5741a13). *stale* = the trace "
              "has changed since it was replayed (a different number of states): run the command again.", "",
              "| trace | schedule | commit | on the code | timing the replay needed |", "|---|---|---|---|---|"]
+    files = trace_files(out)
     for r in data["results"]:
-        path = out / r["trace"]
-        if r.get("scenario") or r.get("atomic_of") or not path.exists():
+        path = files.get(r["trace"])
+        if r.get("scenario") or r.get("atomic_of") or path is None:
             continue
         states = len(json.loads(path.read_text()).get("trace", []))
         outcome = r["summary"] if states == r["states"] else f"stale ({r['states']} states replayed, {states} now)"
-        lines.append(f"| [{r['trace']}]({r['trace']}) | {r.get('schedule') or ''} | {r['label']} | {outcome} | "
+        lines.append(f"| [{r['trace']}]({path.relative_to(out).as_posix()}) | {r.get('schedule') or ''} | {r['label']} | {outcome} | "
                      + "; ".join(r.get("timing") or []) + " |")
     return lines + [""]

@@ -13,14 +13,16 @@ import pytest
 
 from conformance import mapping
 from conformance.replay import _stale_dispatch_follows, held_loop
+from conformance.results import trace_files
 from explorer.lang.errors import SpecError
 from explorer.lang.model import load_model
 from explorer.engine.replay import load_trace_file
 
 ROOT = Path(__file__).resolve().parent.parent
 TRACES = ROOT / "traces"
-ROUTES = sorted(p for p in TRACES.glob("route-*.json") if not p.name.endswith(".itf.json"))
-EAGER = [p for p in ROUTES if p.name.endswith("-eager.json")]
+FILES = trace_files(TRACES)  # each trace by its name: the loss routes' are in the routes sweep's folder
+ROUTES = {name: path for name, path in sorted(FILES.items()) if name.startswith("route-")}
+EAGER = [name for name in ROUTES if name.endswith("-eager.json")]
 
 
 def _cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -32,37 +34,39 @@ def _cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
 
 def test_every_committed_trace_maps_to_driver_commands():
     assert EAGER, "traces/ has no eager route traces"
-    for path in ROUTES:
+    assert len(ROUTES) >= 40 and all(path.parent.parent.parent.name == "routes" for path in ROUTES.values())
+    for name, path in ROUTES.items():
         tr = mapping.load(str(path))
         assert tr.steps[0].action is None and tr.steps[0].n == 1
-        assert all(s.action in mapping.COMMANDS for s in tr.steps[1:]), path.name
+        assert all(s.action in mapping.COMMANDS for s in tr.steps[1:]), name
         assert tr.verdict == "violated" and "p" in tr.witness
         assert len(tr.steps) == len(json.loads(path.read_text())["trace"])
 
 
 def test_itf_and_json_give_the_same_steps():
-    path = TRACES / "route-interleaving-frontier-eager.json"
+    path = FILES["route-interleaving-frontier-eager.json"]
     a, b = mapping.load(str(path)), mapping.load(str(path).replace(".json", ".itf.json"))
     assert a.constants == b.constants
     assert [(s.action, s.params, s.state) for s in a.steps] == [(s.action, s.params, s.state) for s in b.steps]
 
 
-@pytest.mark.parametrize("path", ROUTES, ids=lambda p: p.stem)
-def test_lost_agrees_with_the_specs_invariant(path):
+@pytest.mark.parametrize("name", ROUTES, ids=lambda n: n.removesuffix(".json"))
+def test_lost_agrees_with_the_specs_invariant(name):
     """mapping.lost re-states the spec's `accounted`: on every state of the trace it must be empty
     exactly where no_prompt_lost holds, and hold the witness at the violating state."""
+    path = ROUTES[name]
     tr = mapping.load(str(path))
     model = load_model(str(ROOT / "spec/collector.spec"), tr.constants)
     inv = next(p for p in model.invariants if p.name == "no_prompt_lost")
     raw = load_trace_file(str(path))
     for step, r in zip(tr.steps, raw):
         state = tuple(r.state[n] for n in model.var_names)
-        assert (mapping.lost(step.state, tr.constants) == set()) == inv.holds(state), (path.name, step.n)
+        assert (mapping.lost(step.state, tr.constants) == set()) == inv.holds(state), (name, step.n)
     assert tr.witness["p"] in mapping.lost(tr.steps[-1].state, tr.constants)
 
 
 def test_expected_keeps_what_the_code_holds():
-    tr = mapping.load(str(TRACES / "route-interleaving-in_flight-eager.json"))
+    tr = mapping.load(str(FILES["route-interleaving-in_flight-eager.json"]))
     first = mapping.expected(tr.steps[0].state, tr.constants, outstanding=True)
     assert "ckpt" not in first and first["outstanding"] == frozenset() and first["loop"] == "run"
     assert "threshold" not in first  # the filter is off
@@ -86,7 +90,7 @@ def test_the_held_pause_and_the_stale_dispatch_are_found():
     tr = mapping.load(str(TRACES / "stuck-frontier-code-eager.json"))
     notes = held_loop(tr)
     assert len(notes) == 1 and "group_finishes(t=0, o=0), worker_fails(t=1)" in notes[0]
-    legacy = mapping.load(str(TRACES / "route-legacy-lineage-frontier.json"))
+    legacy = mapping.load(str(FILES["route-legacy-lineage-frontier.json"]))
     trains = [s for s in legacy.steps if s.action == "train"]
     stale = [s.n for s in trains if _stale_dispatch_follows(legacy, s)]
     assert stale == [20]  # its dispatch at state 21 reads version 3 while the trainer is at 4
@@ -103,13 +107,13 @@ def test_bad_input_is_rejected_with_a_located_message(tmp_path):
                                                                     "state": {"x": 0}}]}))
     with pytest.raises(SpecError, match="not a trace of spec/collector.spec"):
         mapping.load(str(other))
-    data = json.loads((TRACES / "route-interleaving-frontier-eager.json").read_text())
+    data = json.loads((FILES["route-interleaving-frontier-eager.json"]).read_text())
     data["trace"][1]["label"] = "teleport"
     odd = tmp_path / "odd.json"
     odd.write_text(json.dumps(data))
     with pytest.raises(SpecError, match="'teleport' is not one of"):
         mapping.load(str(odd))
-    itf = json.loads((TRACES / "route-interleaving-frontier-eager.itf.json").read_text())
+    itf = json.loads((Path(str(FILES["route-interleaving-frontier-eager.json"]).replace(".json", ".itf.json"))).read_text())
     del itf["#meta"]
     bare = tmp_path / "bare.itf.json"
     bare.write_text(json.dumps(itf))
@@ -121,7 +125,7 @@ def test_cli_exits_2_on_bad_input_and_on_a_missing_tree(tmp_path):
     (tmp_path / "x.json").write_text("{}")
     r = _cli(str(tmp_path / "x.json"), "--nemo-rl", str(tmp_path))
     assert r.returncode == 2 and "not a trace" in r.stdout
-    trace = str(TRACES / "route-interleaving-frontier-eager.json")
+    trace = str(FILES["route-interleaving-frontier-eager.json"])
     r = _cli(trace, env={"NEMO_RL_SRC": ""})
     assert r.returncode == 2 and "no NeMo RL tree" in r.stdout
     r = _cli(trace, "--nemo-rl", str(tmp_path))
@@ -161,7 +165,7 @@ def _replay(trace: Path, tree: str, tmp: Path) -> dict:
 def test_a_loss_route_is_reproduced_on_its_commit(tmp_path):
     tree, label = _tree_or_skip()
     rule = "frontier" if label == "pre" else "in_flight"
-    data = _replay(TRACES / f"route-interleaving-{rule}-eager.json", tree, tmp_path)
+    data = _replay(FILES[f"route-interleaving-{rule}-eager.json"], tree, tmp_path)
     assert not data["diverged"], data["summary"]
     assert data["followed"] == data["states"] and data["code_lost"] == data["model_lost"] == [2]
 
@@ -173,7 +177,7 @@ def test_the_frontier_rule_diverges_from_the_post_code_at_its_checkpoint(tmp_pat
     tree, label = _tree_or_skip()
     if label != "post":
         pytest.skip("needs the post tree (ee5741a13)")
-    data = _replay(TRACES / "route-interleaving-frontier-eager.json", tree, tmp_path)
+    data = _replay(FILES["route-interleaving-frontier-eager.json"], tree, tmp_path)
     assert data["diverged"] and data["step"]["action"] == "checkpoint", data["summary"]
     assert any(f.startswith("ckpt.") for f, _, _ in data["fields"])
 
@@ -182,7 +186,7 @@ def test_a_tampered_trace_diverges_at_the_tampered_state(tmp_path):
     """The comparison is not vacuous: one field changed in one state is reported there."""
     tree, label = _tree_or_skip()
     rule = "frontier" if label == "pre" else "in_flight"
-    data = json.loads((TRACES / f"route-interleaving-{rule}-eager.json").read_text())
+    data = json.loads((FILES[f"route-interleaving-{rule}-eager.json"]).read_text())
     n = next(i for i, s in enumerate(data["trace"]) if s["label"] == "train")
     data["trace"][n]["state"]["wm"] += 5
     bad = tmp_path / "tampered.json"
@@ -201,7 +205,7 @@ def test_the_lost_wakeup_deadlock_is_reproduced(tmp_path):
 def test_the_startup_barrier_refuses_the_no_barrier_route(tmp_path):
     tree, label = _tree_or_skip()
     rule = "frontier" if label == "pre" else "in_flight"
-    data = _replay(TRACES / f"route-no-barrier-{rule}-eager.json", tree, tmp_path)
+    data = _replay(FILES[f"route-no-barrier-{rule}-eager.json"], tree, tmp_path)
     assert data["diverged"] and data["step"]["action"] == "train" and "startup barrier" in data["reason"]
 
 
@@ -293,7 +297,7 @@ def test_the_fix_is_refused_on_the_pre_tree(tmp_path):
     tree, label = _tree_or_skip()
     if label != "pre":
         pytest.skip("needs the pre tree (8c1e170d8)")
-    r = _cli(str(TRACES / "route-interleaving-frontier-eager.json"), "--nemo-rl", tree, "--fix", "lowest_unfinished")
+    r = _cli(str(FILES["route-interleaving-frontier-eager.json"]), "--nemo-rl", tree, "--fix", "lowest_unfinished")
     assert r.returncode == 2 and "post tree" in r.stdout
 
 
@@ -302,7 +306,7 @@ def test_a_loss_routes_schedule_under_the_fix_is_a_behaviour_that_keeps_every_pr
     recommended rule, are still a behaviour; it first parts from the loss trace at the checkpoint
     (the cut) and violates nothing, so the patched code has the same schedule to follow."""
     from conformance import fixed
-    src = TRACES / "route-interleaving-in_flight.json"
+    src = FILES["route-interleaving-in_flight.json"]
     data = json.loads(src.read_text())
     info = fixed.schedule(src, tmp_path / "fixed.json", {**fixed._constants(data), "CUT": "lowest_unfinished"})
     assert info["accepted"] and not info["violations"] and info["states"] == len(data["trace"])

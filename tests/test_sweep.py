@@ -432,18 +432,18 @@ def test_a_points_table_takes_its_constants_from_named_configurations(tmp_path):
     grid = write(tmp_path / "grid.toml", '[constants]\nBIG = 7\n[[points]]\nconfig = ["small", "wide"]\n'
                  'BIG = [5, 6]\n[[points]]\nconfig = "small"\nSMALL = 1\n')
     g = load_grid(grid, spec)
-    assert g.axes == ["SMALL", "BIG"]  # where `config` is written, then BIG
-    assert [(p.name, p.constants) for p in g.points] == [
-        ("SMALL=1,BIG=5", {"BIG": 5, "SMALL": 1}), ("SMALL=2,BIG=5", {"BIG": 5, "SMALL": 2}),
-        ("SMALL=2,BIG=6", {"BIG": 6, "SMALL": 2}), ("SMALL=4,BIG=5", {"BIG": 5, "SMALL": 4}),
-        ("SMALL=4,BIG=6", {"BIG": 6, "SMALL": 4})]
+    assert g.axes == ["BIG", "SMALL"]  # the keys written; a configuration's constants are not axes
+    assert [(p.name, p.config, p.constants) for p in g.points] == [  # in size order: the axes' sum
+        ("config=small,BIG=5,SMALL=1", "small", {"BIG": 5, "SMALL": 1}),
+        ("config=small,BIG=5,SMALL=2", "small", {"BIG": 5, "SMALL": 2}),
+        ("config=small,BIG=6,SMALL=2", "small", {"BIG": 6, "SMALL": 2}),
+        ("config=wide,BIG=5,SMALL=4", "wide", {"BIG": 5, "SMALL": 4}),
+        ("config=wide,BIG=6,SMALL=4", "wide", {"BIG": 6, "SMALL": 4})]
+    one = write(tmp_path / "one.toml", '[[points]]\nconfig = ["small", "wide"]\n')
+    assert load_grid(one, spec).axes == [] and [p.name for p in load_grid(one, spec).points] == ["config=small", "config=wide"]
     written = write(tmp_path / "written.toml", "[[points]]\nSMALL = [2, 4]\nBIG = [5, 6]\n[[points]]\nSMALL = 1\nBIG = 5\n")
     assert sorted(p.constants.items() for p in load_grid(written, spec).points) == \
         sorted(p.constants.items() for p in g.points)
-    same = write(tmp_path / "same.toml", '[[points]]\nconfig = ["small", "wide"]\nBIG = [5, 6]\n')
-    assert load_grid(same, spec).axes == ["SMALL", "BIG"]
-    one = write(tmp_path / "one.toml", '[[points]]\nconfig = "wide"\nBIG = [5, 6]\n')
-    assert load_grid(one, spec).axes == ["BIG"]  # SMALL is 4 at every point: it names none
 
 
 def test_the_collector_grids_read_their_configurations_as_written_out():

@@ -273,10 +273,8 @@ def _build(src: _Layers, data: dict[str, Any], path: str, spec_path: str | Path)
     base = values.table(data.get("constants", {}), "constants", None)
     extra: list[dict[str, list[Any]]] = []
     extra_configs: list[str | None] = []  # the configuration each table of `extra` comes from
-    written: set[str] = set()  # the keys written in a [[points]] table itself: axes, whatever their values
     for i, t in enumerate(data.get("points", [])):
         own = {k: v for k, v in t.items() if k != "config"}
-        written.update(own)
         mine = values.table(own, "points", i)
         for config_name, preset in configured.tables(t, i):
             config = values.preset({k: v for k, v in preset.items() if k not in own}, "points", i)
@@ -287,9 +285,9 @@ def _build(src: _Layers, data: dict[str, Any], path: str, spec_path: str | Path)
     if not base and not extra:
         raise src.error("the grid sets no constant: list values under [constants], e.g. N = [1, 2, 3]")
     listed = [n for n, v in data.get("constants", {}).items() if isinstance(v, list)]  # axes, even of one value
-    from_configs = {n for t in extra for n in t} - written - set(listed)
-    varies = {n for n in from_configs if len({repr(v) for t in extra for v in t.get(n, base.get(n, [None]))}) > 1}
-    axes = list(dict.fromkeys(listed + [n for t in extra for n in t if n not in from_configs or n in varies]))
+    # the keys written name the points: a configuration by its name (`config`), not by its constants
+    naming = list(dict.fromkeys(listed + [k for t in data.get("points", []) for k in t]))
+    axes = [a for a in naming if a != "config"]
 
     generated: list[dict[str, Any]] = []
     configs: dict[frozenset, str | None] = {}  # each point's configuration: the first table that gave it
@@ -312,8 +310,9 @@ def _build(src: _Layers, data: dict[str, Any], path: str, spec_path: str | Path)
                         "where" if "where" in data else "")
     sizes = [size.value(p) if size.source else _default_size(p, axes) for p in kept]
     order = sorted(range(len(kept)), key=lambda i: sizes[i])  # stable: ties keep the written order
-    named = _names([kept[i] for i in order], axes)
-    points = [Point(name, kept[i], sizes[i], configs[frozenset(kept[i].items())]) for name, i in zip(named, order)]
+    config_of = [configs[frozenset(kept[i].items())] for i in order]
+    named = _names([{**kept[i], "config": c} if c else kept[i] for i, c in zip(order, config_of)], naming)
+    points = [Point(name, kept[i], sizes[i], c) for name, i, c in zip(named, order, config_of)]
 
     check = _options(src, data, "check", CHECK)
     invariants = check.get("invariants")
@@ -397,8 +396,8 @@ def _options(src: _Layers, data: dict, table: str, allowed: dict[str, Any]) -> d
 
 class _Configured:
     """`config` in a [[points]] table: the named configurations of the spec (SPEC.toml beside it,
-    as `check --config` reads them), each the constants of a set of points of its own. A constant a
-    configuration sets names the points (is an axis) only where the configurations differ in it."""
+    as `check --config` reads them), each the constants of a set of points of its own. The points
+    are named by the configuration (`config=NAME`), not by the constants it sets."""
 
     def __init__(self, src: _Layers, spec_path: str | Path):
         self.src, self.spec_path = src, spec_path

@@ -464,7 +464,11 @@ class SweepView:
             text += f" ({points} of the {combinations:,} combinations)"
         if brief:
             return md_text(text)
-        fixed = [f"{k} = {v}" for k, v in rows[0]["shown"].items() if k not in self.data["axes"]] if rows else []
+        others = list(dict.fromkeys(k for r in rows for k in r["shown"] if k not in self.data["axes"]))
+        same = [k for k in others if len({r["shown"].get(k) for r in rows}) == 1]
+        fixed = [f"{k} = {rows[0]['shown'][k]}" for k in same]
+        if len(same) < len(others):  # constants that named configurations set, each its own
+            fixed.append("by configuration: " + ", ".join(k for k in others if k not in same))
         checks = self.data["checks"]
         checked = ", ".join(checks["invariants"]) if checks["invariants"] is not None else "every invariant"
         if checks.get("properties") is None:
