@@ -25,23 +25,41 @@ HERE = Path(__file__).resolve().parent
 COMMITS = {"pre": "8c1e170d8", "post": "ee5741a13"}
 
 
-ROUTES = "routes"  # the study's sweep of the loss routes (spec/study/routes.toml), in traces/routes/
+def _route(run: dict[str, Any]) -> str:
+    """A loss route's trace (every refutation of the routes sweep): route-NAME-RULE[-eager]."""
+    c = run["constants"]
+    return f"{run['config']}-{c['CUT']}" + ("-eager" if c["SCHEDULE"] == "eager" else "")
+
+
+def _stuck(run: dict[str, Any]) -> str:
+    """A stuck run's trace: stuck-RULE-{code|atomic-pause}[-eager], the first (smallest) stall of
+    each rule, pause and schedule in the stuck sweep."""
+    c = run["constants"]
+    return (f"stuck-{c['CUT']}-{'atomic-pause' if c['ATOMIC_PAUSE'] else 'code'}"
+            + ("-eager" if c["SCHEDULE"] == "eager" else ""))
+
+
+SWEEPS = {"routes": _route, "stuck": _stuck}  # the study's sweeps (spec/study/collector.toml) replayed here
 
 
 def trace_files(folder: Path) -> dict[str, Path]:
     """Every counterexample of traces/ by the name the replays give it: a file at the top by its
-    own name, a loss route of the routes sweep as `route-NAME-RULE[-eager].json` (its point's
-    configuration, rule and schedule; the file is that point's trace in the sweep's folder)."""
+    own name, a counterexample of a sweep in SWEEPS by the name that sweep's function gives it
+    (the first refuted run of each name: the sweep lists its runs smallest first); the file is
+    that run's trace in the sweep's folder."""
     out = {path.name: path for path in sorted(folder.glob("*.json"))
            if not path.name.endswith(".itf.json") and path.name != "results.json"}
-    sweep = folder / ROUTES / "sweep.json"
-    if sweep.exists():
-        for run in json.loads(sweep.read_text(encoding="utf-8"))["runs"]:
+    for sweep, name_of_run in SWEEPS.items():
+        path = folder / sweep / "sweep.json"
+        if not path.exists():
+            continue
+        named: set[str] = set()
+        for run in json.loads(path.read_text(encoding="utf-8"))["runs"]:
             trace = next((f for f in run["files"] if f.endswith(".json") and not f.endswith(".itf.json")), None)
-            if trace and run.get("config", "").startswith("route-"):
-                c = run["constants"]
-                name = f"{run['config']}-{c['CUT']}" + ("-eager" if c["SCHEDULE"] == "eager" else "")
-                out[f"{name}.json"] = folder / ROUTES / trace
+            name = f"{name_of_run(run)}.json" if trace and run["verdict"] == "refuted" else None
+            if name and name not in named:
+                named.add(name)
+                out[name] = folder / sweep / trace
     return out
 
 

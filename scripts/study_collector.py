@@ -6,11 +6,13 @@
 What it runs (see traces/README.md, which it writes):
 1. the study file spec/study/collector.toml, as `explorer study` runs it: first each loss route
    (a minimal configuration) against every rule (`routes`), the cut rules on a grid of constants
-   at STEPS = 2 (`rules`), on the recipes (`recipes`) and what each re-trains (`retrain`), then
+   at STEPS = 2 (`rules`), on the recipes (`recipes`), what each re-trains (`retrain`) and where a
+   run gets stuck (`stuck`), then
    the deeper sweeps of step 7, each into traces/<name>/;
 2. the smallest constants where the frontier rule loses a prompt, with its shortest trace;
 3. for each loss of a route, what it needs (the same run with one ingredient taken away);
-4. the stuck-run check (deadlock detection; `finished` states are terminal) on a grid;
+4. (the stuck-run check, deadlock detection with `finished` states terminal, on a grid: the
+   study's sweep `stuck`)
 5. the liveness check (property `trains` under the spec's fairness) on the same grid and at larger
    constants, and a search for livelocks (a fair cycle that never trains) behind every stall;
 6. the review note's scenario, replayed with BARRIER and LOAD_REPLAY_BUFFER true and false;
@@ -306,18 +308,6 @@ def consts_text(c: dict[str, Any]) -> str:
     return " ".join(f"{names.get(k, k)}={short(v)}" for k, v in c.items())
 
 
-def table(rows: list[dict[str, Any]], with_trace: bool = True) -> list[str]:
-    head = "| constants | rule | verdict | distinct states | depth | trace | seconds |"
-    out = [head, "|---|---|---|---|---|---|---|"]
-    for r in rows:
-        verdict = r["verdict"] + (f" ({r['stopped_by']})" if r["stopped_by"] else "")
-        if r["witness"]:
-            verdict += f": {r['witness']}"
-        out.append(f"| {consts_text(r['constants'])} | {r['rule']} | {verdict} | {r['distinct']:,} | "
-                   f"{r['depth']} | {r['trace_length'] or ''} | {r['seconds']} |")
-    return out
-
-
 CONDITIONS = {  # what refuted grid points may all share, each checked against the data
     "AGE >= 2": lambda c: c["AGE"] >= 2,
     "FAILURES > TOLERATED_FAILURES (a fatal failure is possible)": lambda c: c["FAILURES"] > c["TOLERATED_FAILURES"],
@@ -404,16 +394,7 @@ def main() -> int:
         run_study(load_study(STUDY), out, args.workers, reuse=args.reuse_sweeps)
     # 3. what each loss route needs (the routes themselves are the sweep `routes`)
     needs_rows = needs(pool, swept_routes(out / "routes", finished_results(load_study(STUDY), out).data["routes"]))
-    # 4. stuck runs
-    stuck_jobs = [Job("stuck", rule, c) for c in scheduled(stuck_grid()) for rule in RULES]
-    stuck_rows = run_all(pool, stuck_jobs, "stuck")
-    written = set()
-    for row in stuck_rows:
-        key = (row["constants"]["ATOMIC_PAUSE"], row["rule"], row["constants"]["SCHEDULE"])
-        if row["verdict"] == "refuted" and key not in written:
-            written.add(key)
-            stem = f"stuck-{row['rule']}-{'atomic-pause' if key[0] else 'code'}" + ("-eager" if key[2] == "eager" else "")
-            write_counterexample(out, stem, row, f"stuck: {consts_text(row['constants'])}, CUT={row['rule']}")
+    # 4. stuck runs: the sweep `stuck` of the study
     # 5. liveness on the stuck grid and beyond it, and livelocks there
     live_jobs = [Job("live", rule, c) for c in scheduled(stuck_grid()) + scheduled(liveness_points()) for rule in RULES]
     live_rows = run_all(pool, live_jobs, "live")
@@ -460,7 +441,7 @@ def main() -> int:
                 replay_lines.append(f"| `{trace_file.name}` | {str(barrier).lower()} | {str(load).lower()} | {rule} | "
                                     f"{what} | [{stem}.txt]({stem}.txt) |")
 
-    results = {"needs": needs_rows, "stuck": stuck_rows, "live": live_rows, "smallest": [smallest]}
+    results = {"needs": needs_rows, "live": live_rows, "smallest": [smallest]}
     for group in results.values():
         for row in group:
             for key in ("text", "json", "itf", "dot", "prompts", "livelock_text"):
@@ -673,7 +654,7 @@ def write_all_readme(out: Path, results: dict[str, Any]) -> int:
     finished = finished_results(study, out)
     deep = finished.data
     results = {**results, "grid": grid_rows(out / "rules", deep["rules"]), "routes": swept_routes(out / "routes", deep["routes"]),
-               "retrain": retrain_rows(out / "retrain", deep["retrain"])}
+               "retrain": retrain_rows(out / "retrain", deep["retrain"]), "stuck": stuck_rows(out / "stuck", deep["stuck"])}
     write_readme(out, results["smallest"][0], results["grid"], results["routes"], results["needs"],
                  results["stuck"], results["live"], results["replay_lines"], results["seconds"])
     write_study_page(study, finished, out)  # the study's own page (deeper.md), as `explorer study` writes it
@@ -704,6 +685,15 @@ def sweep_rows(folder: Path, data: dict[str, Any], kind: str) -> list[dict[str, 
                      "setting": consts_text({k: c[k] for k in SHOWN + ["SAVE_EVERY", "IN_FLIGHT_UPDATES", "BARRIER"] if k in c}),
                      "files": files, "config": r.get("config"), "constants_all": c})
     return rows
+
+
+def stuck_rows(folder: Path, data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The stuck sweep's rows in the stuck grid's order (`stuck_grid`), then rule."""
+    rows = sweep_rows(folder, data, "stuck")
+    for row in rows:
+        row.pop("constants_all")
+    order = {tuple(sorted((k, v) for k, v in c.items() if k in SHOWN)): i for i, c in enumerate(scheduled(stuck_grid()))}
+    return sorted(rows, key=lambda r: (order[tuple(sorted(r["constants"].items()))], RULES.index(r["rule"])))
 
 
 def swept_routes(folder: Path, data: dict[str, Any]) -> list[dict[str, Any]]:
@@ -1115,9 +1105,11 @@ def write_readme(out: Path, smallest, grid_rows, route_rows, needs_rows, stuck_r
                    " of them with ATOMIC_PAUSE = true), for the rules "
                    + (", ".join(sorted({r['rule'] for r in refuted if r['constants']['SCHEDULE'] == sch})) or "none")
                    + "." for sch in SCHEDULES] + [""]
-    lines += table(stuck_rows)
-    stuck_written = sorted(p.name for p in out.glob("stuck-*.txt") if ".prompts" not in p.name)
-    lines += ["", "Traces: " + ", ".join(f"[{n}]({n})" for n in stuck_written), ""]
+    lines += ["Every run: section *Stuck runs of every rule* below (the sweep `stuck`)."]
+    stuck_written = sorted((name.removesuffix(".json"), path) for name, path in trace_files(out).items()
+                           if name.startswith("stuck-"))  # the first stall of each rule, pause and schedule
+    lines += ["", "Traces: " + ", ".join(f"[{n}]({path.with_suffix('.txt').relative_to(out).as_posix()})"
+                                         for n, path in stuck_written), ""]
     lines += liveness_lines(out, stuck_rows, live_rows)
     lines += ["## The review note's scenario, replayed", "",
               "`spec/scenarios/review-note.trace` is the note's story step by step; "

@@ -87,7 +87,7 @@ def test_diff_names_the_field_and_both_values():
 
 
 def test_the_held_pause_and_the_stale_dispatch_are_found():
-    tr = mapping.load(str(TRACES / "stuck-frontier-code-eager.json"))
+    tr = mapping.load(str(FILES["stuck-frontier-code-eager.json"]))
     notes = held_loop(tr)
     assert len(notes) == 1 and "group_finishes(t=0, o=0), worker_fails(t=1)" in notes[0]
     legacy = mapping.load(str(FILES["route-legacy-lineage-frontier.json"]))
@@ -198,7 +198,7 @@ def test_a_tampered_trace_diverges_at_the_tampered_state(tmp_path):
 def test_the_lost_wakeup_deadlock_is_reproduced(tmp_path):
     tree, label = _tree_or_skip()
     rule = "frontier" if label == "pre" else "in_flight"
-    data = _replay(TRACES / f"stuck-{rule}-code-eager.json", tree, tmp_path)
+    data = _replay(FILES[f"stuck-{rule}-code-eager.json"], tree, tmp_path)
     assert not data["diverged"] and data["timing"], data["summary"]
 
 

@@ -38,7 +38,8 @@ def test_the_report_covers_every_run_in_the_results():
     grid = json.loads((TRACES / "rules" / "sweep.json").read_text())  # the grid is the study's sweep `rules`
     readme = (TRACES / "README.md").read_text()
     routes = json.loads((TRACES / "routes" / "sweep.json").read_text())  # and the loss routes, `routes`
-    assert len(grid["runs"]) >= 100 and len(routes["runs"]) >= 100 and results["stuck"]
+    stuck = json.loads((TRACES / "stuck" / "sweep.json").read_text())  # and the stuck runs, `stuck`
+    assert len(grid["runs"]) >= 100 and len(routes["runs"]) >= 100 and len(stuck["runs"]) >= 100 and results["live"]
     section = readme.split("\n## The grid (no_prompt_lost", 1)[1].split("\n## ", 1)[0]
     cells = [c.strip() for line in section.splitlines() if line.startswith(("| any |", "| eager |"))
              for c in line.strip("|").split("|")[7:]]  # one column per rule
