@@ -6,13 +6,13 @@
 What it runs (see traces/README.md, which it writes):
 1. the study file spec/study/collector.toml, as `explorer study` runs it: first each loss route
    (a minimal configuration) against every rule (`routes`), the cut rules on a grid of constants
-   at STEPS = 2 (`rules`), on the recipes (`recipes`), what each re-trains (`retrain`) and where a
-   run gets stuck (`stuck`), then
+   at STEPS = 2 (`rules`), on the recipes (`recipes`), what each re-trains (`retrain`), what each
+   loss needs (`needs`) and where a run gets stuck (`stuck`), then
    the deeper sweeps of step 7, each into traces/<name>/;
 2. the smallest constants where the frontier rule loses a prompt, with its shortest trace;
-3. for each loss of a route, what it needs (the same run with one ingredient taken away);
-4. (the stuck-run check, deadlock detection with `finished` states terminal, on a grid: the
-   study's sweep `stuck`)
+3. (for each loss of a route, what it needs, the same run with one ingredient taken away: the
+   study's sweep `needs`; the stuck-run check, deadlock detection with `finished` states
+   terminal, on a grid: the sweep `stuck`)
 5. the liveness check (property `trains` under the spec's fairness) on the same grid and at larger
    constants, and a search for livelocks (a fair cycle that never trains) behind every stall;
 6. the review note's scenario, replayed with BARRIER and LOAD_REPLAY_BUFFER true and false;
@@ -392,8 +392,6 @@ def main() -> int:
     # the grid, the recipes, re-training; at deeper bounds, the earlier rules, the rule that holds, its ablation
     if not args.no_sweeps:
         run_study(load_study(STUDY), out, args.workers, reuse=args.reuse_sweeps)
-    # 3. what each loss route needs (the routes themselves are the sweep `routes`)
-    needs_rows = needs(pool, swept_routes(out / "routes", finished_results(load_study(STUDY), out).data["routes"]))
     # 4. stuck runs: the sweep `stuck` of the study
     # 5. liveness on the stuck grid and beyond it, and livelocks there
     live_jobs = [Job("live", rule, c) for c in scheduled(stuck_grid()) + scheduled(liveness_points()) for rule in RULES]
@@ -441,7 +439,7 @@ def main() -> int:
                 replay_lines.append(f"| `{trace_file.name}` | {str(barrier).lower()} | {str(load).lower()} | {rule} | "
                                     f"{what} | [{stem}.txt]({stem}.txt) |")
 
-    results = {"needs": needs_rows, "live": live_rows, "smallest": [smallest]}
+    results = {"live": live_rows, "smallest": [smallest]}
     for group in results.values():
         for row in group:
             for key in ("text", "json", "itf", "dot", "prompts", "livelock_text"):
@@ -655,6 +653,7 @@ def write_all_readme(out: Path, results: dict[str, Any]) -> int:
     deep = finished.data
     results = {**results, "grid": grid_rows(out / "rules", deep["rules"]), "routes": swept_routes(out / "routes", deep["routes"]),
                "retrain": retrain_rows(out / "retrain", deep["retrain"]), "stuck": stuck_rows(out / "stuck", deep["stuck"])}
+    results["needs"] = needs(results["routes"], deep["needs"])
     write_readme(out, results["smallest"][0], results["grid"], results["routes"], results["needs"],
                  results["stuck"], results["live"], results["replay_lines"], results["seconds"])
     write_study_page(study, finished, out)  # the study's own page (deeper.md), as `explorer study` writes it
@@ -748,21 +747,25 @@ INGREDIENTS = {
 }
 
 
-def needs(pool, route_rows) -> list[dict[str, Any]]:
-    """For each loss under SCHEDULE = any: which ingredients it needs (each taken away in turn)."""
+def _key(constants: dict[str, Any]) -> str:
+    """Constants as one comparable string, whether read from a sweep.json or written here."""
+    return json.dumps(constants, sort_keys=True)
+
+
+def needs(route_rows, data: dict[str, Any]) -> list[dict[str, Any]]:
+    """For each loss under SCHEDULE = any: which ingredients it needs, each taken away in turn
+    (the sweep `needs`, `data` its sweep.json; a stalled loader: the route's eager run)."""
     order = RULES[:2] + ABLATIONS + RULES[2:]
     lost = sorted((r for r in route_rows if r["schedule"] == "any" and r["verdict"] == "refuted"),
                   key=lambda r: (ROUTE_NAMES.index(r["route"]), order.index(r["rule"])))
     full = {r["route"]: {**c, "SCHEDULE": "any"} for r in lost for n, _, c in routes() if n == r["route"]}
-    jobs, keys = [], []
+    swept = {_key(run["constants"]): run["verdict"] for run in data["runs"]}
+    verdicts = {}
     for r in lost:
         for what, change in INGREDIENTS.items():
             delta = change(full[r["route"]])
-            if delta is None or what == "a stalled loader":
-                continue
-            jobs.append(Job("loss", r["rule"], {**full[r["route"]], **delta}, ROUTE_LIMITS))
-            keys.append((r["route"], r["rule"], what))
-    verdicts = {key: row["verdict"] for key, row in zip(keys, run_all(pool, jobs, "needs"))}
+            if delta is not None and what != "a stalled loader":
+                verdicts[(r["route"], r["rule"], what)] = swept[_key({**BASE, **full[r["route"]], **delta, "CUT": r["rule"]})]
     eager = {(r["route"], r["rule"]): r["verdict"] for r in route_rows if r["schedule"] == "eager"}
     verdicts |= {(r["route"], r["rule"], "a stalled loader"): eager[(r["route"], r["rule"])] for r in lost}
     word = {"proved": "yes", "refuted": "no", "incomplete": "unknown (cut by a limit)"}
@@ -1030,8 +1033,8 @@ def write_readme(out: Path, smallest, grid_rows, route_rows, needs_rows, stuck_r
         "`spec/collector.spec` (this run: "
         f"{seconds:.0f} s on 2 cores); nothing here is edited by hand. The sweeps of the study file "
         "`spec/study/collector.toml` (`explorer study`) each have their folder here, with their matrix "
-        "(`<name>/sweep.md`, `sweep.json`) and every trace; `results.json` has the other runs (the loss routes, "
-        "what each loss needs, stuck runs, liveness). "
+        "(`<name>/sweep.md`, `sweep.json`) and every trace; `results.json` has the other runs (the smallest "
+        "counterexample, liveness). "
         "Verdicts: *proved* = the search completed and the invariant holds for those constants; "
         "*refuted* = a violation, with its shortest trace; *incomplete* = a limit stopped the search "
         f"(grid: {LIMITS.max_states:,} states; the rest: "

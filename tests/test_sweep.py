@@ -709,6 +709,9 @@ def test_proofs_by_fingerprint_carry_their_collision_chance(tmp_path):
     assert n == 2 and worst["name"] == "b"
     assert total == (2**20 * 2**21 + 2**22 * 2**22) / 2**64
     assert collision_risk(rows[2:]) == (0, 0.0, None) and collision_words(rows[2:]) == ""
+    fresh = [{"name": "e", "verdict": "proved", "fingerprints": True, "distinct": 5, "generated": 5}]
+    assert collision_words(fresh) == ("1 of the proofs remembered states by fingerprint (64 bits, as TLC does); none "
+                                      "of them met a state twice, so no collision can have hidden part of a space")
     grid = tmp_path / "grid.toml"
     grid.write_text(DIEHARD_GRID.read_text() + "\n[limits]\nfingerprints = true\n")
     out = tmp_path / "out"

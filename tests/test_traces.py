@@ -214,3 +214,25 @@ def test_the_pending_rules_ablation_sits_at_the_smallest_counterexamples_it_name
     for want in wanted:
         assert any(all(p.get(a) == want[a] for a in axes) for p in points), \
             f"no point of ablation-pending.toml at {', '.join(f'{a}={want[a]}' for a in axes)}"
+
+
+def test_the_needs_grid_takes_away_each_ingredient_the_script_names():
+    """spec/study/needs.toml is written by hand: it must hold exactly each loss route with each
+    ingredient of scripts/study_collector.py's INGREDIENTS taken away (where the route has it),
+    against every rule, so the README's "What each loss needs" reads the runs it names."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import study_collector as sc
+    from explorer.lang.values import normalize
+    from explorer.study.grid import load_grid
+
+    grid = load_grid(ROOT / "spec/study/needs.toml", ROOT / "spec/collector.spec")
+    written = sorted((p.config, repr(sorted(p.constants.items()))) for p in grid.points)
+    meant = []
+    for name, _, consts in sc.routes():
+        full = {**consts, "SCHEDULE": "any"}
+        for what, change in sc.INGREDIENTS.items():
+            delta = change(full)
+            if delta is not None and what != "a stalled loader":  # (the routes sweep's eager half)
+                meant += [(f"route-{name}", repr(sorted({k: normalize(v) for k, v in {**full, **delta, "CUT": rule}.items()}.items())))
+                          for rule in sc.RULES + sc.ABLATIONS]
+    assert written == sorted(meant)

@@ -287,6 +287,9 @@ def collision_words(rows: list[dict[str, Any]]) -> str:
     n, total, worst = collision_risk(rows)
     if not n:
         return ""
+    if total == 0:  # every state generated was new (g = n): no lookup ever matched, so none collided
+        return (f"{n} of the proofs remembered states by fingerprint (64 bits, as TLC does); none of them met a "
+                "state twice, so no collision can have hidden part of a space")
     biggest = collision_probability(worst["distinct"], worst["generated"])
     return (f"{n} of the proofs remembered states by fingerprint (64 bits, as TLC does): the chance that a "
             f"collision hid part of one of their spaces is {total:.1e} in all (TLC's optimistic estimate "
