@@ -50,7 +50,7 @@ from explorer.lang.config import config_constants  # noqa: E402
 from explorer.engine.replay import load_trace_file, replay  # noqa: E402
 from explorer.output.traces import format_replay  # noqa: E402
 from explorer.output.traces import format_result, itf_trace, result_json, trace_dot, write_json  # noqa: E402
-from explorer.lang.values import TRUE, short  # noqa: E402
+from explorer.lang.values import short  # noqa: E402
 from explorer.output.views import find_view, view_grid  # noqa: E402
 from explorer.study.grid import load_grid  # noqa: E402
 from explorer.study.matrix import collision_risk, stopped_where  # noqa: E402
@@ -460,7 +460,6 @@ LOWEST_FORMULA = [
 # the pull and the reservation apart (the code's window): the rule without its held term loses
 WINDOW = ("python -m explorer check spec/collector.spec --const ATOMIC_DISPATCH=false --const CUT=lowest_unfinished "
           "--const ABLATE=held --const STEPS=3 --no-deadlock --invariant no_prompt_lost")
-WINDOW_FIXED = WINDOW.replace(" --const ABLATE=held", "")
 
 
 def _window_loss() -> str:
@@ -645,6 +644,10 @@ def _stale(data: dict[str, Any], name: str) -> str:
                "rerun the sweep to refresh)" if data["engine"] != engine_version() else ""))
 
 
+INLINE = "<!-- the study's section {} -->"  # where write_readme puts a section of the study file
+INLINED = ("recipes", "retrain", "grid", "stuck")
+
+
 def write_all_readme(out: Path, results: dict[str, Any]) -> int:
     """README.md from the study's results, the finished sweeps (the sections of spec/study/collector.toml)
     and the conformance replays."""
@@ -658,11 +661,14 @@ def write_all_readme(out: Path, results: dict[str, Any]) -> int:
                  results["stuck"], results["live"], results["replay_lines"], results["seconds"])
     write_study_page(study, finished, out)  # the study's own page (deeper.md), as `explorer study` writes it
     readme = (out / "README.md").read_text()
+    for ident in INLINED:  # the study's sections this page places itself
+        readme = readme.replace(INLINE.format(ident), render(study, finished, whole=False, ids={ident}).strip("\n") + "\n")
     title, rest = readme.split("\n", 1)
     readme = title + "\n\n" + "\n".join(verdict_lines(results, deep)) + rest
     deeper = "### At deeper bounds, on issue 10's grid, and the ablations\n\n"
     readme = readme.replace(deeper, deeper + deep_summary(deep) + "\n\n", 1)
-    (out / "README.md").write_text(readme + render(study, finished, whole=False) + "\n".join(conformance_lines(out)) + "\n")
+    (out / "README.md").write_text(readme + render(study, finished, whole=False, skip=set(INLINED))
+                                   + "\n".join(conformance_lines(out)) + "\n")
     return 0
 
 
@@ -1089,7 +1095,7 @@ def write_readme(out: Path, smallest, grid_rows, route_rows, needs_rows, stuck_r
     lines += needs_table(needs_rows) + [""] + needs_summary(needs_rows) + [""]
     lines += timing_lines(grid_rows, route_rows, stuck_rows)
     lines += docs_findings(route_rows)
-    # the recipes, re-training and the grid at STEPS = 2: sections of the study file (after these)
+    lines += [INLINE.format("recipes"), INLINE.format("retrain"), INLINE.format("grid")]  # the study's sections
     refuted = [r for r in stuck_rows if r["verdict"] == "refuted"]
     atomic = [r for r in refuted if r["constants"]["ATOMIC_PAUSE"]]
     lines += ["", "## Can the run get stuck?", "",
@@ -1108,11 +1114,10 @@ def write_readme(out: Path, smallest, grid_rows, route_rows, needs_rows, stuck_r
                    " of them with ATOMIC_PAUSE = true), for the rules "
                    + (", ".join(sorted({r['rule'] for r in refuted if r['constants']['SCHEDULE'] == sch})) or "none")
                    + "." for sch in SCHEDULES] + [""]
-    lines += ["Every run: section *Stuck runs of every rule* below (the sweep `stuck`)."]
     stuck_written = sorted((name.removesuffix(".json"), path) for name, path in trace_files(out).items()
                            if name.startswith("stuck-"))  # the first stall of each rule, pause and schedule
     lines += ["", "Traces: " + ", ".join(f"[{n}]({path.with_suffix('.txt').relative_to(out).as_posix()})"
-                                         for n, path in stuck_written), ""]
+                                         for n, path in stuck_written), "", INLINE.format("stuck")]
     lines += liveness_lines(out, stuck_rows, live_rows)
     lines += ["## The review note's scenario, replayed", "",
               "`spec/scenarios/review-note.trace` is the note's story step by step; "

@@ -274,6 +274,14 @@ def test_the_collector_study_reuses_the_committed_sweeps(tmp_path, monkeypatch):
     assert "**The weakest rule found is `lowest_unfinished`**" in page
     assert page.count("    # needed") == len(terms)
     assert render(study, finished_results(study, tmp_path)) == page  # the page is what the API renders
+    # a page that places some sections itself (traces/README.md): those alone, or all but those
+    found = finished_results(study, tmp_path)
+    alone, rest = render(study, found, whole=False, ids={"retrain"}), render(study, found, whole=False, skip={"retrain"})
+    titles = [s.title for s in study.sections]
+    retrain = next(s.title for s in study.sections if s.id == "retrain")
+    assert re.findall(r"^## (.*)$", alone, re.M) == [retrain]
+    assert re.findall(r"^## (.*)$", rest, re.M) == [t for t in titles if t != retrain]
+    assert "`retrain`: 72 points" in alone and "| any | frontier | **1** |" in alone
 
 
 def test_the_page_says_when_a_sweep_searched_another_text_of_its_spec(tmp_path):

@@ -785,8 +785,11 @@ DRAW = {"matrix": _matrix, "smallest": _smallest, "ablation": _ablation, "flips"
         "least": _least}
 
 
-def render(study: Study, results: Results, whole: bool = True) -> str:
-    """The page: the title, the intro and the sweeps (`whole`), then each section."""
+def render(study: Study, results: Results, whole: bool = True, ids: set[str] | None = None,
+           skip: set[str] = frozenset()) -> str:
+    """The page: the title, the intro and the sweeps (`whole`), then each section; or only the
+    sections whose id is in `ids`, or all but those in `skip` (a page that places some sections
+    itself: each is drawn as in the whole page, the sweep's line in the first that reads it)."""
     spec_text = read_spec(study.spec)
     views = {s.name: SweepView(s, results.data[s.name], spec_text) for s in study.sweeps if s.name in results.data}
     drawn: list[Drawn] = []
@@ -806,8 +809,9 @@ def render(study: Study, results: Results, whole: bool = True) -> str:
         drawn.append(d)
         if s.id:
             by_id[s.id] = d
+    shown = [d for s, d in zip(study.sections, drawn) if (ids is None or s.id in ids) and s.id not in skip]
     return study.env.get_template("explorer/study.md.j2").render(
-        study=study, whole=whole, sections=drawn, views=[views[s.name] for s in study.sweeps if s.name in views],
+        study=study, whole=whole, sections=shown, views=[views[s.name] for s in study.sweeps if s.name in views],
         missing=[s.name for s in study.sweeps if s.name not in views], interrupted=results.interrupted)
 
 
