@@ -49,7 +49,7 @@ from explorer.engine.explore import explore  # noqa: E402
 from explorer.lang.config import config_constants  # noqa: E402
 from explorer.engine.replay import load_trace_file, replay  # noqa: E402
 from explorer.output.traces import format_replay  # noqa: E402
-from explorer.output.traces import format_result, itf_trace, result_json, trace_dot, write_json  # noqa: E402
+from explorer.output.traces import format_result, itf_trace, lasso_loop, result_json, trace_dot, write_json  # noqa: E402
 from explorer.lang.values import short  # noqa: E402
 from explorer.output.views import find_view, view_grid  # noqa: E402
 from explorer.study.grid import load_grid  # noqa: E402
@@ -181,15 +181,12 @@ def run_job(job: Job) -> dict[str, Any]:
 
 
 def lasso_what(model, result) -> str:
-    """A liveness lasso's loop in a word or two: a livelock (a cycle of real steps), a deadlock
-    (nothing enabled), or a stall where only the named unfair actions could go on; "" for none."""
+    """A liveness lasso's loop in a word or two (`lasso_loop`): a livelock, a deadlock, or a stall
+    where only the named unfair actions could go on; "" for none."""
     if result.loop is None:
         return ""
-    if result.loop_step is not None:
-        return "livelock"
-    last = result.trace[-1].state
-    able = sorted({a.name for a, succ in zip(model.actions, model.successors(last)) if any(t != last for t in succ)})
-    return "stall (only " + ", ".join(able) + " enabled)" if able else "deadlock"
+    kind, able = lasso_loop(model, result)
+    return f"stall (only {', '.join(able)} enabled)" if kind == "stall" else kind
 
 
 def trace_uses(steps: list[dict[str, Any]]) -> list[str]:

@@ -101,7 +101,7 @@ def lasso_end(result: Result) -> str:
     return f"Back to state {result.loop + 1}: <{result.loop_step.label}>"
 
 
-def _loop(model: Model, result: Result) -> tuple[str, list[str]]:
+def lasso_loop(model: Model, result: Result) -> tuple[str, list[str]]:
     """What the lasso's loop is (livelock: a cycle of real steps; deadlock: no action enabled in
     the last state; stall: only actions that need not fire are), and the actions enabled there."""
     if result.loop_step is not None:
@@ -118,7 +118,7 @@ def _loop(model: Model, result: Result) -> tuple[str, list[str]]:
 def lasso_kind(model: Model, result: Result) -> str:
     """What the lasso's loop is, in a sentence."""
     n = len(result.trace)
-    kind, able = _loop(model, result)
+    kind, able = lasso_loop(model, result)
     if kind == "livelock":
         return (f"The loop (states {result.loop + 1} to {n}) repeats forever: a livelock, every "
                 "fairness condition is met, and the behaviour fails the property.")
@@ -130,7 +130,7 @@ def lasso_kind(model: Model, result: Result) -> str:
 
 def lasso_word(model: Model, result: Result) -> str:
     """What the lasso's loop is, in two words: a livelock, a deadlock or a stall."""
-    return "a " + _loop(model, result)[0]
+    return "a " + lasso_loop(model, result)[0]
 
 
 def lasso_length(result: Result) -> int | None:
