@@ -642,7 +642,7 @@ def _stale(data: dict[str, Any], name: str) -> str:
 
 
 INLINE = "<!-- the study's section {} -->"  # where write_readme puts a section of the study file
-INLINED = ("recipes", "retrain", "grid", "stuck")
+INLINED = ("slow-routes", "slow-grid", "slow-stuck", "recipes", "retrain", "grid", "stuck")
 
 
 def write_all_readme(out: Path, results: dict[str, Any]) -> int:
@@ -880,29 +880,6 @@ def _unscheduled(r: dict[str, Any]) -> tuple:
     return (r.get("route"), r["rule"], consts_text({k: v for k, v in r["constants"].items() if k != "SCHEDULE"}))
 
 
-def timing_lines(grid_rows, route_rows, stuck_rows) -> list[str]:
-    """The verdicts that flip between the schedules: refuted under `any`, proved under `eager`."""
-    lines = ["## Which verdicts need a slow collector", "",
-             "A run refuted under SCHEDULE = any and proved under SCHEDULE = eager needs a stalled loader (the "
-             "collector not pulling when it could); one refuted under both does not.", ""]
-    for title, rows in [("Loss routes", route_rows), ("Grid (no_prompt_lost)", grid_rows),
-                        ("Stuck runs", stuck_rows)]:
-        eager = {_unscheduled(r): r["verdict"] for r in rows if r["constants"]["SCHEDULE"] == "eager"}
-        refuted = [r for r in rows if r["constants"]["SCHEDULE"] == "any" and r["verdict"] == "refuted"]
-        only_any = [r for r in refuted if eager.get(_unscheduled(r)) == "proved"]
-        both = [r for r in refuted if eager.get(_unscheduled(r)) == "refuted"]
-        other = len(refuted) - len(only_any) - len(both)
-        text = (f"- *{title}*: {len(refuted)} refuted under `any`; {len(both)} of them also under `eager`, "
-                f"{len(only_any)} proved under `eager`" + (f", {other} incomplete under `eager`" if other else "")
-                + ".")
-        if only_any:
-            text += " Those that need a stalled loader: " + "; ".join(
-                (f"{r['route']} " if r.get("route") else "") + f"`{r['rule']}` at {_unscheduled(r)[2]}"
-                for r in only_any) + "."
-        lines.append(text)
-    return lines + [""]
-
-
 def docs_findings(route_rows: list[dict[str, Any]]) -> list[str]:
     """Two statements of NeMo RL's docs (docs/guides/async-grpo.md at ee5741a13) checked against
     the counterexamples; each sentence is written only if the trace shows it."""
@@ -1090,7 +1067,7 @@ def write_readme(out: Path, smallest, grid_rows, route_rows, needs_rows, stuck_r
               "after the data ran out stay possible); a stalled loader = SCHEDULE=eager; no buffer restore = "
               "LOAD_REPLAY_BUFFER=true.", ""]
     lines += needs_table(needs_rows) + [""] + needs_summary(needs_rows) + [""]
-    lines += timing_lines(grid_rows, route_rows, stuck_rows)
+    lines += [INLINE.format("slow-routes"), INLINE.format("slow-grid"), INLINE.format("slow-stuck")]
     lines += docs_findings(route_rows)
     lines += [INLINE.format("recipes"), INLINE.format("retrain"), INLINE.format("grid")]  # the study's sections
     refuted = [r for r in stuck_rows if r["verdict"] == "refuted"]
