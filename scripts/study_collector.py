@@ -642,7 +642,7 @@ def _stale(data: dict[str, Any], name: str) -> str:
 
 
 INLINE = "<!-- the study's section {} -->"  # where write_readme puts a section of the study file
-INLINED = ("slow-routes", "slow-grid", "slow-stuck", "recipes", "retrain", "grid", "stuck")
+INLINED = ("routes", "slow-routes", "slow-grid", "slow-stuck", "recipes", "retrain", "grid", "stuck")
 
 
 def write_all_readme(out: Path, results: dict[str, Any]) -> int:
@@ -806,15 +806,6 @@ def _reproduce(row: dict[str, Any]) -> str:
     return ""
 
 
-def _cell(row: dict[str, Any], link: str | None) -> str:
-    if row["verdict"] == "refuted":
-        text = f"refuted: {row['witness'] or 'deadlock'}, {row['trace_length']} states"
-        return f"[{text}]({link})" if link else text
-    if row["verdict"] == "proved":
-        return f"proved ({row['distinct']:,} states)"
-    return f"incomplete ({row['distinct']:,} states, {row['stopped_by']})"
-
-
 def rule_table(route_rows, grid_rows) -> list[str]:
     """One row per rule: the loss routes it fails, the grid's tallies under each schedule, and its
     smallest refuted grid point with what every refuted point shares (`summarize`)."""
@@ -837,19 +828,6 @@ def rule_table(route_rows, grid_rows) -> list[str]:
         verdict = "**loses prompts**" if fails or refuted else "lost no prompt here"
         out.append(f"| `{rule}` | {verdict} | {_names(fails)}" + (f" (cut by a limit: {_names(cut)})" if cut else "")
                    + f" | {_names(eager_fails)} | {tallies[0]} | {tallies[1]} | {smallest} |")
-    return out
-
-
-def pivot_scheduled(rows: list[dict[str, Any]], rules: list[str], link) -> list[str]:
-    """Rows = (route, schedule), columns = rules."""
-    out = ["| route | schedule | " + " | ".join(f"`{r}`" for r in rules) + " |", "|---" * (len(rules) + 2) + "|"]
-    for name in dict.fromkeys(r["route"] for r in rows):
-        for sch in SCHEDULES:
-            cells = []
-            for rule in rules:
-                row = next((r for r in rows if r["route"] == name and r["rule"] == rule and r["schedule"] == sch), None)
-                cells.append(_cell(row, link(name, rule, sch)) if row else "")
-            out.append(f"| {name} | {sch} | " + " | ".join(cells) + " |")
     return out
 
 
@@ -1048,13 +1026,8 @@ def write_readme(out: Path, smallest, grid_rows, route_rows, needs_rows, stuck_r
         "",
         "### At deeper bounds, on issue 10's grid, and the ablations",
         "",
-        "## Loss routes, each at the smallest constants that show it, against every rule",
-        "",
+        INLINE.format("routes"),
     ]
-    lines += pivot_scheduled(route_rows, RULES[:2] + ABLATIONS + RULES[2:],
-                             lambda n, r, sch: next((row["files"].get("txt") for row in route_rows if
-                                                     (row["route"], row["rule"], row["schedule"]) == (n, r, sch)), None))
-    lines += [""]
     for name, why, consts in routes():
         lines.append(f"- *{name}*: {why}. {consts_text(consts)}; reproduce with `python -m explorer check "
                      f"spec/collector.spec --config route-{name} --const CUT=frontier --no-deadlock "
