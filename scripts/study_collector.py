@@ -689,13 +689,18 @@ def sweep_rows(folder: Path, data: dict[str, Any], kind: str) -> list[dict[str, 
     return rows
 
 
-def stuck_rows(folder: Path, data: dict[str, Any]) -> list[dict[str, Any]]:
-    """The stuck sweep's rows in the stuck grid's order (`stuck_grid`), then rule."""
-    rows = sweep_rows(folder, data, "stuck")
+def ordered_rows(folder: Path, data: dict[str, Any], kind: str, points: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A sweep's rows in the order of this script's own list of its points, then rule."""
+    rows = sweep_rows(folder, data, kind)
     for row in rows:
         row.pop("constants_all")
-    order = {tuple(sorted((k, v) for k, v in c.items() if k in SHOWN)): i for i, c in enumerate(scheduled(stuck_grid()))}
+    order = {tuple(sorted((k, v) for k, v in c.items() if k in SHOWN)): i for i, c in enumerate(points)}
     return sorted(rows, key=lambda r: (order[tuple(sorted(r["constants"].items()))], RULES.index(r["rule"])))
+
+
+def stuck_rows(folder: Path, data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The stuck sweep's rows in the stuck grid's order (`stuck_grid`), then rule."""
+    return ordered_rows(folder, data, "stuck", scheduled(stuck_grid()))
 
 
 def swept_routes(folder: Path, data: dict[str, Any]) -> list[dict[str, Any]]:
@@ -712,11 +717,7 @@ def swept_routes(folder: Path, data: dict[str, Any]) -> list[dict[str, Any]]:
 
 def grid_rows(folder: Path, data: dict[str, Any]) -> list[dict[str, Any]]:
     """The rules sweep's rows in the grid's order: smallest first (`loss_grid`), then schedule and rule."""
-    rows = sweep_rows(folder, data, "loss")
-    for row in rows:
-        row.pop("constants_all")
-    order = {tuple(sorted((k, v) for k, v in c.items() if k in SHOWN)): i for i, c in enumerate(scheduled(loss_grid()))}
-    return sorted(rows, key=lambda r: (order[tuple(sorted(r["constants"].items()))], RULES.index(r["rule"])))
+    return ordered_rows(folder, data, "loss", scheduled(loss_grid()))
 
 
 def retrain_rows(folder: Path, data: dict[str, Any]) -> list[dict[str, Any]]:

@@ -116,19 +116,23 @@ invariant bounded: x <= MAX
 """
 
 
+def climb_study(tmp_path: Path, grid: str, section: str) -> tuple[Path, subprocess.CompletedProcess]:
+    """A study of CLIMB over `grid` with one section (TOML lines); its output folder and its run."""
+    write(tmp_path / "climb.spec", CLIMB)
+    write(tmp_path / "grid.toml", grid)
+    study = write(tmp_path / "study.toml", 'title = "climb"\nspec = "climb.spec"\n[[sweeps]]\nname = "climb"\n'
+                  'grid = "grid.toml"\n[[sections]]\ntitle = "A section"\nsweep = "climb"\n' + section)
+    return tmp_path / "out", explorer("study", study, "--out", tmp_path / "out")
+
+
 def test_a_least_section_gives_the_cost_of_each_configuration_as_a_bound(tmp_path):
     """`least`: per group, the least value of an integer axis at which the checks were proved, bold
     when the value below it was refuted (with that trace); an upper bound only when nothing just
     below was refuted; "more than" when no value was proved; and every cell agrees with the matrix."""
-    write(tmp_path / "climb.spec", CLIMB)
-    write(tmp_path / "climb.toml", "[[points]]\nTOP = [1, 2]\nSLIP = [false, true]\nMAX = [0, 1, 2]\n"
-                                   "[[points]]\nTOP = 3\nSLIP = false\nMAX = [3, 4]\n"
-                                   "[check]\ninvariants = [\"bounded\"]\ndeadlock = false\n")
-    study = write(tmp_path / "study.toml", 'title = "climb"\nspec = "climb.spec"\n[[sweeps]]\nname = "climb"\n'
-                  'grid = "climb.toml"\n[[sections]]\nkind = "least"\ntitle = "Cost"\nsweep = "climb"\n'
-                  'axis = "MAX"\n')
-    out = tmp_path / "out"
-    proc = explorer("study", study, "--out", out)
+    out, proc = climb_study(tmp_path, "[[points]]\nTOP = [1, 2]\nSLIP = [false, true]\nMAX = [0, 1, 2]\n"
+                                      "[[points]]\nTOP = 3\nSLIP = false\nMAX = [3, 4]\n"
+                                      "[check]\ninvariants = [\"bounded\"]\ndeadlock = false\n",
+                            'kind = "least"\naxis = "MAX"\n')
     assert proc.returncode == 1, proc.stdout + proc.stderr
     page = (out / "README.md").read_text()
     runs = json.loads((out / "climb" / "sweep.json").read_text())["runs"]
@@ -149,17 +153,12 @@ def test_a_least_section_gives_the_cost_of_each_configuration_as_a_bound(tmp_pat
 def test_a_sweep_over_named_configurations_shows_their_names(tmp_path):
     """Points taken from configurations (`config` in [[points]]) carry the name into sweep.json,
     and a section may group by `config` as by an axis."""
-    write(tmp_path / "climb.spec", CLIMB)
     write(tmp_path / "climb.toml", "[low]\nTOP = 1\n[high]\nTOP = 3\nSLIP = true\n")
-    write(tmp_path / "grid.toml", '[[points]]\nconfig = ["low", "high"]\nMAX = [1, 4]\n'
-                                  '[check]\ninvariants = ["bounded"]\ndeadlock = false\n')
-    study = write(tmp_path / "study.toml", 'title = "climb"\nspec = "climb.spec"\n[[sweeps]]\nname = "c"\n'
-                  'grid = "grid.toml"\n[[sections]]\nkind = "matrix"\ntitle = "By name"\nsweep = "c"\n'
-                  'rows = ["config"]\npivot = "MAX"\n')
-    out = tmp_path / "out"
-    proc = explorer("study", study, "--out", out)
+    out, proc = climb_study(tmp_path, '[[points]]\nconfig = ["low", "high"]\nMAX = [1, 4]\n'
+                                      '[check]\ninvariants = ["bounded"]\ndeadlock = false\n',
+                            'kind = "matrix"\nrows = ["config"]\npivot = "MAX"\n')
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    runs = json.loads((out / "c" / "sweep.json").read_text())["runs"]
+    runs = json.loads((out / "climb" / "sweep.json").read_text())["runs"]
     assert sorted((r["config"], r["shown"]["MAX"], r["verdict"]) for r in runs) == [
         ("high", "1", "refuted"), ("high", "4", "proved"), ("low", "1", "proved"), ("low", "4", "proved")]
     page = (out / "README.md").read_text()
@@ -168,14 +167,10 @@ def test_a_sweep_over_named_configurations_shows_their_names(tmp_path):
 
 
 def test_a_least_section_needs_an_integer_axis(tmp_path):
-    write(tmp_path / "climb.spec", CLIMB)
-    write(tmp_path / "climb.toml", "[constants]\nSLIP = [false, true]\n[check]\ninvariants = [\"bounded\"]\n")
-    study = write(tmp_path / "study.toml", 'title = "climb"\nspec = "climb.spec"\n[[sweeps]]\nname = "climb"\n'
-                  'grid = "climb.toml"\n[[sections]]\nkind = "least"\ntitle = "Cost"\nsweep = "climb"\n'
-                  'axis = "SLIP"\n')
-    proc = explorer("study", study, "--out", tmp_path / "out")
+    _, proc = climb_study(tmp_path, "[constants]\nSLIP = [false, true]\n[check]\ninvariants = [\"bounded\"]\n",
+                          'kind = "least"\naxis = "SLIP"\n')
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    assert f"{study}:10:1: error: axis: 'SLIP' must be an integer axis" in proc.stderr
+    assert f"{tmp_path / 'study.toml'}:10:1: error: axis: 'SLIP' must be an integer axis" in proc.stderr
 
 
 # (the study file's text, its line and column of the error, words of the message)
