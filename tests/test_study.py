@@ -164,6 +164,7 @@ def test_a_sweep_over_named_configurations_shows_their_names(tmp_path):
     page = (out / "README.md").read_text()
     assert "| config | MAX=1 | MAX=4 |" in page and "| low | proved (2 states) | proved (2 states) |" in page
     assert "| high | **refuted**: [bounded, 3 states" in page
+    assert "MAX in {1, 4}, config in {low, high}" in page and "by configuration: TOP, SLIP" in page  # the bounds
 
 
 def test_a_least_section_needs_an_integer_axis(tmp_path):
