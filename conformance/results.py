@@ -19,16 +19,22 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from explorer.study.matrix import file_kind
+
 from .mapping import RULE_COMMIT
 
 HERE = Path(__file__).resolve().parent
 COMMITS = {"pre": "8c1e170d8", "post": "ee5741a13"}
 
 
+def route_name(config: str, rule: str, schedule: str) -> str:
+    """A loss route's trace by name: route-NAME-RULE[-eager] (`config` is the route-NAME configuration)."""
+    return f"{config}-{rule}" + ("-eager" if schedule == "eager" else "")
+
+
 def _route(run: dict[str, Any]) -> str:
-    """A loss route's trace (every refutation of the routes sweep): route-NAME-RULE[-eager]."""
-    c = run["constants"]
-    return f"{run['config']}-{c['CUT']}" + ("-eager" if c["SCHEDULE"] == "eager" else "")
+    """A loss route's trace (every refutation of the routes sweep)."""
+    return route_name(run["config"], run["constants"]["CUT"], run["constants"]["SCHEDULE"])
 
 
 def _stuck(run: dict[str, Any]) -> str:
@@ -55,7 +61,7 @@ def trace_files(folder: Path) -> dict[str, Path]:
             continue
         named: set[str] = set()
         for run in json.loads(path.read_text(encoding="utf-8"))["runs"]:
-            trace = next((f for f in run["files"] if f.endswith(".json") and not f.endswith(".itf.json")), None)
+            trace = next((f for f in run["files"] if file_kind(f) == "json"), None)
             name = f"{name_of_run(run)}.json" if trace and run["verdict"] == "refuted" else None
             if name and name not in named:
                 named.add(name)

@@ -53,13 +53,13 @@ from explorer.output.traces import format_result, itf_trace, lasso_loop, result_
 from explorer.lang.values import short  # noqa: E402
 from explorer.output.views import find_view, view_grid  # noqa: E402
 from explorer.study.grid import load_grid  # noqa: E402
-from explorer.study.matrix import collision_risk, stopped_where  # noqa: E402
+from explorer.study.matrix import collision_risk, file_kind, stopped_where  # noqa: E402
 from explorer.study.study import (finished_results, finished_sweep, load_study, render, run_study,  # noqa: E402
                                   stale_searches, values_beyond)
 from explorer.study.study import write_readme as write_study_page  # noqa: E402
 from explorer.study.sweep import engine_version  # noqa: E402
 from study_deep import ablation_summary, conformance_lines, deep_summary  # noqa: E402
-from conformance.results import trace_files  # noqa: E402
+from conformance.results import route_name, trace_files  # noqa: E402
 
 SPEC = Path("spec/collector.spec")  # relative: what the traces record does not depend on the checkout
 SCENARIOS = Path("spec/scenarios")
@@ -676,8 +676,7 @@ def sweep_rows(folder: Path, data: dict[str, Any], kind: str) -> list[dict[str, 
     rows = []
     for r in data["runs"]:
         c = r["constants"]
-        files = {kind_: f"{folder.name}/{f}" for f in r["files"] for kind_ in ("txt", "json", "view.svg")
-                 if f.endswith("." + kind_) and not f.endswith(".itf.json") and not (kind_ == "txt" and f.endswith(".view.txt"))}
+        files = {file_kind(f): f"{folder.name}/{f}" for f in r["files"] if file_kind(f) in ("txt", "json", "view.svg")}
         steps = json.loads((folder.parent / files["json"]).read_text())["trace"] if "json" in files else []
         rows.append({"kind": kind, "rule": c["CUT"], "constants": {k: c[k] for k in SHOWN if k in c},
                      "bound": c.get("MAX_RETRAINED"), "verdict": r["verdict"], "distinct": r["distinct"],
@@ -737,7 +736,7 @@ def retrain_rows(folder: Path, data: dict[str, Any]) -> list[dict[str, Any]]:
 
 def route_stem(name: str, rule: str, schedule: str) -> str:
     """A loss route's trace by the name conformance/ gives it (conformance/results.py: trace_files)."""
-    return f"route-{name}-{rule}" + ("-eager" if schedule == "eager" else "")
+    return route_name(f"route-{name}", rule, schedule)
 
 
 # What a loss needs: the same run with one ingredient taken away, everything else unchanged.
@@ -769,7 +768,7 @@ def needs(route_rows, data: dict[str, Any]) -> list[dict[str, Any]]:
         for what, change in INGREDIENTS.items():
             delta = change(full[r["route"]])
             if delta is not None and what != "a stalled loader":
-                verdicts[(r["route"], r["rule"], what)] = swept[_key({**BASE, **full[r["route"]], **delta, "CUT": r["rule"]})]
+                verdicts[(r["route"], r["rule"], what)] = swept[_key({**full[r["route"]], **delta, "CUT": r["rule"]})]
     eager = {(r["route"], r["rule"]): r["verdict"] for r in route_rows if r["schedule"] == "eager"}
     verdicts |= {(r["route"], r["rule"], "a stalled loader"): eager[(r["route"], r["rule"])] for r in lost}
     word = {"proved": "yes", "refuted": "no", "incomplete": "unknown (cut by a limit)"}

@@ -732,20 +732,22 @@ def _least(view: SweepView, s: Section) -> Drawn:
     rows_by = s.options.get("rows") or [a for a in view.axes if a != axis]
     out = Drawn(s.kind, s.title, s.text, [view.summary()], bounds=view.bounds())
     table, exact, bounded, none, odd = [], 0, 0, 0, []
+    def at(r: dict[str, Any]) -> int:
+        return int(view.value(r, axis))
+
     for key, group in view.groups(rows_by).items():
-        at = sorted(group, key=lambda r: int(view.value(r, axis)))
-        proved = next((r for r in at if r["verdict"] == "proved"), None)
-        below = [r for r in at if proved is None or int(view.value(r, axis)) < int(view.value(proved, axis))]
+        ordered = sorted(group, key=at)
+        proved = next((r for r in ordered if r["verdict"] == "proved"), None)
+        v = at(proved) if proved is not None else None
+        below = [r for r in ordered if v is None or at(r) < v]
         refuted = [r for r in below if r["verdict"] == "refuted"]
-        later = [r for r in at if proved is not None and r["verdict"] == "refuted"
-                 and int(view.value(r, axis)) > int(view.value(proved, axis))]
+        later = [r for r in ordered if v is not None and r["verdict"] == "refuted" and at(r) > v]
         if later:
-            odd.append(f"{', '.join(map(md_text, key))}: proved at {axis}={view.value(proved, axis)} and refuted at "
-                       f"{axis}={view.value(later[0], axis)} (the checks are not monotone in {axis} there)")
+            odd.append(f"{', '.join(map(md_text, key))}: proved at {axis}={v} and refuted at "
+                       f"{axis}={at(later[0])} (the checks are not monotone in {axis} there)")
         if proved is not None:
-            v = int(view.value(proved, axis))
             last = refuted[-1] if refuted else None
-            if last is not None and int(view.value(last, axis)) == v - 1 and len(below) == len(refuted):
+            if last is not None and at(last) == v - 1 and len(below) == len(refuted):
                 exact += 1
                 cell, why_cell = f"**{v}**", "refuted at " + view.refuted(last, tuple(view.axes))
             else:
@@ -759,10 +761,9 @@ def _least(view: SweepView, s: Section) -> Drawn:
             table.append([*map(md_text, key), cell, why_cell, f"{proved['distinct']:,}"])
         else:
             none += 1
-            top = at[-1]
-            cell = (f"more than {view.value(top, axis)}" if all(r["verdict"] == "refuted" for r in at)
+            cell = (f"more than {at(ordered[-1])}" if all(r["verdict"] == "refuted" for r in ordered)
                     else "undecided")
-            table.append([*map(md_text, key), cell, tally(at), "—"])
+            table.append([*map(md_text, key), cell, tally(ordered), "—"])
     out.table = Table([*rows_by, f"least {axis} proved", "below it", "distinct states there"], table)
     out.summary.append(f"For each group of {', '.join(rows_by) or 'the whole sweep'}: the least {axis} at which "
                        f"{md_text(_checked_words(view))} was proved. Tight (bold) in {exact} of the {len(table)} groups: "
