@@ -15,7 +15,8 @@ What it runs (see traces/README.md, which it writes):
    terminal, on a grid: the sweep `stuck`)
 5. the liveness check (property `trains` under the spec's fairness) on the same grid and at larger
    constants, and a search for livelocks (a fair cycle that never trains) behind every stall;
-6. the review note's scenario, replayed with BARRIER and LOAD_REPLAY_BUFFER true and false;
+6. (the review note's scenario, replayed with BARRIER and LOAD_REPLAY_BUFFER true and false: the
+   study's replay set `review-note`, into traces/review-note/)
 7. deeper bounds, the study file's other sweeps and its sections (grids in spec/study/): the earlier rules' smallest losses per failure
    budget, `unfinished` on the proof grid and on issue 10's grid (refuted there), its ablation,
    `unfinished_pending` on issue 10's grid with its ablation, and `lowest_unfinished`
@@ -47,8 +48,6 @@ sys.path.insert(0, str(ROOT))
 from explorer import Limits, check, check_liveness, load_model  # noqa: E402
 from explorer.engine.explore import explore  # noqa: E402
 from explorer.lang.config import config_constants  # noqa: E402
-from explorer.engine.replay import load_trace_file, replay  # noqa: E402
-from explorer.output.traces import format_replay  # noqa: E402
 from explorer.output.traces import format_result, itf_trace, lasso_loop, result_json, trace_dot, write_json  # noqa: E402
 from explorer.lang.values import short  # noqa: E402
 from explorer.output.views import find_view, view_grid  # noqa: E402
@@ -62,7 +61,6 @@ from study_deep import ablation_summary, conformance_lines, deep_summary  # noqa
 from conformance.results import route_name, trace_files  # noqa: E402
 
 SPEC = Path("spec/collector.spec")  # relative: what the traces record does not depend on the checkout
-SCENARIOS = Path("spec/scenarios")
 STUDY = Path("spec/study/collector.toml")  # the deeper sweeps and their sections (`explorer study`)
 RULES = ["frontier", "in_flight", "safe", "unfinished", "unfinished_pending", "lowest_unfinished"]
 ABLATIONS = ["in_flight_fatal", "untrained"]
@@ -415,33 +413,12 @@ def main() -> int:
         (out / f"livelock-{n}.txt").write_text(text + "\n")
     pool.close()
 
-    # 6. replay of the review note's scenario
-    replay_lines = []
-    for trace_file in sorted(SCENARIOS.glob("review-note*.trace")):
-        for barrier, load in itertools.product([True, False], [True, False]):
-            for rule in ["frontier", "in_flight"]:
-                consts = {**config_constants(SPEC, "review-note"), "BARRIER": barrier,
-                          "LOAD_REPLAY_BUFFER": load, "CUT": rule}
-                model = load_model(SPEC, consts)
-                outcome = replay(model, load_trace_file(str(trace_file)))
-                stem = f"replay-{trace_file.stem}-barrier-{str(barrier).lower()}-load-{str(load).lower()}-{rule}"
-                (out / f"{stem}.txt").write_text(format_replay(model, outcome) + "\n")
-                if outcome.failed is not None:
-                    what = f"not a behaviour: step `{outcome.failed.label}` is not enabled"
-                elif outcome.violations:
-                    what = "a behaviour; " + "; ".join(f"{n} violated at state {s}" + (f" ({', '.join(f'{k} = {short(v)}' for k, v in w)})" if w else "")
-                                                      for s, n, w in outcome.violations)
-                else:
-                    what = "a behaviour; no invariant violated"
-                replay_lines.append(f"| `{trace_file.name}` | {str(barrier).lower()} | {str(load).lower()} | {rule} | "
-                                    f"{what} | [{stem}.txt]({stem}.txt) |")
-
     results = {"live": live_rows, "smallest": [smallest]}
     for group in results.values():
         for row in group:
             for key in ("text", "json", "itf", "dot", "prompts", "livelock_text"):
                 row.pop(key, None)
-    results["replay_lines"], results["seconds"] = replay_lines, round(time.monotonic() - started)
+    results["seconds"] = round(time.monotonic() - started)
     write_json(str(out / "results.json"), results)
     write_all_readme(out, results)
     print(f"traces regenerated in {out} ({results['seconds']} s)")
@@ -642,7 +619,7 @@ def _stale(data: dict[str, Any], name: str) -> str:
 
 
 INLINE = "<!-- the study's section {} -->"  # where write_readme puts a section of the study file
-INLINED = ("routes", "slow-routes", "slow-grid", "slow-stuck", "recipes", "retrain", "grid", "stuck")
+INLINED = ("routes", "slow-routes", "slow-grid", "slow-stuck", "recipes", "retrain", "grid", "stuck", "review-note")
 
 
 def write_all_readme(out: Path, results: dict[str, Any]) -> int:
@@ -655,7 +632,7 @@ def write_all_readme(out: Path, results: dict[str, Any]) -> int:
                "retrain": retrain_rows(out / "retrain", deep["retrain"]), "stuck": stuck_rows(out / "stuck", deep["stuck"])}
     results["needs"] = needs(results["routes"], deep["needs"])
     write_readme(out, results["smallest"][0], results["grid"], results["routes"], results["needs"],
-                 results["stuck"], results["live"], results["replay_lines"], results["seconds"])
+                 results["stuck"], results["live"], results["seconds"])
     write_study_page(study, finished, out)  # the study's own page (deeper.md), as `explorer study` writes it
     readme = (out / "README.md").read_text()
     for ident in INLINED:  # the study's sections this page places itself
@@ -981,7 +958,7 @@ def liveness_lines(out: Path, stuck_rows, live_rows) -> list[str]:
     return lines
 
 
-def write_readme(out: Path, smallest, grid_rows, route_rows, needs_rows, stuck_rows, live_rows, replay_lines,
+def write_readme(out: Path, smallest, grid_rows, route_rows, needs_rows, stuck_rows, live_rows,
                  seconds: float) -> None:
     sm = smallest
     lines = [
@@ -1066,13 +1043,7 @@ def write_readme(out: Path, smallest, grid_rows, route_rows, needs_rows, stuck_r
     lines += ["", "Traces: " + ", ".join(f"[{n}]({path.with_suffix('.txt').relative_to(out).as_posix()})"
                                          for n, path in stuck_written), "", INLINE.format("stuck")]
     lines += liveness_lines(out, stuck_rows, live_rows)
-    lines += ["## The review note's scenario, replayed", "",
-              "`spec/scenarios/review-note.trace` is the note's story step by step; "
-              "`review-note-barrier.trace` is the same story with target 1 completing before step 0 trains, "
-              "as the startup barrier demands. Constants: the `review-note` configuration "
-              f"({consts_text(config_constants(SPEC, 'review-note'))}).", "",
-              "| trace | BARRIER | LOAD_REPLAY_BUFFER | rule | what the spec says | output |",
-              "|---|---|---|---|---|---|"] + replay_lines
+    lines += [INLINE.format("review-note")]
     (out / "README.md").write_text("\n".join(lines) + "\n")
 
 

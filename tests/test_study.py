@@ -167,6 +167,42 @@ def test_a_sweep_over_named_configurations_shows_their_names(tmp_path):
     assert "MAX in {1, 4}, config in {low, high}" in page and "by configuration: TOP, SLIP" in page  # the bounds
 
 
+def test_a_study_replays_a_trace_at_every_point_of_its_grid(tmp_path):
+    """[[replays]]: each trace replayed at each point as `explorer replay` replays it (the same
+    output, file for file), a `replay` section's table says what the spec says of each, `--reuse`
+    takes the replays as they are, and a changed trace is replayed again."""
+    write(tmp_path / "up3.trace", "up\nup\nup\n")
+    write(tmp_path / "climb.spec", CLIMB)
+    write(tmp_path / "grid.toml", "[constants]\nTOP = [2, 3]\n[check]\ninvariants = [\"bounded\"]\ndeadlock = false\n")
+    study = write(tmp_path / "study.toml", 'title = "climb"\nspec = "climb.spec"\n[[sweeps]]\nname = "climb"\n'
+                  'grid = "grid.toml"\n[[replays]]\nname = "story"\ntraces = ["up3.trace"]\n'
+                  '[replays.grid]\nbase = "grid.toml"\n[replays.grid.constants]\nSLIP = [false, true]\nMAX = 2\n'
+                  '[[sections]]\nkind = "replay"\ntitle = "The story"\nreplay = "story"\n')
+    out = tmp_path / "out"
+    proc = explorer("study", study, "--out", out)
+    assert proc.returncode == 0, proc.stdout + proc.stderr  # the sweep's verdicts alone decide the exit code
+    page = (out / "README.md").read_text()
+    assert "| trace | TOP | SLIP | what the spec says | output |" in page
+    said = {tuple(c.strip() for c in line.split("|")[2:4]): line.split("|")[4].strip()
+            for line in page.splitlines() if line.startswith("| `up3.trace`")}
+    assert said == {("2", "false"): "not a behaviour: step `up` is not enabled",
+                    ("2", "true"): "a behaviour; bounded violated at state 4",
+                    ("3", "false"): "a behaviour; bounded violated at state 4",
+                    ("3", "true"): "a behaviour; bounded violated at state 4"}
+    assert "3 of the 4 replays are behaviours of the spec, 3 of them violating an invariant" in page
+    assert "fixed: MAX = 2; checked along each trace: bounded" in page
+    for link in re.findall(r"\]\((story/[^)]+)\)", page):  # each output is what `explorer replay` prints
+        point = dict(kv.split("=") for kv in link.split("/")[2].split(","))
+        alone = explorer("replay", tmp_path / "climb.spec", "--trace", tmp_path / "up3.trace",
+                         "--const=MAX=2", *(f"--const={k}={v}" for k, v in point.items()))
+        assert alone.stdout == (out / link).read_text(), link
+    again = explorer("study", study, "--out", out, "--reuse")
+    assert "story: reusing" in again.stdout and (out / "README.md").read_text() == page
+    write(tmp_path / "up3.trace", "up\nup\n")
+    changed = explorer("study", study, "--out", out, "--reuse")
+    assert "story: replaying" in changed.stdout and "no invariant violated" in (out / "README.md").read_text()
+
+
 def test_a_least_section_needs_an_integer_axis(tmp_path):
     _, proc = climb_study(tmp_path, "[constants]\nSLIP = [false, true]\n[check]\ninvariants = [\"bounded\"]\n",
                           'kind = "least"\naxis = "SLIP"\n')
@@ -208,6 +244,16 @@ STUDY_ERRORS = [
      '[[sections]]\nkind = "matrix"\ntitle = "m"\nsweep = "a"\npivot = 3\n', 10, 1, "pivot must be a string"),
     ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n'
      '[[sections]\n', 6, 11, "bad TOML"),
+    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n'
+     '[[sections]]\nkind = "replay"\ntitle = "m"\nreplay = "b"\n', 9, 1, "replay: no replay set named 'b'"),
+    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n'
+     '[[replays]]\nname = "r"\ntraces = ["nope.trace"]\ngrid = "../grids/diehard.toml"\n', 8, 1,
+     "traces: no trace file"),
+    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n'
+     '[[replays]]\nname = "a"\ntraces = ["diehard.toml"]\ngrid = "../grids/diehard.toml"\n', 7, 1,
+     "two sweeps or replay sets are named 'a'"),
+    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n'
+     '[[replays]]\nname = "r"\ngrid = "../grids/diehard.toml"\n', 6, 1, "[[replays]] #1 needs `traces`"),
 ]
 
 

@@ -1,6 +1,7 @@
 """`explorer study STUDY.toml`: a study is a file. It names a spec, the sweeps to run (each a grid
 file, or a grid written in place on top of a base grid file) and the sections of the page that
-says what they found. Each sweep runs exactly as `explorer sweep` runs (`run_sweep`, which that
+says what they found (and, optionally, recorded traces to replay at the points of a grid:
+replays.py). Each sweep runs exactly as `explorer sweep` runs (`run_sweep`, which that
 command uses too) into OUT/<name>/ with its cache, so a rerun is free; then OUT/README.md is drawn
 from the sweeps' own sweep.json files through a jinja2 template (templates/study.md.j2). The
 format is in docs/study.md.
@@ -11,7 +12,7 @@ format is in docs/study.md.
     name = "sizes"                            # OUT/sizes/
     grid = "bakery.toml"                      # a grid file, or a table: base = "x.toml" and overrides
     [[sections]]
-    kind = "matrix"                           # matrix, smallest, ablation, flips, cost, least, template
+    kind = "matrix"                           # matrix, smallest, ablation, flips, cost, least, template, replay
     title = "Every point"
     sweep = "sizes"
 
@@ -38,10 +39,13 @@ from explorer.lang.model import read_spec
 from explorer.output.traces import stop_reason
 from explorer.study.grid import Grid, Source, inline_grid, load_grid, read_toml
 from explorer.study.matrix import Matrix, collision_words, file_kind, md_cell, md_code, md_text, prepare, stopped
+from explorer.study.replays import ReplaySet, finished_replays, run_replays
 from explorer.study.sweep import Outcome, Run, Sweeper, engine_version, plan
 
-TOP = {"title": str, "intro": str, "spec": str, "readme": str, "labels": dict, "sweeps": list, "sections": list}
+TOP = {"title": str, "intro": str, "spec": str, "readme": str, "labels": dict, "sweeps": list, "replays": list,
+       "sections": list}
 SWEEP = {"name": str, "grid": (str, dict)}
+REPLAYS = {"name": str, "traces": list, "grid": (str, dict)}
 SECTION = {"kind": str, "title": str, "text": str, "sweep": str, "id": str}
 KINDS: dict[str, dict[str, type]] = {  # each kind's own keys
     "matrix": {"pivot": str, "rows": list},
@@ -51,9 +55,11 @@ KINDS: dict[str, dict[str, type]] = {  # each kind's own keys
     "cost": {"axis": str, "metric": str},
     "least": {"axis": str, "rows": list},
     "template": {"file": str},
+    "replay": {"replay": str},
 }
 REQUIRED = {"ablation": ("axis",), "flips": ("axis",), "cost": ("axis", "metric"), "least": ("axis",),
-            "template": ("file",)}
+            "template": ("file",), "replay": ("replay",)}
+NO_SWEEP = ("template", "replay")  # the section kinds that read no sweep
 METRICS = {"distinct": "distinct states", "generated": "states generated", "depth": "depth",
            "trace_length": "trace length", "seconds": "seconds"}
 KIND_WORDS = {str: "a string", list: "a list", dict: "a table", (str, dict): "a grid file's path or a table"}
@@ -125,6 +131,7 @@ class Study:
     sweeps: list[StudySweep]
     sections: list[Section]
     env: SandboxedEnvironment = field(repr=False)
+    replays: list[ReplaySet] = field(default_factory=list)
 
 
 def _env(folder: Path) -> SandboxedEnvironment:
@@ -163,7 +170,7 @@ def load_study(path: str | Path) -> Study:
             raise src.error(f"a study file needs `{key}`" + {"title": ": the page's title",
                                                             "spec": ": the spec's path, relative to the study file",
                                                             "sweeps": ": at least one [[sweeps]] table"}[key])
-    for key in ("sweeps", "sections"):
+    for key in ("sweeps", "replays", "sections"):
         if not all(isinstance(t, dict) for t in data.get(key, [])):
             raise src.error(f"{key} must be an array of tables: [[{key}]]", "", key)
     if not data["sweeps"]:
@@ -177,12 +184,15 @@ def load_study(path: str | Path) -> Study:
     if Path(readme).name != readme or readme in (".", "..") or readme.startswith("."):
         raise src.error(f"readme: a file name (written in OUT), got {readme!r}", "", "readme")
     sweeps = [_sweep(src, path, spec, i, t) for i, t in enumerate(data["sweeps"])]
-    names = [s.name for s in sweeps]
-    for i, name in enumerate(names):
-        if name in names[:i]:
-            raise src.error(f"two sweeps are named {name!r}: each writes OUT/<name>/", "sweeps", "name", i)
+    replays = [_replays(src, path, spec, i, t) for i, t in enumerate(data.get("replays", []))]
+    names = [s.name for s in sweeps] + [r.name for r in replays]
+    for n, name in enumerate(names):
+        table, i = ("sweeps", n) if n < len(sweeps) else ("replays", n - len(sweeps))
+        if name in names[:n]:
+            what = "two sweeps are" if n < len(sweeps) else "two sweeps or replay sets are"
+            raise src.error(f"{what} named {name!r}: each writes OUT/<name>/", table, "name", i)
         if name == readme:
-            raise src.error(f"a sweep named {name!r} would write OUT/{name}/ where the page goes", "sweeps", "name", i)
+            raise src.error(f"{name!r} would write OUT/{name}/ where the page goes", table, "name", i)
     labels = data.get("labels", {})
     for axis, table in labels.items():
         if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
@@ -190,32 +200,59 @@ def load_study(path: str | Path) -> Study:
                             src.find(f"labels.{axis}") or src.find("", "labels"))
     env = _env(Path(path).parent)
     by_name = {s.name: s for s in sweeps}
-    sections = [_section(src, env, by_name, j, t, labels) for j, t in enumerate(data.get("sections", []))]
+    sections = [_section(src, env, by_name, {r.name for r in replays}, j, t, labels)
+                for j, t in enumerate(data.get("sections", []))]
     ids = [s.id for s in sections if s.id]
     for j, s in enumerate(sections):
         if s.id and ids.count(s.id) > 1:
             raise src.error(f"two sections have the id {s.id!r}", "sections", "id", j)
-    return Study(path, spec, data["title"], data.get("intro", ""), readme, sweeps, sections, env)
+    return Study(path, spec, data["title"], data.get("intro", ""), readme, sweeps, sections, env, replays)
+
+
+def _named_grid(src: Source, path: str, spec: str, where: str, i: int, table: dict[str, Any],
+                allowed: dict[str, Any]) -> tuple[str, Grid]:
+    """A [[sweeps]] or [[replays]] table's name (its folder in OUT) and grid, checked."""
+    what = f"[[{where}]] #{i + 1}"
+    _checked(src, table, allowed, where, i, what)
+    for key in allowed:
+        if key not in table:
+            raise src.error(f"{what} needs `{key}`" + {
+                "name": ": the folder it writes in OUT",
+                "grid": ": a grid file's path, or a table with a `base` grid file and what it overrides",
+                "traces": ": the trace files to replay, relative to the study file"}[key], where, "", i)
+    name = table["name"]
+    if not name or name.startswith(".") or any(c not in _SAFE for c in name):
+        whose = "the sweep's" if where == "sweeps" else "the replay set's"
+        raise src.error(f"name: {whose} folder in OUT, made of letters, digits and _.-, got {name!r}", where, "name", i)
+    grid = table["grid"]
+    if isinstance(grid, dict):
+        return name, inline_grid(src, f"{where}.grid", i, grid, spec, f"{path}#{name}")
+    grid_path = _relative(path, grid)
+    if not Path(grid_path).is_file():
+        raise src.error(f"grid: no grid file {grid_path}", where, "grid", i)
+    return name, load_grid(grid_path, spec)
 
 
 def _sweep(src: Source, path: str, spec: str, i: int, table: dict[str, Any]) -> StudySweep:
-    _checked(src, table, SWEEP, "sweeps", i, f"[[sweeps]] #{i + 1}")
-    for key in SWEEP:
-        if key not in table:
-            raise src.error(f"[[sweeps]] #{i + 1} needs `{key}`" + (
-                ": the folder it writes in OUT" if key == "name" else
-                ": a grid file's path, or a table with a `base` grid file and what it overrides"), "sweeps", "", i)
-    name = table["name"]
-    if not name or name.startswith(".") or any(c not in _SAFE for c in name):
-        raise src.error(f"name: the sweep's folder in OUT, made of letters, digits and _.-, got {name!r}",
-                        "sweeps", "name", i)
-    grid = table["grid"]
-    if isinstance(grid, dict):
-        return StudySweep(name, inline_grid(src, "sweeps.grid", i, grid, spec, f"{path}#{name}"))
-    grid_path = _relative(path, grid)
-    if not Path(grid_path).is_file():
-        raise src.error(f"grid: no grid file {grid_path}", "sweeps", "grid", i)
-    return StudySweep(name, load_grid(grid_path, spec))
+    return StudySweep(*_named_grid(src, path, spec, "sweeps", i, table, SWEEP))
+
+
+def _replays(src: Source, path: str, spec: str, i: int, table: dict[str, Any]) -> ReplaySet:
+    """A [[replays]] table: trace files replayed at each point of a grid (its [check] invariants are
+    the ones checked along each trace)."""
+    name, grid = _named_grid(src, path, spec, "replays", i, table, REPLAYS)
+    traces = table["traces"]
+    if not traces or not all(isinstance(t, str) for t in traces):
+        raise src.error("traces: a list of trace files, relative to the study file", "replays", "traces", i)
+    files = [_relative(path, t) for t in traces]
+    for file in files:
+        if not Path(file).is_file():
+            raise src.error(f"traces: no trace file {file}", "replays", "traces", i)
+    stems = [Path(f).stem for f in files]
+    if len(set(stems)) < len(stems):
+        raise src.error("traces: two trace files with one name (each is written as <name>.txt per point)",
+                        "replays", "traces", i)
+    return ReplaySet(name, files, grid)
 
 
 UNSET = "(default)"  # an axis a point does not set: the spec's default holds there
@@ -223,7 +260,7 @@ _INTEGER = re.compile(r"-?[0-9]+")
 _SAFE = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
 
-def _section(src: Source, env: SandboxedEnvironment, sweeps: dict[str, StudySweep], j: int,
+def _section(src: Source, env: SandboxedEnvironment, sweeps: dict[str, StudySweep], replays: set[str], j: int,
              table: dict[str, Any], labels: dict[str, dict[str, str]]) -> Section:
     what = f"[[sections]] #{j + 1}"
     kind = table.get("kind")
@@ -231,9 +268,9 @@ def _section(src: Source, env: SandboxedEnvironment, sweeps: dict[str, StudySwee
         raise src.error(f"{what}: kind must be one of {', '.join(KINDS)}, got {kind!r}"
                         + (did_you_mean(kind, KINDS) if isinstance(kind, str) else ""), "sections",
                         "kind" if "kind" in table else "", j)
-    allowed = {k: v for k, v in {**SECTION, **KINDS[kind]}.items() if not (kind == "template" and k == "sweep")}
+    allowed = {k: v for k, v in {**SECTION, **KINDS[kind]}.items() if not (kind in NO_SWEEP and k == "sweep")}
     _checked(src, table, allowed, "sections", j, f"a {kind} section ({what})")
-    for key in ("title", *REQUIRED.get(kind, ())) + (() if kind == "template" else ("sweep",)):
+    for key in ("title", *REQUIRED.get(kind, ())) + (() if kind in NO_SWEEP else ("sweep",)):
         if key not in table:
             raise src.error(f"{what}: a {kind} section needs `{key}`", "sections", "", j)
     options = {k: v for k, v in table.items() if k in KINDS[kind]}
@@ -243,6 +280,9 @@ def _section(src: Source, env: SandboxedEnvironment, sweeps: dict[str, StudySwee
     if sweep is not None and sweep not in sweeps:
         raise src.error(f"sweep: no sweep named {sweep!r}{did_you_mean(sweep, sweeps)} (the sweeps: "
                         f"{', '.join(sweeps)})", "sections", "sweep", j)
+    if kind == "replay" and options["replay"] not in replays:
+        raise src.error(f"replay: no replay set named {options['replay']!r}{did_you_mean(options['replay'], replays)} "
+                        f"(the [[replays]]: {', '.join(sorted(replays)) or 'none'})", "sections", "replay", j)
     if kind == "template":
         try:
             env.get_template(f"study/{options['file']}")
@@ -307,6 +347,7 @@ def _configured(grid: Grid) -> bool:
 class Results:
     data: dict[str, dict[str, Any]]  # sweep name -> its sweep.json (the sweeps that ran or were reused)
     interrupted: str | None = None  # a sweep was stopped (Ctrl-C, SIGTERM): the later ones did not run
+    replays: dict[str, dict[str, Any]] = field(default_factory=dict)  # replay set name -> its replay.json
 
     def rows(self) -> list[dict[str, Any]]:
         return [row for data in self.data.values() for row in data["runs"]]
@@ -326,13 +367,16 @@ def finished_sweep(folder: Path) -> dict[str, Any] | None:
 def finished_results(study: Study, out: Path) -> Results:
     """The sweeps finished in OUT, running nothing (a page redrawn from what is there)."""
     found = {s.name: finished_sweep(out / s.name) for s in study.sweeps}
-    return Results({name: data for name, data in found.items() if data is not None})
+    replayed = {r.name: finished_replays(r, study.spec, out) for r in study.replays}
+    return Results({name: data for name, data in found.items() if data is not None},
+                   replays={name: data for name, data in replayed.items() if data is not None})
 
 
 def run_study(study: Study, out: Path, jobs: int = 1, reuse: bool = False,
               say: Callable[[str], None] = print) -> Results:
     """Each sweep run into OUT/<name> as `explorer sweep` runs it (its cache makes an unchanged point
-    free); with `reuse`, a finished OUT/<name>/sweep.json is taken as it is. A stopped sweep stops
+    free), then each replay set; with `reuse`, a finished OUT/<name>/sweep.json is taken as it is,
+    and a replay.json that is still what the spec, traces and grid give. A stopped sweep stops
     the study."""
     results = Results({})
     for sweep in study.sweeps:
@@ -349,7 +393,15 @@ def run_study(study: Study, out: Path, jobs: int = 1, reuse: bool = False,
         say(f"{sweep.name}: {c['proved']} proved, {c['refuted']} refuted, {c['incomplete']} incomplete, "
             f"{c['error']} error")
         if results.interrupted:
-            break
+            return results
+    for rs in study.replays:  # after the sweeps: a stopped study replays nothing
+        data = finished_replays(rs, study.spec, out) if reuse else None
+        if data is not None:
+            say(f"{rs.name}: reusing {out / rs.name / 'replay.json'}")
+        else:
+            say(f"{rs.name}: replaying {len(rs.traces)} trace(s) at {len(rs.grid.points)} point(s) into {out / rs.name}")
+            data = run_replays(rs, study.spec, out, say)
+        results.replays[rs.name] = data
     return results
 
 
@@ -799,6 +851,8 @@ def render(study: Study, results: Results, whole: bool = True, ids: set[str] | N
     for s in study.sections:
         if s.kind == "template":
             d = Drawn(s.kind, s.title, s.text, body=_template(study, s, views, by_id))
+        elif s.kind == "replay":
+            d = _replayed(s, results.replays.get(s.options["replay"]))
         elif s.sweep not in views:
             d = Drawn(s.kind, s.title, s.text, [f"The sweep `{s.sweep}` has no finished matrix here (it did not run, "
                                                 f"or was stopped): nothing is said about it."])
@@ -814,6 +868,33 @@ def render(study: Study, results: Results, whole: bool = True, ids: set[str] | N
     return study.env.get_template("explorer/study.md.j2").render(
         study=study, whole=whole, sections=shown, views=[views[s.name] for s in study.sweeps if s.name in views],
         missing=[s.name for s in study.sweeps if s.name not in views], interrupted=results.interrupted)
+
+
+def _replayed(s: Section, data: dict[str, Any] | None) -> Drawn:
+    """A replay section: per trace and point, what the spec says of the trace (a behaviour or not,
+    the invariants it violates on the way), linked to what `explorer replay` prints."""
+    name = s.options["replay"]
+    if data is None:
+        return Drawn(s.kind, s.title, s.text, [f"The replays `{name}` have no finished replay.json here (they did not "
+                                               "run, or the spec, a trace or the grid changed since): nothing is said "
+                                               "about them."])
+    rows = data["rows"]
+    axes = [a for a in data["axes"] + ["config"] if len({str(r["shown"].get(a, r.get(a))) for r in rows}) > 1]
+    table = Table(["trace", *axes, "what the spec says", "output"],
+                  [[md_code(Path(r["trace"]).name), *(md_text(r["shown"].get(a) or r.get(a) or UNSET) for a in axes),
+                    md_text(r["what"]), f"[{md_text(Path(r['file']).name)}]({name}/{r['file']})"] for r in rows])
+    accepted = sum(r["accepted"] for r in rows)
+    violated = sum(bool(r["violated"]) for r in rows)
+    summary = [f"`{name}`: {len(data['traces'])} trace(s) replayed at {len(rows) // len(data['traces'])} point(s) "
+               f"of `{data['grid']}`: {accepted} of the {len(rows)} replays are behaviours of the spec, {violated} "
+               "of them violating an invariant. A replay searches nothing: it follows the trace's steps, as "
+               "`explorer replay` does."]
+    fixed = [f"{k} = {v}" for k, v in rows[0]["shown"].items() if k not in axes and all(r["shown"].get(k) == v for r in rows)]
+    checked = ", ".join(data["invariants"]) if data["invariants"] is not None else "every invariant"
+    bounds = md_text(", ".join(f"{a} in {{{', '.join(dict.fromkeys(str(r['shown'].get(a) or r.get(a)) for r in rows))}}}"
+                               for a in axes) + (f"; fixed: {', '.join(fixed)}" if fixed else "")
+                     + f"; checked along each trace: {checked}")
+    return Drawn(s.kind, s.title, s.text, summary, table, bounds=bounds)
 
 
 def _template(study: Study, s: Section, views: dict[str, SweepView], by_id: dict[str, Drawn]) -> str:
