@@ -167,7 +167,6 @@ def run_job(job: Job) -> dict[str, Any]:
         "itf": itf_trace(model, result.trace, f"{job.kind} {job.rule}") if result.trace else None,
         "dot": trace_dot(model, result.trace, f"{job.kind}, CUT={job.rule}") if result.trace else "",
         "prompts": prompt_picture(model, result) if result.trace and job.kind == "loss" else None,
-        "checkpoints": checkpoints_along(data["trace"]) if data and job.kind == "loss" else [],
         "uses": trace_uses(data["trace"]) if data else [],
         "property": result.property if result.loop is not None else None,
         "setting": consts_text({k: consts[k] for k in SHOWN + ["SAVE_EVERY", "IN_FLIGHT_UPDATES", "BARRIER"] if k in consts}),
@@ -202,25 +201,6 @@ def trace_uses(steps: list[dict[str, Any]]) -> list[str]:
         elif action == "train" and before["fatal"] is True:
             used.append("the health-check race (a step trained after a fatal failure, before the next check)")
     return list(dict.fromkeys(used))
-
-
-def _members(value: dict[str, Any]) -> list[Any]:
-    """The elements of a set or a tuple as `check --json` writes them."""
-    return value.get("#set", value.get("#tup", []))
-
-
-def checkpoints_along(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each checkpoint of a counterexample (its steps, as `check --json` writes them): the trained
-    frontier and ring it saw, what it saved."""
-    out = []
-    for b, a in zip(steps, steps[1:]):
-        if a["action"] != "checkpoint":
-            continue
-        before, c = b["state"], a["state"]["ckpt"]
-        out.append({"F": before["F"], "cut": c["cut"], "aligned_flag": before["aligned"] is True,
-                    "ring_has_base": any(r <= c["cut"] for r in _members(before["ring"])),
-                    "frontier": c["frontier"] is True, "buffered": sorted(_members(g)[0] for g in _members(c["buffer"]))})
-    return out
 
 
 # ---- the prompt-by-prompt picture ----
@@ -619,7 +599,8 @@ def _stale(data: dict[str, Any], name: str) -> str:
 
 
 INLINE = "<!-- the study's section {} -->"  # where write_readme puts a section of the study file
-INLINED = ("routes", "slow-routes", "slow-grid", "slow-stuck", "recipes", "retrain", "grid", "stuck", "review-note")
+INLINED = ("routes", "slow-routes", "slow-grid", "slow-stuck", "docs-findings", "recipes", "retrain", "grid", "stuck",
+           "review-note")
 
 
 def write_all_readme(out: Path, results: dict[str, Any]) -> int:
@@ -648,7 +629,7 @@ def write_all_readme(out: Path, results: dict[str, Any]) -> int:
 
 def sweep_rows(folder: Path, data: dict[str, Any], kind: str) -> list[dict[str, Any]]:
     """A sweep's searches (`data`, the sweep.json in `folder`) as this script's rows, what the
-    tables below read: a refutation's `uses` and checkpoints from its trace, and its files (txt,
+    tables below read: a refutation's `uses` from its trace, and its files (txt,
     json, the picture of its views) linked from the README's folder."""
     rows = []
     for r in data["runs"]:
@@ -659,7 +640,7 @@ def sweep_rows(folder: Path, data: dict[str, Any], kind: str) -> list[dict[str, 
                      "bound": c.get("MAX_RETRAINED"), "verdict": r["verdict"], "distinct": r["distinct"],
                      "generated": r["generated"], "depth": r["depth"], "seconds": round(r["seconds"], 1),
                      "trace_length": r["trace_length"] or 0, "witness": r["witness"] or "",
-                     "stopped_by": r["stopped_by"], "uses": trace_uses(steps), "checkpoints": checkpoints_along(steps),
+                     "stopped_by": r["stopped_by"], "uses": trace_uses(steps),
                      "setting": consts_text({k: c[k] for k in SHOWN + ["SAVE_EVERY", "IN_FLIGHT_UPDATES", "BARRIER"] if k in c}),
                      "files": files, "config": r.get("config"), "constants_all": c})
     return rows
@@ -835,44 +816,6 @@ def _unscheduled(r: dict[str, Any]) -> tuple:
     return (r.get("route"), r["rule"], consts_text({k: v for k, v in r["constants"].items() if k != "SCHEDULE"}))
 
 
-def docs_findings(route_rows: list[dict[str, Any]]) -> list[str]:
-    """Two statements of NeMo RL's docs (docs/guides/async-grpo.md at ee5741a13) checked against
-    the counterexamples; each sentence is written only if the trace shows it."""
-    lines = ["## Two findings about NeMo RL's own documentation", ""]
-    legacy = next((r for r in route_rows if r["route"] == "legacy-lineage" and r["rule"] == "in_flight"
-                   and r["schedule"] == "any" and r["verdict"] == "refuted"), None)
-    if legacy:
-        late = [c for c in legacy["checkpoints"] if not c["frontier"] and c["ring_has_base"] and not c["aligned_flag"]]
-        if late:
-            lines.append(
-                "- *A ring-fallback checkpoint switches off frontier alignment for the whole lineage that resumes "
-                "from it, not for that checkpoint alone.* The guide (docs/guides/async-grpo.md:181) says \"that "
-                "checkpoint alone falls back to the live cursor\". But a resume from a fallback checkpoint is a "
-                "legacy resume, which disables frontier alignment \"for this run and every checkpoint descended from "
-                f"it\" (G 4348-4363). In [{route_stem('legacy-lineage', 'in_flight', 'any')}]"
-                f"({legacy['files']['txt']}) {len(late)} later checkpoint(s) had a ring "
-                "place at or below the cut and still saved the live cursor, and the run lost prompt "
-                f"{legacy['witness']}.")
-    nobuf = next((r for r in route_rows if r["route"] == "no-buffer-restore" and r["rule"] == "in_flight"
-                  and r["schedule"] == "any" and r["verdict"] == "refuted"), None)
-    if nobuf and nobuf["checkpoints"]:
-        last = nobuf["checkpoints"][-1]
-        lost = int(nobuf["witness"].split("=")[1])
-        if last["cut"] == last["F"] and lost in last["buffered"]:
-            lines.append(
-                "- *With `load_replay_buffer: false` prompts are lost even when the cut is not lowered.* The guide "
-                "(docs/guides/async-grpo.md:193) names only a checkpoint \"written with a conservative cut\" as "
-                "losing buffered groups. In "
-                f"[{route_stem('no-buffer-restore', 'in_flight', 'any')}]"
-                f"({nobuf['files']['txt']}) the last checkpoint's cut is the "
-                f"trained frontier ({last['cut']}, not lowered), prompt {lost} is buffered below it (a refill "
-                "after a tolerated failure interleaved the targets), and the resume without the buffer never "
-                "yields it again.")
-    if len(lines) == 2:
-        lines.append("Neither finding is shown by this run's counterexamples.")
-    return lines + [""]
-
-
 def _linked(r: dict[str, Any]) -> str:
     n = str(r["trace_length"] or "")
     return f"[{n}]({r['file']}.txt)" if r.get("file") else n
@@ -1018,7 +961,7 @@ def write_readme(out: Path, smallest, grid_rows, route_rows, needs_rows, stuck_r
               "LOAD_REPLAY_BUFFER=true.", ""]
     lines += needs_table(needs_rows) + [""] + needs_summary(needs_rows) + [""]
     lines += [INLINE.format("slow-routes"), INLINE.format("slow-grid"), INLINE.format("slow-stuck")]
-    lines += docs_findings(route_rows)
+    lines += [INLINE.format("docs-findings")]
     lines += [INLINE.format("recipes"), INLINE.format("retrain"), INLINE.format("grid")]  # the study's sections
     refuted = [r for r in stuck_rows if r["verdict"] == "refuted"]
     atomic = [r for r in refuted if r["constants"]["ATOMIC_PAUSE"]]

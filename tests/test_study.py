@@ -100,6 +100,8 @@ def test_every_kind_of_section_on_the_jugs(tmp_path):
     assert typed["grid"] == "tests/studies/diehard.toml#typed" and typed["checks"]["invariants"] == ["type_ok"]
     assert typed["counts"] == {"proved": 2, "refuted": 0, "incomplete": 0, "error": 0}
     assert "Four gallons can be measured with a big jug of 4, 5, 6 gallons, among the 8 points searched." in page
+    # the template read the point's trace steps and the study's data file
+    assert "The first refuted point, BIG=4,SMALL=2, reaches 4 gallons by fill_big_jug (big = 4)." in page
     links = re.findall(r"\]\(([^)]+)\)", page)
     assert len(links) >= 15 and all((out / link).exists() for link in links)  # each trace linked, and there
 
@@ -254,6 +256,8 @@ STUDY_ERRORS = [
      "two sweeps or replay sets are named 'a'"),
     ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n'
      '[[replays]]\nname = "r"\ngrid = "../grids/diehard.toml"\n', 6, 1, "[[replays]] #1 needs `traces`"),
+    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[data]\nfacts = "nope.json"\n[[sweeps]]\nname = "a"\n'
+     'grid = "../grids/diehard.toml"\n', 4, 1, "data.facts: no file"),
 ]
 
 
@@ -296,6 +300,8 @@ def test_the_collector_study_reuses_the_committed_sweeps(tmp_path, monkeypatch):
     for s in study.sweeps:
         (tmp_path / s.name).mkdir()
         shutil.copy(ROOT / "traces" / s.name / "sweep.json", tmp_path / s.name / "sweep.json")
+        if (ROOT / "traces" / s.name / "points").exists():  # the traces a template reads
+            shutil.copytree(ROOT / "traces" / s.name / "points", tmp_path / s.name / "points")
     proc = explorer("study", "spec/study/collector.toml", "--reuse", "--out", tmp_path)
     assert proc.returncode == 1, proc.stdout + proc.stderr  # the earlier rules are refuted
     assert proc.stdout.count(": reusing ") == len(study.sweeps) and "explorer sweep" not in proc.stdout

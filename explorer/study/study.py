@@ -42,8 +42,8 @@ from explorer.study.matrix import Matrix, collision_words, file_kind, md_cell, m
 from explorer.study.replays import ReplaySet, finished_replays, run_replays
 from explorer.study.sweep import Outcome, Run, Sweeper, engine_version, plan
 
-TOP = {"title": str, "intro": str, "spec": str, "readme": str, "labels": dict, "sweeps": list, "replays": list,
-       "sections": list}
+TOP = {"title": str, "intro": str, "spec": str, "readme": str, "labels": dict, "data": dict, "sweeps": list,
+       "replays": list, "sections": list}
 SWEEP = {"name": str, "grid": (str, dict)}
 REPLAYS = {"name": str, "traces": list, "grid": (str, dict)}
 SECTION = {"kind": str, "title": str, "text": str, "sweep": str, "id": str}
@@ -132,6 +132,7 @@ class Study:
     sections: list[Section]
     env: SandboxedEnvironment = field(repr=False)
     replays: list[ReplaySet] = field(default_factory=list)
+    data: dict[str, str] = field(default_factory=dict)  # name -> a JSON file the study's templates read
 
 
 def _env(folder: Path) -> SandboxedEnvironment:
@@ -198,6 +199,12 @@ def load_study(path: str | Path) -> Study:
         if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
             raise SpecError(f"labels.{axis}: a table of strings, one per value of the axis {axis}", src.path, src.text,
                             src.find(f"labels.{axis}") or src.find("", "labels"))
+    files = data.get("data", {})
+    for name, file in files.items():
+        if not isinstance(file, str) or not Path(_relative(path, file)).is_file():
+            raise SpecError(f"data.{name}: " + (f"no file {_relative(path, file)}" if isinstance(file, str) else
+                                                "a JSON file's path, relative to the study file"),
+                            src.path, src.text, src.find("data", name) or src.find("", "data"))
     env = _env(Path(path).parent)
     by_name = {s.name: s for s in sweeps}
     sections = [_section(src, env, by_name, {r.name for r in replays}, j, t, labels)
@@ -206,7 +213,8 @@ def load_study(path: str | Path) -> Study:
     for j, s in enumerate(sections):
         if s.id and ids.count(s.id) > 1:
             raise src.error(f"two sections have the id {s.id!r}", "sections", "id", j)
-    return Study(path, spec, data["title"], data.get("intro", ""), readme, sweeps, sections, env, replays)
+    return Study(path, spec, data["title"], data.get("intro", ""), readme, sweeps, sections, env, replays,
+                 {name: _relative(path, file) for name, file in files.items()})
 
 
 def _named_grid(src: Source, path: str, spec: str, where: str, i: int, table: dict[str, Any],
@@ -348,6 +356,7 @@ class Results:
     data: dict[str, dict[str, Any]]  # sweep name -> its sweep.json (the sweeps that ran or were reused)
     interrupted: str | None = None  # a sweep was stopped (Ctrl-C, SIGTERM): the later ones did not run
     replays: dict[str, dict[str, Any]] = field(default_factory=dict)  # replay set name -> its replay.json
+    out: Path | None = None  # the folder the sweeps are in (their trace files, for templates)
 
     def rows(self) -> list[dict[str, Any]]:
         return [row for data in self.data.values() for row in data["runs"]]
@@ -369,7 +378,7 @@ def finished_results(study: Study, out: Path) -> Results:
     found = {s.name: finished_sweep(out / s.name) for s in study.sweeps}
     replayed = {r.name: finished_replays(r, study.spec, out) for r in study.replays}
     return Results({name: data for name, data in found.items() if data is not None},
-                   replays={name: data for name, data in replayed.items() if data is not None})
+                   replays={name: data for name, data in replayed.items() if data is not None}, out=out)
 
 
 def run_study(study: Study, out: Path, jobs: int = 1, reuse: bool = False,
@@ -378,7 +387,7 @@ def run_study(study: Study, out: Path, jobs: int = 1, reuse: bool = False,
     free), then each replay set; with `reuse`, a finished OUT/<name>/sweep.json is taken as it is,
     and a replay.json that is still what the spec, traces and grid give. A stopped sweep stops
     the study."""
-    results = Results({})
+    results = Results({}, out=out)
     for sweep in study.sweeps:
         folder = out / sweep.name
         data = finished_sweep(folder) if reuse else None
@@ -420,8 +429,8 @@ class SweepView:
     """One sweep's results as the sections read them: links relative to OUT, verdict cells, counts
     and the bounds of any set of its rows."""
 
-    def __init__(self, sweep: StudySweep, data: dict[str, Any], spec_text: str):
-        self.name, self.grid, self.data = sweep.name, sweep.grid, data
+    def __init__(self, sweep: StudySweep, data: dict[str, Any], spec_text: str, out: Path | None = None):
+        self.name, self.grid, self.data, self.out = sweep.name, sweep.grid, data, out
         self.rows: list[dict[str, Any]] = data["runs"]
         self.axes: list[str] = (data["axes"] + (["checks"] if data["checks"]["separately"] else [])
                                 + (["config"] if any("config" in r for r in self.rows) else []))
@@ -455,6 +464,18 @@ class SweepView:
     def file(self, row: dict[str, Any], kind: str) -> str | None:
         """A trace file of the row's (kind as `file_kind` says it: txt, view.svg...), linked from OUT."""
         return next((f"{self.name}/{f}" for f in row["files"] if file_kind(f) == kind), None)
+
+    def trace(self, row: dict[str, Any]) -> list[dict[str, Any]]:
+        """A refuted row's counterexample as `check --json` writes its `trace` (each step's action,
+        params, label and state), for a study's template; [] when the row has none."""
+        file = self.file(row, "json")
+        if file is None or self.out is None:
+            return []
+        try:
+            return json.loads((self.out / file).read_text())["trace"]
+        except (OSError, ValueError, KeyError) as err:
+            raise SpecError(f"the trace {self.out / file} of {row['name']} in the sweep {self.name} cannot be read "
+                            f"({getattr(err, 'strerror', None) or err}): run the sweep again to write it") from None
 
     def at(self, row: dict[str, Any], skip: tuple[str, ...] = ()) -> str:
         return ", ".join(f"{a}={self.value(row, a)}" for a in self.axes if a not in skip)
@@ -844,13 +865,14 @@ def render(study: Study, results: Results, whole: bool = True, ids: set[str] | N
     sections whose id is in `ids`, or all but those in `skip` (a page that places some sections
     itself: each is drawn as in the whole page, the sweep's line in the first that reads it)."""
     spec_text = read_spec(study.spec)
-    views = {s.name: SweepView(s, results.data[s.name], spec_text) for s in study.sweeps if s.name in results.data}
+    views = {s.name: SweepView(s, results.data[s.name], spec_text, results.out) for s in study.sweeps
+             if s.name in results.data}
     drawn: list[Drawn] = []
     by_id: dict[str, Drawn] = {}
     seen: set[str] = set()
     for s in study.sections:
         if s.kind == "template":
-            d = Drawn(s.kind, s.title, s.text, body=_template(study, s, views, by_id))
+            d = Drawn(s.kind, s.title, s.text, body=_template(study, s, views, by_id, results))
         elif s.kind == "replay":
             d = _replayed(s, results.replays.get(s.options["replay"]))
         elif s.sweep not in views:
@@ -897,13 +919,28 @@ def _replayed(s: Section, data: dict[str, Any] | None) -> Drawn:
     return Drawn(s.kind, s.title, s.text, summary, table, bounds=bounds)
 
 
-def _template(study: Study, s: Section, views: dict[str, SweepView], by_id: dict[str, Drawn]) -> str:
-    """A study's own section: its template gets every sweep (`sweeps`), the sections drawn above it
-    by id (`sections`) and the cell makers (`tally`, `md_text`, `md_code`)."""
+def _data(study: Study) -> dict[str, Any]:
+    """The study's data files (`[data]`), read as they are now."""
+    out = {}
+    for name, file in study.data.items():
+        try:
+            out[name] = json.loads(Path(file).read_text())
+        except (OSError, ValueError) as err:
+            raise SpecError(f"data.{name}: cannot read {file} as JSON ({getattr(err, 'strerror', None) or err})",
+                            study.path) from None
+    return out
+
+
+def _template(study: Study, s: Section, views: dict[str, SweepView], by_id: dict[str, Drawn],
+              results: Results) -> str:
+    """A study's own section: its template gets every sweep (`sweeps`, each a SweepView: its rows,
+    their cells and trace steps), the replay sets (`replays`), the study's data files (`data`),
+    the sections drawn above it by id (`sections`) and the cell makers (`tally`, `md_text`, `md_code`)."""
     name = s.options["file"]
     try:
         return study.env.get_template(f"study/{name}").render(
-            sweeps=views, sections=by_id, tally=tally, md_text=md_text, md_code=md_code, why=why).strip("\n")
+            sweeps=views, sections=by_id, replays=results.replays, data=_data(study), tally=tally, md_text=md_text,
+            md_code=md_code, why=why).strip("\n")
     except jinja2.TemplateError as err:
         path = os.path.join(os.path.dirname(study.path), name)
         raise SpecError(f"template {name} (section {s.title!r}): {err}", path) from None
