@@ -283,42 +283,6 @@ def consts_text(c: dict[str, Any]) -> str:
     return " ".join(f"{names.get(k, k)}={short(v)}" for k, v in c.items())
 
 
-CONDITIONS = {  # what refuted grid points may all share, each checked against the data
-    "AGE >= 2": lambda c: c["AGE"] >= 2,
-    "FAILURES > TOLERATED_FAILURES (a fatal failure is possible)": lambda c: c["FAILURES"] > c["TOLERATED_FAILURES"],
-    "FAILURES >= 1": lambda c: c["FAILURES"] >= 1,
-}
-
-
-def shared_conditions(refuted: list[dict[str, Any]]) -> list[str]:
-    """The CONDITIONS every one of these grid rows' constants meets."""
-    return [name for name, test in CONDITIONS.items() if all(test(r["constants"]) for r in refuted)]
-
-
-def summarize(rule: str, rows: list[dict[str, Any]]) -> str:
-    """A plain statement of where a rule was proved and refuted, with the conditions that the
-    refuted points all share (each condition is checked against the data, not assumed)."""
-    mine = [r for r in rows if r["rule"] == rule]
-    proved = [r for r in mine if r["verdict"] == "proved"]
-    refuted = [r for r in mine if r["verdict"] == "refuted"]
-    cut = [r for r in mine if r["verdict"] == "incomplete"]
-    text = (f"`{rule}`: proved at {len(proved)} of {len(mine)} grid points, refuted at {len(refuted)}, "
-            f"incomplete (cut by a limit) at {len(cut)}.")
-    if refuted:
-        shared = shared_conditions(refuted)
-        if shared:
-            text += " Every refuted point has " + " and ".join(shared) + "."
-        for name, test in CONDITIONS.items():
-            safe_points = [r for r in mine if not test(r["constants"])]
-            if safe_points and all(r["verdict"] == "proved" for r in safe_points) and name in shared:
-                text += f" Every point without {name.split(' (')[0]} was proved ({len(safe_points)} points)."
-        smallest = refuted[0]
-        text += (f" The smallest refuted point is {consts_text(smallest['constants'])} "
-                 f"(shortest trace: {smallest['trace_length']} states, lost prompt {smallest['witness']}; "
-                 f"it goes through {', '.join(smallest['uses']) or 'no fault'}).")
-    return text
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default=str(ROOT / "traces"))
@@ -599,7 +563,7 @@ def _stale(data: dict[str, Any], name: str) -> str:
 
 
 INLINE = "<!-- the study's section {} -->"  # where write_readme puts a section of the study file
-INLINED = ("routes", "slow-routes", "slow-grid", "slow-stuck", "docs-findings", "recipes", "retrain", "grid", "stuck",
+INLINED = ("rule-table", "routes", "slow-routes", "slow-grid", "slow-stuck", "docs-findings", "recipes", "retrain", "grid", "stuck",
            "review-note")
 
 
@@ -747,46 +711,12 @@ def run_all(pool, jobs: list[Job], what: str) -> list[dict[str, Any]]:
     return rows
 
 
-def routes_failing(route_rows, rule: str, schedule: str = "any") -> list[str]:
-    return [r["route"] for r in route_rows if r["rule"] == rule and r["schedule"] == schedule
-            and r["verdict"] == "refuted"]
-
-
-def _names(routes: list[str]) -> str:
-    return ", ".join(f"*{r}*" for r in routes) if routes else "none"
-
-
 def _reproduce(row: dict[str, Any]) -> str:
     defaults = load_model(SPEC).constants
     if all(defaults.get(k) == v for k, v in row["constants"].items()):
         return ("These are the spec's default constants: `python -m explorer check spec/collector.spec "
                 "--no-deadlock` reproduces it.")
     return ""
-
-
-def rule_table(route_rows, grid_rows) -> list[str]:
-    """One row per rule: the loss routes it fails, the grid's tallies under each schedule, and its
-    smallest refuted grid point with what every refuted point shares (`summarize`)."""
-    out = ["| rule | verdict here | loss routes refuted (SCHEDULE = any) | refuted with an eager collector "
-           "| grid, any: proved / refuted / incomplete | grid, eager | smallest refuted grid point |",
-           "|---|---|---|---|---|---|---|"]
-    for rule in RULES:
-        fails, eager_fails = routes_failing(route_rows, rule), routes_failing(route_rows, rule, "eager")
-        cut = [r["route"] for r in route_rows if r["rule"] == rule and r["schedule"] == "any" and r["verdict"] == "incomplete"]
-        tallies = []
-        for sch in SCHEDULES:
-            mine = [r for r in grid_rows if r["rule"] == rule and r["constants"]["SCHEDULE"] == sch]
-            tallies.append(" / ".join(str(sum(r["verdict"] == v for r in mine)) for v in ("proved", "refuted", "incomplete")))
-        refuted = [r for r in grid_rows if r["rule"] == rule and r["constants"]["SCHEDULE"] == "any" and r["verdict"] == "refuted"]
-        smallest = "none"
-        if refuted:
-            s, shared = refuted[0], " and ".join(shared_conditions(refuted))
-            smallest = (f"{consts_text(s['constants'])}: {s['trace_length']} states, prompt {s['witness']} lost, through "
-                        f"{', '.join(s['uses']) or 'no fault'}" + (f"; every refuted point has {shared}" if shared else ""))
-        verdict = "**loses prompts**" if fails or refuted else "lost no prompt here"
-        out.append(f"| `{rule}` | {verdict} | {_names(fails)}" + (f" (cut by a limit: {_names(cut)})" if cut else "")
-                   + f" | {_names(eager_fails)} | {tallies[0]} | {tallies[1]} | {smallest} |")
-    return out
 
 
 def needs_table(needs_rows: list[dict[str, Any]]) -> list[str]:
@@ -936,10 +866,7 @@ def write_readme(out: Path, smallest, grid_rows, route_rows, needs_rows, stuck_r
         "",
         "## In plain words",
         "",
-        f"### Each rule at this page's constants (the loss routes below, and the grid at STEPS = {BASE['STEPS']})",
-        "",
-        *rule_table(route_rows, grid_rows),
-        "",
+        INLINE.format("rule-table"),
         "The smallest counterexample of all, `frontier` on the grid: [frontier-smallest.txt](frontier-smallest.txt) "
         "(also .json, .itf.json, .svg), prompt by prompt: [frontier-smallest.prompts.txt](frontier-smallest.prompts.txt) "
         "([.svg](frontier-smallest.prompts.svg)). " + _reproduce(sm),

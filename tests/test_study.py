@@ -100,6 +100,7 @@ def test_every_kind_of_section_on_the_jugs(tmp_path):
     assert typed["grid"] == "tests/studies/diehard.toml#typed" and typed["checks"]["invariants"] == ["type_ok"]
     assert typed["counts"] == {"proved": 2, "refuted": 0, "incomplete": 0, "error": 0}
     assert "Four gallons can be measured with a big jug of 4, 5, 6 gallons, among the 8 points searched." in page
+    assert "\n### In words\n" in page  # a section's heading at its level
     # the template read the point's trace steps and the study's data file
     assert "The first refuted point, BIG=4,SMALL=2, reaches 4 gallons by fill_big_jug (big = 4)." in page
     links = re.findall(r"\]\(([^)]+)\)", page)
@@ -258,6 +259,8 @@ STUDY_ERRORS = [
      '[[replays]]\nname = "r"\ngrid = "../grids/diehard.toml"\n', 6, 1, "[[replays]] #1 needs `traces`"),
     ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[data]\nfacts = "nope.json"\n[[sweeps]]\nname = "a"\n'
      'grid = "../grids/diehard.toml"\n', 4, 1, "data.facts: no file"),
+    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n'
+     '[[sections]]\nkind = "matrix"\ntitle = "m"\nsweep = "a"\nlevel = 7\n', 10, 1, "level: the heading's depth"),
 ]
 
 
@@ -308,7 +311,7 @@ def test_the_collector_study_reuses_the_committed_sweeps(tmp_path, monkeypatch):
     page = (tmp_path / "deeper.md").read_text()
     assert not (tmp_path / "README.md").exists()  # traces/README.md is study_collector.py's
     for section in study.sections:
-        assert f"\n## {section.title}\n" in page
+        assert f"\n{'#' * section.level} {section.title}\n" in page
     bounds = json.loads((tmp_path / "bounds" / "sweep.json").read_text())
     at = [r for r in bounds["runs"] if r["shown"]["P"] == "2" and r["shown"]["PROMPTS"] == "8" and r["shown"]["STEPS"] == "3"]
     tally = ", ".join(f"{n} {w}" for n, w in ((sum(r["verdict"] == "proved" for r in at), "proved"),
@@ -327,8 +330,8 @@ def test_the_collector_study_reuses_the_committed_sweeps(tmp_path, monkeypatch):
     alone, rest = render(study, found, whole=False, ids={"retrain"}), render(study, found, whole=False, skip={"retrain"})
     titles = [s.title for s in study.sections]
     retrain = next(s.title for s in study.sections if s.id == "retrain")
-    assert re.findall(r"^## (.*)$", alone, re.M) == [retrain]
-    assert re.findall(r"^## (.*)$", rest, re.M) == [t for t in titles if t != retrain]
+    assert re.findall(r"^##+ (.*)$", alone, re.M) == [retrain]
+    assert re.findall(r"^##+ (.*)$", rest, re.M) == [t for t in titles if t != retrain]
     assert "`retrain`: 72 points" in alone and "| any | frontier | **1** |" in alone
 
 

@@ -46,7 +46,7 @@ TOP = {"title": str, "intro": str, "spec": str, "readme": str, "labels": dict, "
        "replays": list, "sections": list}
 SWEEP = {"name": str, "grid": (str, dict)}
 REPLAYS = {"name": str, "traces": list, "grid": (str, dict)}
-SECTION = {"kind": str, "title": str, "text": str, "sweep": str, "id": str}
+SECTION = {"kind": str, "title": str, "text": str, "sweep": str, "id": str, "level": int}
 KINDS: dict[str, dict[str, type]] = {  # each kind's own keys
     "matrix": {"pivot": str, "rows": list},
     "smallest": {"pivot": str, "by": list},
@@ -62,7 +62,8 @@ REQUIRED = {"ablation": ("axis",), "flips": ("axis",), "cost": ("axis", "metric"
 NO_SWEEP = ("template", "replay")  # the section kinds that read no sweep
 METRICS = {"distinct": "distinct states", "generated": "states generated", "depth": "depth",
            "trace_length": "trace length", "seconds": "seconds"}
-KIND_WORDS = {str: "a string", list: "a list", dict: "a table", (str, dict): "a grid file's path or a table"}
+KIND_WORDS = {str: "a string", list: "a list", dict: "a table", int: "an integer",
+              (str, dict): "a grid file's path or a table"}
 
 
 # ---- running sweeps ----
@@ -119,6 +120,7 @@ class Section:
     sweep: str | None  # the sweep it reads (None: a template section, which reads them all)
     id: str | None
     options: dict[str, Any]
+    level: int = 2  # its heading's depth: ## (2), ### (3) or #### (4)
 
 
 @dataclass
@@ -303,7 +305,10 @@ def _section(src: Source, env: SandboxedEnvironment, sweeps: dict[str, StudySwee
             raise SpecError(f"template: {err.message}", name, text, Loc(err.lineno, 1)) from None
     elif sweep is not None:
         _axes_known(src, j, kind, options, sweeps[sweep].grid)
-    return Section(kind, table["title"], table.get("text", ""), sweep, table.get("id"), options)
+    level = table.get("level", 2)
+    if type(level) is not int or not 2 <= level <= 4:
+        raise src.error(f"level: the heading's depth, 2 (##), 3 (###) or 4 (####), got {level!r}", "sections", "level", j)
+    return Section(kind, table["title"], table.get("text", ""), sweep, table.get("id"), options, level)
 
 
 def _axes_known(src: Source, j: int, kind: str, options: dict[str, Any], grid: Grid) -> None:
@@ -632,6 +637,7 @@ class Drawn:
     notes: list[str] = field(default_factory=list)
     bounds: str = ""
     body: str = ""  # a template section's own text
+    level: int = 2  # the heading's depth
     refuted: dict[str, bool] = field(default_factory=dict)  # ablation: per value, whether a counterexample was found
 
 
@@ -883,6 +889,7 @@ def render(study: Study, results: Results, whole: bool = True, ids: set[str] | N
             if s.sweep in seen:  # the sweep's line is in the first section that reads it
                 d.summary = d.summary[1:]
             seen.add(s.sweep)
+        d.level = s.level
         drawn.append(d)
         if s.id:
             by_id[s.id] = d
