@@ -563,7 +563,7 @@ def _stale(data: dict[str, Any], name: str) -> str:
 
 
 INLINE = "<!-- the study's section {} -->"  # where write_readme puts a section of the study file
-INLINED = ("rule-table", "routes", "slow-routes", "slow-grid", "slow-stuck", "docs-findings", "recipes", "retrain", "grid", "stuck",
+INLINED = ("rule-table", "routes", "needs", "slow-routes", "slow-grid", "slow-stuck", "docs-findings", "recipes", "retrain", "grid", "stuck",
            "review-note")
 
 
@@ -575,9 +575,8 @@ def write_all_readme(out: Path, results: dict[str, Any]) -> int:
     deep = finished.data
     results = {**results, "grid": grid_rows(out / "rules", deep["rules"]), "routes": swept_routes(out / "routes", deep["routes"]),
                "retrain": retrain_rows(out / "retrain", deep["retrain"]), "stuck": stuck_rows(out / "stuck", deep["stuck"])}
-    results["needs"] = needs(results["routes"], deep["needs"])
-    write_readme(out, results["smallest"][0], results["grid"], results["routes"], results["needs"],
-                 results["stuck"], results["live"], results["seconds"])
+    write_readme(out, results["smallest"][0], results["grid"], results["routes"], results["stuck"], results["live"],
+                 results["seconds"])
     write_study_page(study, finished, out)  # the study's own page (deeper.md), as `explorer study` writes it
     readme = (out / "README.md").read_text()
     for ident in INLINED:  # the study's sections this page places itself
@@ -661,47 +660,6 @@ def route_stem(name: str, rule: str, schedule: str) -> str:
     return route_name(f"route-{name}", rule, schedule)
 
 
-# What a loss needs: the same run with one ingredient taken away, everything else unchanged.
-# "yes" = proved without it (the loss needs it), "no" = still refuted, "" = the route does not have it.
-INGREDIENTS = {
-    "a tolerated failure": lambda c: {"TOLERATED_FAILURES": 0} if c["FAILURES"] >= 1 and c["TOLERATED_FAILURES"] >= 1 else None,
-    "a fatal failure": lambda c: {"FAILURES": c["TOLERATED_FAILURES"]} if c["FAILURES"] > c["TOLERATED_FAILURES"] else None,
-    "a crash": lambda c: {"CRASHES": 0} if c["CRASHES"] >= 1 else None,
-    "a stalled loader": lambda c: {"SCHEDULE": "eager"},
-    "no buffer restore": lambda c: {"LOAD_REPLAY_BUFFER": True} if not c["LOAD_REPLAY_BUFFER"] else None,
-}
-
-
-def _key(constants: dict[str, Any]) -> str:
-    """Constants as one comparable string, whether read from a sweep.json or written here."""
-    return json.dumps(constants, sort_keys=True)
-
-
-def needs(route_rows, data: dict[str, Any]) -> list[dict[str, Any]]:
-    """For each loss under SCHEDULE = any: which ingredients it needs, each taken away in turn
-    (the sweep `needs`, `data` its sweep.json; a stalled loader: the route's eager run)."""
-    order = RULES[:2] + ABLATIONS + RULES[2:]
-    lost = sorted((r for r in route_rows if r["schedule"] == "any" and r["verdict"] == "refuted"),
-                  key=lambda r: (ROUTE_NAMES.index(r["route"]), order.index(r["rule"])))
-    full = {r["route"]: {**c, "SCHEDULE": "any"} for r in lost for n, _, c in routes() if n == r["route"]}
-    swept = {_key(run["constants"]): run["verdict"] for run in data["runs"]}
-    verdicts = {}
-    for r in lost:
-        for what, change in INGREDIENTS.items():
-            delta = change(full[r["route"]])
-            if delta is not None and what != "a stalled loader":
-                verdicts[(r["route"], r["rule"], what)] = swept[_key({**full[r["route"]], **delta, "CUT": r["rule"]})]
-    eager = {(r["route"], r["rule"]): r["verdict"] for r in route_rows if r["schedule"] == "eager"}
-    verdicts |= {(r["route"], r["rule"], "a stalled loader"): eager[(r["route"], r["rule"])] for r in lost}
-    word = {"proved": "yes", "refuted": "no", "incomplete": "unknown (cut by a limit)"}
-    rows = []
-    for r in lost:
-        rows.append({"route": r["route"], "rule": r["rule"], "uses": r["uses"],
-                     **{what: word[verdicts[(r["route"], r["rule"], what)]] if (r["route"], r["rule"], what) in verdicts
-                        else "" for what in INGREDIENTS}})
-    return rows
-
-
 def run_all(pool, jobs: list[Job], what: str) -> list[dict[str, Any]]:
     rows = []
     for n, row in enumerate(pool.imap(run_job, jobs, chunksize=1), 1):
@@ -717,29 +675,6 @@ def _reproduce(row: dict[str, Any]) -> str:
         return ("These are the spec's default constants: `python -m explorer check spec/collector.spec "
                 "--no-deadlock` reproduces it.")
     return ""
-
-
-def needs_table(needs_rows: list[dict[str, Any]]) -> list[str]:
-    out = ["| route | rule | " + " | ".join(INGREDIENTS) + " | the shortest trace goes through |",
-           "|---" * (len(INGREDIENTS) + 3) + "|"]
-    for r in needs_rows:
-        out.append(f"| {r['route']} | {r['rule']} | " + " | ".join(r[w] or "—" for w in INGREDIENTS)
-                   + f" | {', '.join(r['uses'])} |")
-    return out
-
-
-def needs_summary(needs_rows: list[dict[str, Any]]) -> list[str]:
-    """One line per route: what every refuting rule's loss needs, in words."""
-    lines = []
-    for name in dict.fromkeys(r["route"] for r in needs_rows):
-        mine = [r for r in needs_rows if r["route"] == name]
-        per_rule = []
-        for r in mine:
-            needed = [w for w in INGREDIENTS if r[w] == "yes"]
-            per_rule.append(f"`{r['rule']}` needs " + (", ".join(needed) if needed else
-                            "none of these alone (taking any one away leaves another route)"))
-        lines.append(f"- *{name}*: " + "; ".join(per_rule) + ".")
-    return lines
 
 
 def _unscheduled(r: dict[str, Any]) -> tuple:
@@ -831,8 +766,7 @@ def liveness_lines(out: Path, stuck_rows, live_rows) -> list[str]:
     return lines
 
 
-def write_readme(out: Path, smallest, grid_rows, route_rows, needs_rows, stuck_rows, live_rows,
-                 seconds: float) -> None:
+def write_readme(out: Path, smallest, grid_rows, route_rows, stuck_rows, live_rows, seconds: float) -> None:
     sm = smallest
     lines = [
         "# What the model says about the checkpoint cut rules",
@@ -879,14 +813,7 @@ def write_readme(out: Path, smallest, grid_rows, route_rows, needs_rows, stuck_r
         lines.append(f"- *{name}*: {why}. {consts_text(consts)}; reproduce with `python -m explorer check "
                      f"spec/collector.spec --config route-{name} --const CUT=frontier --no-deadlock "
                      "--invariant no_prompt_lost` (add `--const 'SCHEDULE=\"eager\"'` for the eager collector)")
-    lines += ["", "## What each loss needs", "",
-              "For every loss under SCHEDULE = any, the same route with one ingredient taken away and everything "
-              "else unchanged: *yes* = then proved (the loss needs it), *no* = still refuted, — = the route does "
-              "not have it. Taken away: a tolerated failure = TOLERATED_FAILURES=0 (every failure is fatal); a "
-              "fatal failure = FAILURES=TOLERATED_FAILURES; a crash = CRASHES=0 (a fatal restart or a relaunch "
-              "after the data ran out stay possible); a stalled loader = SCHEDULE=eager; no buffer restore = "
-              "LOAD_REPLAY_BUFFER=true.", ""]
-    lines += needs_table(needs_rows) + [""] + needs_summary(needs_rows) + [""]
+    lines += ["", INLINE.format("needs")]
     lines += [INLINE.format("slow-routes"), INLINE.format("slow-grid"), INLINE.format("slow-stuck")]
     lines += [INLINE.format("docs-findings")]
     lines += [INLINE.format("recipes"), INLINE.format("retrain"), INLINE.format("grid")]  # the study's sections
