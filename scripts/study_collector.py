@@ -563,7 +563,7 @@ def _stale(data: dict[str, Any], name: str) -> str:
 
 
 INLINE = "<!-- the study's section {} -->"  # where write_readme puts a section of the study file
-INLINED = ("rule-table", "routes", "needs", "slow-routes", "slow-grid", "slow-stuck", "docs-findings", "recipes", "retrain", "grid", "stuck",
+INLINED = ("rule-table", "routes", "needs", "stuck-summary", "slow-routes", "slow-grid", "slow-stuck", "docs-findings", "recipes", "retrain", "grid", "stuck",
            "review-note")
 
 
@@ -817,28 +817,7 @@ def write_readme(out: Path, smallest, grid_rows, route_rows, stuck_rows, live_ro
     lines += [INLINE.format("slow-routes"), INLINE.format("slow-grid"), INLINE.format("slow-stuck")]
     lines += [INLINE.format("docs-findings")]
     lines += [INLINE.format("recipes"), INLINE.format("retrain"), INLINE.format("grid")]  # the study's sections
-    refuted = [r for r in stuck_rows if r["verdict"] == "refuted"]
-    atomic = [r for r in refuted if r["constants"]["ATOMIC_PAUSE"]]
-    lines += ["", "## Can the run get stuck?", "",
-              "Stuck = a reachable state, not `finished`, in which no action is enabled: the trainer never "
-              "trains again. Every action but `train` and `restart` can fire only finitely often without a "
-              "step (failures are budgeted, versions change only by training), so a run that can never "
-              "train again always ends in such a state, and the deadlock check finds it with its shortest "
-              "trace. A crash restarts the run, so a stall reached after j crashes shows up at CRASHES = j, "
-              "when the budget is spent: the grid has CRASHES 0 and 1. ATOMIC_PAUSE = true removes the "
-              "lost wake-up race of the pause to look for other stalls.",
-              "",
-              ] + [f"SCHEDULE = {sch}: stuck runs were found at "
-                   f"{len({consts_text(r['constants']) for r in refuted if r['constants']['SCHEDULE'] == sch})} of "
-                   f"{len({consts_text(r['constants']) for r in stuck_rows if r['constants']['SCHEDULE'] == sch})} "
-                   f"points ({len({consts_text(r['constants']) for r in atomic if r['constants']['SCHEDULE'] == sch})}"
-                   " of them with ATOMIC_PAUSE = true), for the rules "
-                   + (", ".join(sorted({r['rule'] for r in refuted if r['constants']['SCHEDULE'] == sch})) or "none")
-                   + "." for sch in SCHEDULES] + [""]
-    stuck_written = sorted((name.removesuffix(".json"), path) for name, path in trace_files(out).items()
-                           if name.startswith("stuck-"))  # the first stall of each rule, pause and schedule
-    lines += ["", "Traces: " + ", ".join(f"[{n}]({path.with_suffix('.txt').relative_to(out).as_posix()})"
-                                         for n, path in stuck_written), "", INLINE.format("stuck")]
+    lines += ["", INLINE.format("stuck-summary"), INLINE.format("stuck")]
     lines += liveness_lines(out, stuck_rows, live_rows)
     lines += [INLINE.format("review-note")]
     (out / "README.md").write_text("\n".join(lines) + "\n")
