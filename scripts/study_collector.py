@@ -57,7 +57,7 @@ from explorer.study.study import (finished_results, finished_sweep, load_study, 
                                   stale_searches, values_beyond)
 from explorer.study.study import write_readme as write_study_page  # noqa: E402
 from explorer.study.sweep import engine_version  # noqa: E402
-from study_deep import ablation_summary, conformance_lines, deep_summary  # noqa: E402
+from study_deep import ablation_summary, conformance_lines  # noqa: E402
 from conformance.results import route_name, trace_files  # noqa: E402
 
 SPEC = Path("spec/collector.spec")  # relative: what the traces record does not depend on the checkout
@@ -563,7 +563,7 @@ def _stale(data: dict[str, Any], name: str) -> str:
 
 
 INLINE = "<!-- the study's section {} -->"  # where write_readme puts a section of the study file
-INLINED = ("rule-table", "routes", "needs", "stuck-summary", "slow-routes", "slow-grid", "slow-stuck", "docs-findings", "recipes", "retrain", "grid", "stuck",
+INLINED = ("rule-table", "deeper-summary", "routes", "needs", "stuck-summary", "slow-routes", "slow-grid", "slow-stuck", "docs-findings", "recipes", "retrain", "grid", "stuck",
            "review-note")
 
 
@@ -583,8 +583,6 @@ def write_all_readme(out: Path, results: dict[str, Any]) -> int:
         readme = readme.replace(INLINE.format(ident), render(study, finished, whole=False, ids={ident}).strip("\n") + "\n")
     title, rest = readme.split("\n", 1)
     readme = title + "\n\n" + "\n".join(verdict_lines(results, deep)) + rest
-    deeper = "### At deeper bounds, on issue 10's grid, and the ablations\n\n"
-    readme = readme.replace(deeper, deeper + deep_summary(deep) + "\n\n", 1)
     (out / "README.md").write_text(readme + render(study, finished, whole=False, skip=set(INLINED))
                                    + "\n".join(conformance_lines(out)) + "\n")
     return 0
@@ -805,8 +803,7 @@ def write_readme(out: Path, smallest, grid_rows, route_rows, stuck_rows, live_ro
         "(also .json, .itf.json, .svg), prompt by prompt: [frontier-smallest.prompts.txt](frontier-smallest.prompts.txt) "
         "([.svg](frontier-smallest.prompts.svg)). " + _reproduce(sm),
         "",
-        "### At deeper bounds, on issue 10's grid, and the ablations",
-        "",
+        INLINE.format("deeper-summary"),
         INLINE.format("routes"),
     ]
     for name, why, consts in routes():

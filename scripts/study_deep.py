@@ -1,9 +1,6 @@
-"""The collector study at deeper bounds, in plain words: the paragraph at the top of
-traces/README.md drawn from the sweeps of spec/study/collector.toml (their own sweep.json files),
-and the replays of this folder's traces on NeMo RL's code. The sweeps' sections themselves are
-that study file's (`python -m explorer study spec/study/collector.toml --reuse --out traces`);
-scripts/study_collector.py runs the sweeps and puts both in the README. Nothing here decides a
-verdict, it only summarises what the sweeps found."""
+"""What of traces/README.md is not yet the collector study's templates (spec/study/*.j2): an
+ablation in the answer's words, and the replays of this folder's traces on NeMo RL's code
+(conformance/results.json). Nothing here decides a verdict, it only summarises what was found."""
 from __future__ import annotations
 
 import json
@@ -12,80 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from conformance.results import trace_files
-
-ABLATIONS = ["ablation", "ablation-pending", "ablation-lowest"]  # one per rule, the proposed rule's last
-
-
-BOUNDS = ["bounds", "bounds-pending", "bounds-pending-p2", "bounds-frontierless"]  # issue 10's grid, per rule
-
-
-
-def _group_rows(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    groups: dict[str, list[dict[str, Any]]] = {}
-    for r in data["runs"]:
-        groups.setdefault(r["group"] or "", []).append(r)
-    return groups
-
-
-
-def _smallest(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {s["group"] or "": data["runs"][s["index"]] for s in data["smallest_refuting"]}
-
-
-
-def deep_summary(results: dict[str, dict[str, Any]]) -> str:
-    """The plain-words verdict of the deeper sweeps, for the top of the README."""
-    parts = []
-    if "deep" in results:
-        data = results["deep"]
-        smallest, groups = _smallest(data), _group_rows(data)
-        for rule in dict.fromkeys(r["shown"]["CUT"] for r in data["runs"]):
-            mine = [g for g, rows in groups.items() if rows[0]["shown"]["CUT"] == rule]
-            by_schedule = []
-            for sch in dict.fromkeys(r["shown"]["SCHEDULE"] for r in data["runs"]):
-                here = [g for g in mine if groups[g][0]["shown"]["SCHEDULE"] == sch]
-                lost = [g for g in here if g in smallest]
-                by_schedule.append(f"{len(lost)} of {len(here)} failure budgets under SCHEDULE = {sch}")
-            budgets = sorted({(int(groups[g][0]["shown"]["FAILURES"]), int(groups[g][0]["shown"]["TOLERATED_FAILURES"]))
-                              for g in mine if g in smallest})
-            words = ", ".join("no failure" if f == 0 else f"{f} failure{'s' if f > 1 else ''} of which {t} tolerated"
-                              for f, t in budgets)
-            parts.append(f"`{rule}` loses a prompt at {' and '.join(by_schedule)}" + (f" ({words})" if words else ""))
-        no_fatal = sorted({groups[g][0]["shown"]["CUT"] for g in smallest
-                           if groups[g][0]["shown"]["FAILURES"] == groups[g][0]["shown"]["TOLERATED_FAILURES"]})
-        parts = ["**At deeper bounds** (spec/study/deep.toml): " + "; ".join(parts) + ". "
-                 + (("Without any fatal failure (every failure tolerated, or none) " + ", ".join(f"`{r}`" for r in no_fatal)
-                     + " lose prompts too.") if no_fatal else "")
-                 + " (Section *At deeper bounds* below.)"]
-    if "proof" in results:
-        c = results["proof"]["counts"]
-        verdict = ("**`unfinished` is refuted**" if c["refuted"] else "**`unfinished` lost no prompt**")
-        if not c["refuted"] and results.get("bounds", {}).get("counts", {}).get("refuted"):
-            verdict = "`unfinished` lost no prompt"
-        parts.append(f"{verdict} on the proof grid (spec/study/proof.toml: {results['proof']['description']}): "
-                     f"{c['proved']} points proved, "
-                     f"{c['refuted']} refuted, {c['incomplete']} incomplete" + (
-                         " (nothing is claimed there; they are listed below)" if c["incomplete"] else "") + ".")
-    for name in BOUNDS:
-        if name in results:
-            parts.append(bounds_summary(results[name]))
-    if "ring-lowest" in results:
-        data = results["ring-lowest"]
-        c = data["counts"]
-        done = [r for r in data["runs"] if r["verdict"] != "incomplete"]
-        big = max(done, key=lambda r: r["distinct"], default=None)
-        parts.append(("**`lowest_unfinished` is refuted on the deeper ring**" if c["refuted"] else
-                      "`lowest_unfinished` lost no prompt on the deeper ring")
-                     + f" ({data['grid']}: {data['description']}; {sum(c.values())} points): {c['proved']} proved, "
-                     f"{c['refuted']} refuted, {c['incomplete']} incomplete"
-                     + (f"; the largest search: {big['name']}, {big['distinct']:,} states" if big else "") + ".")
-    for name in ABLATIONS:
-        if name in results:
-            parts.append(ablation_summary(results[name]))
-    if "bounds-frontierless" in results and "ablation-lowest" in results:
-        parts.append("Whether `lowest_unfinished` is the weakest rule found that holds, and the rule in the code's "
-                     "terms: section *The rule as a patch sketch* below.")
-    return "\n".join(f"- {part}" for part in parts)
 
 
 def ablation_terms(data: dict[str, Any]) -> tuple[list[str], list[str]]:
@@ -113,71 +36,7 @@ def ablation_summary(data: dict[str, Any], whose: str | None = None) -> str:
             + ", so this study does not show " + ("it" if len(unshown) == 1 else "them") + " to be needed.")
 
 
-
-def _reach(data: dict[str, Any]) -> tuple[list[str], dict[tuple[str, str, str], list[dict[str, Any]]]]:
-    """The bounds sweep's runs by (P, PROMPTS, STEPS): each cell holds the configurations (AGE,
-    TOLERATED_FAILURES, LOAD_REPLAY_BUFFER, IN_FLIGHT_UPDATES) searched there."""
-    cells: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
-    for r in data["runs"]:
-        cells.setdefault((r["shown"]["P"], r["shown"]["PROMPTS"], r["shown"]["STEPS"]), []).append(r)
-    steps = sorted({k[2] for k in cells}, key=int)
-    return steps, cells
-
-
-
-def _rule(data: dict[str, Any]) -> str:
-    """The rule a sweep checks, in backticks: `CUT`, or `CUT` without `ABLATE`."""
-    shown = data["runs"][0]["shown"]
-    ablate = shown.get("ABLATE", "none")
-    if shown["CUT"] == "unfinished_pending" and ablate == "frontier":  # the spec's definition of lowest_unfinished
-        return "`lowest_unfinished` (searched as `unfinished_pending` without `frontier`, the same expression)"
-    return f"`{shown['CUT']}`" + (f" without `{ablate}`" if ablate != "none" else "")
-
-
-
-def _incomplete_reasons(data: dict[str, Any]) -> str:
-    """Why a sweep's incomplete points are incomplete, counted: cut by the state limit, not run
-    because they lie beyond a cut point, or not run because the sweep was stopped."""
-    rows = [r for r in data["runs"] if r["verdict"] == "incomplete"]
-    cut = sum(r["stopped_by"] == "max-states" for r in rows)
-    beyond = sum((r.get("reason") or "").startswith("skip-beyond-cut") for r in rows)
-    other = len(rows) - cut - beyond
-    parts = [f"{cut} cut at {data['limits']['max_states']:,} states" if cut else "",
-             f"{beyond} not run because they lie beyond a cut point" if beyond else "",
-             f"{other} not run or stopped because the sweep was stopped before them" if other else ""]
-    return ", ".join(p for p in parts if p)
-
-
-
-def bounds_summary(data: dict[str, Any]) -> str:
-    """What a bounds sweep lets the README say, and which part of it rests on incomplete points."""
-    c, rule = data["counts"], _rule(data)
-    head = (f"**{rule} is refuted** on issue 10's grid" if c["refuted"] else
-            f"**On issue 10's grid {rule} lost no prompt where the search completed**")
-    text = (f"{head} ({data['grid']}: {data['description']}; {data['points']} points): {c['proved']} proved, "
-            f"{c['refuted']} refuted, {c['incomplete']} incomplete.")
-    if c["refuted"]:
-        first = data["runs"][data["smallest_refuting"][0]["index"]]
-        text += (f" The first refuting point in size order: {first['name']} (prompt {first['witness'] or '?'} lost, "
-                 f"a trace of {first['trace_length']} states).")
-    if c["incomplete"]:
-        _, cells = _reach(data)
-        partial = [f"P={p} PROMPTS={n} STEPS={t}" for (p, n, t), rows in cells.items()
-                   if any(r["verdict"] == "incomplete" for r in rows)]
-        full = [f"P={p} PROMPTS={n} STEPS={t}" for (p, n, t), rows in cells.items()
-                if all(r["verdict"] == "proved" for r in rows)]
-        why = _incomplete_reasons(data)
-        text += (f" The claim that it loses no prompt is proved at every configuration of "
-                 f"{len(full)} of the {len(cells)} stream shapes ({', '.join(full) or 'none'}); at the other "
-                 f"{len(partial)} shapes some or all configurations are incomplete ({why}), so "
-                 "there the claim rests on incomplete points and **is not proved**: section *Issue 10's grid* "
-                 "below shows which.")
-    return text
-
-
-
 CONFORMANCE = Path("conformance/results.json")
-
 
 
 def conformance_lines(out: Path) -> list[str]:

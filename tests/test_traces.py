@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -90,10 +91,10 @@ def test_the_bounds_summary_says_what_rests_on_incomplete_points(tmp_path):
     """The README's section on issue 10's grid is drawn from the sweep's own matrix (a matrix
     section of a study, as spec/study/collector.toml has): each stream shape's tally adds up to the
     sweep's verdicts, a shape with a cut or skipped point is named as not proved, and the plain
-    words never call the rule proved there."""
-    sys.path.insert(0, str(ROOT / "scripts"))
-    from study_deep import bounds_summary
-
+    words (the collector study's template, spec/study/collector-deeper.md.j2) never call the rule
+    proved there."""
+    for template in ("collector-deeper.md.j2", "collector.j2"):  # a study's templates sit beside it
+        shutil.copy(ROOT / "spec" / "study" / template, tmp_path / template)
     (tmp_path / "bounds.toml").write_text("""
 description = "a small bounds grid"
 where = "STEPS * P <= PROMPTS"
@@ -118,7 +119,8 @@ skip_beyond_cut = true
     study.write_text(f'title = "bounds"\nspec = "{ROOT / "spec/collector.spec"}"\n'
                      '[[sweeps]]\nname = "bounds"\ngrid = "bounds.toml"\n'
                      '[[sections]]\nkind = "matrix"\ntitle = "Issue 10\'s grid"\nsweep = "bounds"\n'
-                     'rows = ["PROMPTS"]\npivot = "STEPS"\n')
+                     'rows = ["PROMPTS"]\npivot = "STEPS"\n'
+                     '[[sections]]\nkind = "template"\ntitle = "In plain words"\nfile = "collector-deeper.md.j2"\n')
     out = tmp_path / "out"
     proc = subprocess.run([sys.executable, "-m", "explorer", "study", str(study), "--out", str(out)],
                           capture_output=True, text=True, cwd=ROOT, timeout=600)
@@ -135,7 +137,7 @@ skip_beyond_cut = true
                                          (sum(v == ("incomplete", "max-states") for v in here), "incomplete"),
                                          (sum(v[1] == "not-run" for v in here), "not run")) if n]
         assert f"{', '.join(words)} (of {len(here)})" in table.split(f"\n| {prompts} |")[1].split("\n")[0]
-    summary = bounds_summary(data)
+    summary = table.split("\n## In plain words\n", 1)[1]
     c = data["counts"]
     assert f"{c['proved']} proved, 0 refuted, {c['incomplete']} incomplete" in summary
     shapes = {(k[0], k[1]) for k, v in verdicts.items() if v[0] == "incomplete"}
