@@ -206,6 +206,28 @@ def test_a_study_replays_a_trace_at_every_point_of_its_grid(tmp_path):
     assert "story: replaying" in changed.stdout and "no invariant violated" in (out / "README.md").read_text()
 
 
+def test_a_separate_sweep_is_never_run_by_the_study_and_read_as_it_stands(tmp_path):
+    """`separate = true`: a sweep too long for a study's run. The study never runs it: before
+    `explorer sweep` has written its folder the page says nothing about it; after, it reads its
+    sweep.json as it stands, and says when that sweep has not finished."""
+    write(tmp_path / "climb.spec", CLIMB)
+    write(tmp_path / "grid.toml", '[constants]\nTOP = [1, 2]\n[check]\ninvariants = ["bounded"]\ndeadlock = false\n')
+    study = write(tmp_path / "study.toml", 'title = "climb"\nspec = "climb.spec"\n[[sweeps]]\nname = "long"\n'
+                  'grid = "grid.toml"\nseparate = true\n[[sections]]\nkind = "matrix"\ntitle = "Long"\nsweep = "long"\n')
+    out = tmp_path / "out"
+    first = explorer("study", study, "--out", out)
+    assert first.returncode == 0 and "long: not run by the study (separate = true); no " in first.stdout
+    assert not (out / "long").exists() and "has no finished matrix here" in (out / "README.md").read_text()
+    assert explorer("sweep", tmp_path / "climb.spec", "--grid", tmp_path / "grid.toml", "--out", out / "long").returncode == 0
+    data = json.loads((out / "long" / "sweep.json").read_text())
+    data["finished"] = False  # as a sweep stopped part way leaves it
+    (out / "long" / "sweep.json").write_text(json.dumps(data))
+    again = explorer("study", study, "--out", out)
+    assert "reading" in again.stdout and "sweeping" not in again.stdout
+    page = (out / "README.md").read_text()
+    assert "**the sweep has not finished**" in page and "| 1 | proved (2 states) |" in page.replace("TOP=", "")
+
+
 def test_a_least_section_needs_an_integer_axis(tmp_path):
     _, proc = climb_study(tmp_path, "[constants]\nSLIP = [false, true]\n[check]\ninvariants = [\"bounded\"]\n",
                           'kind = "least"\naxis = "SLIP"\n')
@@ -299,7 +321,9 @@ def test_the_collector_study_reuses_the_committed_sweeps(tmp_path, monkeypatch):
     monkeypatch.chdir(ROOT)
     study = load_study("spec/study/collector.toml")  # as the command names it (ROOT is the working folder)
     finished = [p.parent.name for p in (ROOT / "traces").glob("*/sweep.json") if finished_sweep(p.parent)]
-    assert sorted(s.name for s in study.sweeps) == sorted(finished)  # a stopped sweep joins once it has finished
+    ran = [s.name for s in study.sweeps if not s.separate]  # a separate sweep is read as it stands, never run
+    assert sorted(ran) == sorted(n for n in finished if n in ran)  # every sweep the study runs has finished
+    assert [s.name for s in study.sweeps if s.separate] == ["proof-lowest"]
     for s in study.sweeps:
         (tmp_path / s.name).mkdir()
         shutil.copy(ROOT / "traces" / s.name / "sweep.json", tmp_path / s.name / "sweep.json")
@@ -307,7 +331,8 @@ def test_the_collector_study_reuses_the_committed_sweeps(tmp_path, monkeypatch):
             shutil.copytree(ROOT / "traces" / s.name / "points", tmp_path / s.name / "points")
     proc = explorer("study", "spec/study/collector.toml", "--reuse", "--out", tmp_path)
     assert proc.returncode == 1, proc.stdout + proc.stderr  # the earlier rules are refuted
-    assert proc.stdout.count(": reusing ") == len(study.sweeps) and "explorer sweep" not in proc.stdout
+    assert proc.stdout.count(": reusing ") == len(ran) and "sweeping" not in proc.stdout
+    assert "proof-lowest: not run by the study (separate = true); reading" in proc.stdout
     page = (tmp_path / "deeper.md").read_text()
     assert not (tmp_path / "README.md").exists()  # traces/README.md is study_collector.py's
     for section in study.sections:

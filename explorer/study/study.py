@@ -38,13 +38,14 @@ from explorer.lang.errors import SpecError, did_you_mean
 from explorer.lang.model import read_spec
 from explorer.output.traces import stop_reason
 from explorer.study.grid import Grid, Source, inline_grid, load_grid, read_toml
-from explorer.study.matrix import Matrix, collision_words, file_kind, md_cell, md_code, md_text, prepare, stopped
+from explorer.study.matrix import (Matrix, collision_risk, collision_words, file_kind, md_cell, md_code, md_text, prepare,
+                                   stopped, stopped_where)
 from explorer.study.replays import ReplaySet, finished_replays, run_replays
 from explorer.study.sweep import Outcome, Run, Sweeper, engine_version, plan
 
 TOP = {"title": str, "intro": str, "spec": str, "readme": str, "labels": dict, "data": dict, "sweeps": list,
        "replays": list, "sections": list}
-SWEEP = {"name": str, "grid": (str, dict)}
+SWEEP = {"name": str, "grid": (str, dict), "separate": bool}
 REPLAYS = {"name": str, "traces": list, "grid": (str, dict)}
 SECTION = {"kind": str, "title": str, "text": str, "sweep": str, "id": str, "level": int}
 KINDS: dict[str, dict[str, type]] = {  # each kind's own keys
@@ -62,7 +63,7 @@ REQUIRED = {"ablation": ("axis",), "flips": ("axis",), "cost": ("axis", "metric"
 NO_SWEEP = ("template", "replay")  # the section kinds that read no sweep
 METRICS = {"distinct": "distinct states", "generated": "states generated", "depth": "depth",
            "trace_length": "trace length", "seconds": "seconds"}
-KIND_WORDS = {str: "a string", list: "a list", dict: "a table", int: "an integer",
+KIND_WORDS = {str: "a string", list: "a list", dict: "a table", int: "an integer", bool: "true or false",
               (str, dict): "a grid file's path or a table"}
 
 
@@ -110,6 +111,7 @@ def run_sweep(grid: Grid, out: Path, jobs: int = 1, fresh: bool = False, stop_at
 class StudySweep:
     name: str  # its folder in OUT
     grid: Grid
+    separate: bool = False  # too long for a study's run: run by `explorer sweep`, read as it stands
 
 
 @dataclass
@@ -224,8 +226,8 @@ def _named_grid(src: Source, path: str, spec: str, where: str, i: int, table: di
     """A [[sweeps]] or [[replays]] table's name (its folder in OUT) and grid, checked."""
     what = f"[[{where}]] #{i + 1}"
     _checked(src, table, allowed, where, i, what)
-    for key in allowed:
-        if key not in table:
+    for key in ("name", "grid", "traces"):
+        if key in allowed and key not in table:
             raise src.error(f"{what} needs `{key}`" + {
                 "name": ": the folder it writes in OUT",
                 "grid": ": a grid file's path, or a table with a `base` grid file and what it overrides",
@@ -244,7 +246,7 @@ def _named_grid(src: Source, path: str, spec: str, where: str, i: int, table: di
 
 
 def _sweep(src: Source, path: str, spec: str, i: int, table: dict[str, Any]) -> StudySweep:
-    return StudySweep(*_named_grid(src, path, spec, "sweeps", i, table, SWEEP))
+    return StudySweep(*_named_grid(src, path, spec, "sweeps", i, table, SWEEP), table.get("separate", False))
 
 
 def _replays(src: Source, path: str, spec: str, i: int, table: dict[str, Any]) -> ReplaySet:
@@ -378,9 +380,19 @@ def finished_sweep(folder: Path) -> dict[str, Any] | None:
     return None if stopped(data) else data
 
 
+def standing_sweep(folder: Path) -> dict[str, Any] | None:
+    """A sweep's folder's sweep.json as it stands, finished or stopped part way (a separate sweep's)."""
+    try:
+        data = json.loads((folder / "sweep.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and isinstance(data.get("runs"), list) else None
+
+
 def finished_results(study: Study, out: Path) -> Results:
-    """The sweeps finished in OUT, running nothing (a page redrawn from what is there)."""
-    found = {s.name: finished_sweep(out / s.name) for s in study.sweeps}
+    """The sweeps finished in OUT (a separate one as it stands), running nothing (a page redrawn
+    from what is there)."""
+    found = {s.name: (standing_sweep if s.separate else finished_sweep)(out / s.name) for s in study.sweeps}
     replayed = {r.name: finished_replays(r, study.spec, out) for r in study.replays}
     return Results({name: data for name, data in found.items() if data is not None},
                    replays={name: data for name, data in replayed.items() if data is not None}, out=out)
@@ -395,6 +407,13 @@ def run_study(study: Study, out: Path, jobs: int = 1, reuse: bool = False,
     results = Results({}, out=out)
     for sweep in study.sweeps:
         folder = out / sweep.name
+        if sweep.separate:  # never run here: `explorer sweep` runs it, for hours
+            data = standing_sweep(folder)
+            say(f"{sweep.name}: not run by the study (separate = true); "
+                + (f"reading {folder / 'sweep.json'} as it stands" if data else f"no {folder / 'sweep.json'} yet"))
+            if data is not None:
+                results.data[sweep.name] = data
+            continue
         data = finished_sweep(folder) if reuse else None
         if data is not None:
             say(f"{sweep.name}: reusing {folder / 'sweep.json'}")
@@ -515,6 +534,9 @@ class SweepView:
                 + f", engine {d['engine'][:12]}")
         if d["engine"] != engine_version():
             text += f", not this checkout's engine {engine_version()[:12]}: rerun the sweep to refresh"
+        if not d.get("finished") or stopped(d):
+            text += (f"; **the sweep has not finished** ({stopped_where(d)}): nothing is claimed at its undecided "
+                     f"points, and `explorer sweep` goes on from its cache")
         keys = [run.key for run in plan(self.grid, self.spec_text, d["engine"])]
         stale = stale_searches(self.grid, self.spec_text, d, keys)
         if stale:
