@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 from explorer.study.matrix import file_kind
 
+from .answer import answers
 from .mapping import RULE_COMMIT
 
 HERE = Path(__file__).resolve().parent
@@ -67,6 +68,30 @@ def trace_files(folder: Path) -> dict[str, Path]:
                 named.add(name)
                 out[name] = folder / sweep / trace
     return out
+
+
+def readme_lines(folder: Path, results: Path = HERE / "results.json") -> list[str]:
+    """traces/README.md's last section: each counterexample of `folder` (traces/) as the replays on
+    NeMo RL's real collector left it (`results`); a replay of an older version of a trace is marked stale."""
+    if not results.exists():
+        return []
+    data = json.loads(results.read_text(encoding="utf-8"))
+    lines = ["## On the real code: the traces replayed on NeMo RL's collector", "",
+             "From `conformance/results.json` (`python -m conformance.results --pre TREE --post TREE`, conformance/README.md): "
+             "each counterexample of this folder replayed on the real `AsyncTrajectoryCollector` and "
+             "`ReplayBufferImpl` at its rule's commit (pre = 8c1e170d8, post = ee5741a13). *stale* = the trace "
+             "has changed since it was replayed (a different number of states): run the command again.", "",
+             "| trace | schedule | commit | on the code | timing the replay needed |", "|---|---|---|---|---|"]
+    files = trace_files(folder)
+    for r in data["results"]:
+        path = files.get(r["trace"])
+        if r.get("scenario") or r.get("atomic_of") or path is None:
+            continue
+        states = len(json.loads(path.read_text(encoding="utf-8")).get("trace", []))
+        outcome = r["summary"] if states == r["states"] else f"stale ({r['states']} states replayed, {states} now)"
+        lines.append(f"| [{r['trace']}]({path.relative_to(folder).as_posix()}) | {r.get('schedule') or ''} | {r['label']} | "
+                     f"{outcome} | " + "; ".join(r.get("timing") or []) + " |")
+    return lines + [""]
 
 
 def traces(folder: Path) -> list[tuple[Path, dict[str, Any]]]:
@@ -397,6 +422,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.render_only:
         out = Path(args.output)
         run = json.loads((out.parent / "results.json").read_text(encoding="utf-8"))
+        run["answers"] = answers(run, trace_files(Path(args.traces)))  # counted again from the rows
+        (out.parent / "results.json").write_text(json.dumps(run, indent=1) + "\n", encoding="utf-8")
         write(run["results"], out, run["seconds"], run["imports"], run["load"], run.get("fixed"), run.get("mbt"),
               Path(args.traces))
         print(f"wrote {out}")
@@ -452,6 +479,7 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.output)
     run = {"seconds": round(time.monotonic() - t0), "imports": imports, "load": os.getloadavg()[0], "results": results,
            "fixed": fixed, "mbt": mbt}
+    run["answers"] = answers(run, trace_files(Path(args.traces)))
     (out.parent / "results.json").write_text(json.dumps(run, indent=1) + "\n", encoding="utf-8")
     write(results, out, run["seconds"], imports, run["load"], fixed, mbt, Path(args.traces))
     print(f"wrote {out}")

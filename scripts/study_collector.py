@@ -4,26 +4,19 @@
     python scripts/study_collector.py --quick    # only the smallest counterexample (for CI)
 
 What it runs (see traces/README.md, which it writes):
-1. the study file spec/study/collector.toml, as `explorer study` runs it: first each loss route
-   (a minimal configuration) against every rule (`routes`), the cut rules on a grid of constants
-   at STEPS = 2 (`rules`), on the recipes (`recipes`), what each re-trains (`retrain`), what each
-   loss needs (`needs`) and where a run gets stuck (`stuck`), then
-   the deeper sweeps of step 7, each into traces/<name>/;
-2. the smallest constants where the frontier rule loses a prompt, with its shortest trace;
-3. (for each loss of a route, what it needs, the same run with one ingredient taken away: the
-   study's sweep `needs`; the stuck-run check, deadlock detection with `finished` states
-   terminal, on a grid: the sweep `stuck`)
-5. the liveness check (property `trains` under the spec's fairness) on the same grid and at larger
-   constants, and a search for livelocks (a fair cycle that never trains) behind every stall;
-6. (the review note's scenario, replayed with BARRIER and LOAD_REPLAY_BUFFER true and false: the
-   study's replay set `review-note`, into traces/review-note/)
-7. deeper bounds, the study file's other sweeps and its sections (grids in spec/study/): the earlier rules' smallest losses per failure
-   budget, `unfinished` on the proof grid and on issue 10's grid (refuted there), its ablation,
-   `unfinished_pending` on issue 10's grid with its ablation, and `lowest_unfinished`
-   (`unfinished_pending` without its frontier term) with its ablation; scripts/study_deep.py says
-   them in plain words at the top of the README.
-Steps 1, 3, 4 and 5 run under both schedules (SCHEDULE = "any" and "eager"); --quick writes the
-smallest frontier loss and the liveness lasso at the spec's defaults under CUT=safe.
+1. the study file spec/study/collector.toml, as `explorer study` runs it: its sweeps (every rule on
+   each loss route, on the grid at STEPS = 2, on the recipes, what each re-trains, what each loss
+   needs, where a run gets stuck, the window the code leaves between the pull and the dispatch, and
+   the deeper sweeps), each into traces/<name>/, and its replay set (the review note's scenario);
+2. the smallest constants where the frontier rule loses a prompt, with its shortest trace and the
+   prompt-by-prompt picture;
+3. the liveness check (property `trains` under the spec's fairness) on the stuck grid and at larger
+   constants, under both schedules, and a search for livelocks (a fair cycle that never trains)
+   behind every stall.
+README.md is this script's frame (the rules and schedules in words, the liveness section) around the
+study's sections, which say everything the sweeps found (the answer, the tables and their prose are
+the study's templates, spec/study/*.j2), then conformance/'s table of the replays on the real code.
+--quick writes the smallest frontier loss and the liveness lasso at the spec's defaults under CUT=safe.
 Every number it writes comes from the explorer; nothing is edited by hand."""
 from __future__ import annotations
 
@@ -32,12 +25,10 @@ import itertools
 import json
 import multiprocessing
 import os
-import re
 import shutil
 import subprocess
 import sys
 import time
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,14 +42,10 @@ from explorer.lang.config import config_constants  # noqa: E402
 from explorer.output.traces import format_result, itf_trace, lasso_loop, result_json, trace_dot, write_json  # noqa: E402
 from explorer.lang.values import short  # noqa: E402
 from explorer.output.views import find_view, view_grid  # noqa: E402
-from explorer.study.grid import load_grid  # noqa: E402
-from explorer.study.matrix import collision_risk, file_kind, stopped_where  # noqa: E402
-from explorer.study.study import (finished_results, finished_sweep, load_study, render, run_study,  # noqa: E402
-                                  stale_searches, values_beyond)
+from explorer.study.matrix import file_kind  # noqa: E402
+from explorer.study.study import finished_results, load_study, render, run_study  # noqa: E402
 from explorer.study.study import write_readme as write_study_page  # noqa: E402
-from explorer.study.sweep import engine_version  # noqa: E402
-from study_deep import ablation_summary, conformance_lines  # noqa: E402
-from conformance.results import route_name, trace_files  # noqa: E402
+from conformance.results import readme_lines as conformance_lines  # noqa: E402
 
 SPEC = Path("spec/collector.spec")  # relative: what the traces record does not depend on the checkout
 STUDY = Path("spec/study/collector.toml")  # the deeper sweeps and their sections (`explorer study`)
@@ -369,201 +356,8 @@ def main() -> int:
     return 0
 
 
-CHECK = "python -m explorer check spec/collector.spec --config route-{route} --const CUT={rule} --no-deadlock " \
-        "--invariant no_prompt_lost"
-LOWEST_FORMULA = [
-    "    cut = min(outstanding | doomed | discarded | buffered | pending | held | {next_ord})",
-    "          (the trained frontier F only when all seven are empty; the cut may pass F)",
-]
-# the pull and the reservation apart (the code's window): the rule without its held term loses
-WINDOW = ("python -m explorer check spec/collector.spec --const ATOMIC_DISPATCH=false --const CUT=lowest_unfinished "
-          "--const ABLATE=held --const STEPS=3 --no-deadlock --invariant no_prompt_lost")
-
-
-def _window_loss() -> str:
-    """The loss the model-based tests found: searched here (a second), replayed on the real code by
-    tests/test_conformance.py and conformance/RESULTS.md."""
-    consts = {"ATOMIC_DISPATCH": False, "CUT": "lowest_unfinished", "STEPS": 3}
-    bad = check(load_model(SPEC, {**consts, "ABLATE": "held"}, invariants=["no_prompt_lost"]), deadlock=False)
-    good = check(load_model(SPEC, consts, invariants=["no_prompt_lost"]), deadlock=False)
-    assert bad.verdict == "violated" and good.verdict == "holds", (bad.verdict, good.verdict)
-    return (f"without its `held` term the rule loses prompt {dict(bad.witness)['p']} in a shortest trace of "
-            f"{len(bad.trace)} states: the loop has pulled the row and not yet dispatched it when a checkpoint "
-            "cuts past it, and the resume filter drops it (the model-based tests of conformance/ found it; the "
-            "real collector with the rule patched in loses it too, tests/test_conformance.py); with the term it "
-            f"holds there ({good.distinct:,} states)")
-
-
-def _smallest_loss(route_rows, rule: str) -> dict[str, Any] | None:
-    """The shortest loss route of `rule` (SCHEDULE = any) that the real code reproduced, if one did."""
-    mine = [r for r in route_rows if r["rule"] == rule and r["schedule"] == "any" and r["verdict"] == "refuted"]
-    on_code = [r for r in mine if _on_code(route_stem(r["route"], rule, "any") + ".json").startswith("on the real "
-                                                                                                      "code: reproduced")]
-    # the buffer restored at resume (the code's default) first, then the review's scenario (a tolerated
-    # failure, no fatal one), then the shortest
-    return min(on_code or mine, key=lambda r: (not r["constants"]["LOAD_REPLAY_BUFFER"],
-                                               "a tolerated failure" not in r["uses"] or "a fatal failure" in r["uses"],
-                                               r["trace_length"], r["constants"]["FAILURES"], r["route"]), default=None)
-
-
-def _on_code(trace: str) -> str:
-    """What the real code did with a trace of this folder (conformance/results.json)."""
-    path = ROOT / "conformance" / "results.json"
-    rows = json.loads(path.read_text())["results"] if path.exists() else []
-    row = next((r for r in rows if r["trace"] == trace), None)
-    return "not replayed on the real code" if row is None else f"on the real code: {row['summary']}"
-
-
-CONFORMANCE_RUN = "python -m conformance.results --pre TREE --post TREE"
-
-
-def fix_on_code(rule: str = "lowest_unfinished") -> str:
-    """The answer's line on the real code under the rule (conformance/results.json): each loss
-    route's schedule replayed on the patched post tree, and the model-based tests of each rule."""
-    path = ROOT / "conformance" / "results.json"
-    if not path.exists():
-        return ""
-    data = json.loads(path.read_text())
-    files = trace_files(ROOT / "traces")
-
-    def is_loss(name: str) -> bool:  # a committed counterexample of no_prompt_lost
-        return name in files and json.loads(files[name].read_text()).get("property") == "no_prompt_lost"
-
-    routes = [r for r in data.get("fixed", []) if r.get("fix_of") and r["fix"] == rule and is_loss(r["fix_of"]["trace"])]
-    done = [r for r in routes if r.get("completed") and "error" not in r]
-    kept = [r for r in done if not r.get("code_lost")]
-    mbt = data.get("mbt", [])
-    mine = [r for r in mbt if r["rule"] == rule]
-    text = (f"| `{rule}` on the real code | conformance/fix.py patches the rule into the post tree (ee5741a13) at "
-            f"replay time: of the {len(routes)} loss traces (of `frontier` and `in_flight`), each one's schedule run under the rule, {len(kept)} end with "
-            f"no prompt lost on the patched code and {len(done) - len(kept)} lose one; the other "
-            f"{len(routes) - len(done)} stop where the code cannot take the schedule's next step ("
-            + "; ".join(f"{n}: {why}" for why, n in Counter(
-                re.sub(r" \(G [\d-]+\)", "", r["summary"].split("): ", 1)[-1].split("; the replay")[0])
-                for r in routes if r not in done).most_common())
-            + "; conformance/RESULTS.md has each)")
-    if mine:
-        seeds = max(r["behaviours"] for r in mine)
-        div = Counter()
-        for r in mine:
-            for k, v in r["kinds"].items():
-                div[k] += v["count"]
-        from conformance.mbt import EXPLAINED, MISSING
-        unexplained = sum(v for k, v in div.items() if k not in EXPLAINED)
-        others = {r["rule"]: sum(x["code_lost"] for x in mbt if x["rule"] == r["rule"]) for r in mbt if r["rule"] != rule}
-        kinds = ""  # what the divergences were, when there were any
-        if div:
-            kinds = (" (" + (f"{unexplained} unexplained, a finding: "
-                             + ", ".join(f"`{k}`" for k in div if k not in EXPLAINED) + ", conformance/RESULTS.md; "
-                             if unexplained else "")
-                     + f"{sum(div.values()) - unexplained} a known abstraction the spec's header argues"
-                     + "".join(f"; at `{k}` the code does what the model cannot, so the proofs above need not hold "
-                               "for the code there until the spec has it" for k in div if k in MISSING)
-                     + ("; the other findings are extra behaviours of the model: a proof stays a proof, but a "
-                        "counterexample through one is not the code's (its replay stops there)"
-                        if any(k not in EXPLAINED and k not in MISSING for k in div) else "") + ")")
-        text += (f". Model-based tests: {sum(r['behaviours'] for r in mine):,} random behaviours of the model "
-                 f"(`explorer simulate`, seeds 0-{seeds - 1} at each of {len(mine)} configurations, the pull and the "
-                 f"dispatch apart) replayed on the patched code: it followed the model in "
-                 f"{sum(r['followed'] for r in mine):,} and diverged in {sum(r['diverged'] for r in mine)}{kinds}"
-                 f"; a prompt was lost by the model in {sum(r['model_lost'] for r in mine)} of them and by the code in "
-                 f"{sum(r['code_lost'] for r in mine)} (the same tests of the unpatched trees: the code lost one in "
-                 + ", ".join(f"{n} behaviour{'s' if n != 1 else ''} under `{k}`" for k, n in others.items()) + ")")
-    return text + f" | `{CONFORMANCE_RUN}` (0; needs the NeMo RL trees, conformance/README.md) |"
-
-
-def verdict_lines(results: dict[str, Any], deep: dict[str, dict[str, Any]]) -> list[str]:
-    """The answer first, in a reviewer's words: at most about 40 lines, every claim with the
-    command that shows it and the exit code it gives (tests/test_traces.py runs each one)."""
-    routes_rows, grid = results["routes"], results["grid"]
-    lines = ["## The answer, for PR #3599's reviewer", "",
-             "PR #3599 (NeMo RL ee5741a13) restarts the data loader at `min(lowest in-flight ordinal, trained "
-             "frontier F)`: rule `in_flight` here. Before it (8c1e170d8) the cut was `F`: rule `frontier`.", "",
-             "| claim | evidence | command (its exit code) |", "|---|---|---|"]
-    for rule, name in (("in_flight", "PR #3599's rule"), ("frontier", "the rule before it")):
-        row = _smallest_loss(routes_rows, rule)
-        lost = sum(r["rule"] == rule and r["verdict"] == "refuted" for r in routes_rows)
-        stem = route_stem(row["route"], rule, "any")
-        lines.append(f"| {name}, `{rule}`, loses prompts | refuted on {lost} of "
-                     f"{sum(r['rule'] == rule for r in routes_rows)} loss routes (both schedules); for one: "
-                     f"*{row['route']}* ({row['setting'].split(' SAVE_EVERY')[0]}), a shortest trace of "
-                     f"{row['trace_length']} states through {', '.join(row['uses'])}, "
-                     f"prompt {row['witness']} lost: [{stem}]({row['files']['txt']}), its picture "
-                     f"[{stem}.svg]({row['files']['view.svg']}); {_on_code(stem + '.json')} "
-                     f"| `{CHECK.format(route=row['route'], rule=rule)}` (1) |")
-    rule = "lowest_unfinished"
-    mine = [r for r in routes_rows if r["rule"] == rule]
-    grid_mine = [r for r in grid if r["rule"] == rule]
-    bounds = deep.get("bounds-frontierless", {}).get("counts", {})
-    decided = (f"; on issue 10's grid (spec/study/bounds-frontierless.toml) proved at {bounds.get('proved', 0)} of "
-               f"{sum(bounds.values())} points, refuted at {bounds.get('refuted', 0)}, undecided at "
-               f"{bounds.get('incomplete', 0)} (a state limit, or not run): a candidate there, not a proof"
-               + _stale(deep["bounds-frontierless"], "bounds-frontierless") if bounds else "")
-    lines.append(f"| `{rule}` keeps every prompt where it was searched | proved on "
-                 f"{sum(r['verdict'] == 'proved' for r in mine)} of {len(mine)} loss routes (both schedules) and "
-                 f"{sum(r['verdict'] == 'proved' for r in grid_mine)} of {len(grid_mine)} grid points (STEPS = 2)"
-                 f"{decided}; all with the pull and the dispatch as one step (ATOMIC_DISPATCH = true), where "
-                 f"`held` is always empty | `{CHECK.format(route='interleaving', rule=rule)}` (0) |")
-    stopped = ROOT / "traces" / "proof-lowest" / "sweep.json"  # read as it stands: a stopped sweep is not in `deep`
-    proof_data = deep.get("proof-lowest") or (json.loads(stopped.read_text()) if stopped.exists() else {})
-    proof = proof_data.get("counts", {})
-    ring = deep.get("ring-lowest", {}).get("counts", {})
-    lines.append(f"| the code pulls a batch and dispatches it in two steps (ATOMIC_DISPATCH = false), and a checkpoint "
-                 f"may come between: {_window_loss()}"
-                 + (f"; issue 10's grid on this model ([proof-lowest/sweep.md](proof-lowest/sweep.md), no state "
-                    f"limit): proved at {proof.get('proved', 0)} of {sum(proof.values())} points, refuted at "
-                    f"{proof.get('refuted', 0)}, undecided at {proof.get('incomplete', 0)}"
-                    + ("" if finished_sweep(stopped.parent) else f" (the sweep was stopped: {stopped_where(proof_data)})")
-                    + _collision(proof_data) + _stale(proof_data, "proof-lowest")
-                    if proof else "")
-                 + (f"; past that grid, the deeper ring ([ring-lowest/sweep.md](ring-lowest/sweep.md), "
-                    f"adding {values_beyond(deep.get('ring-lowest', {}), proof_data)}): proved at {ring.get('proved', 0)} of {sum(ring.values())} "
-                    f"points, refuted at {ring.get('refuted', 0)}, undecided at {ring.get('incomplete', 0)}"
-                    + _collision(deep["ring-lowest"]) + _stale(deep["ring-lowest"], "ring-lowest") if ring else "")
-                 + f" | `{WINDOW}` (1) |")
-    code = fix_on_code(rule)
-    if code:
-        lines.append(code)
-    retrain = [r for r in results["retrain"] if r["rule"] == rule and r["verdict"] == "proved"]
-    stuck = {r["setting"] for r in results["stuck"] if r["rule"] == rule and r["verdict"] == "refuted"}
-    stuck_pr = {r["setting"] for r in results["stuck"] if r["rule"] == "in_flight" and r["verdict"] == "refuted"}
-    lines += ["", f"**Recommended: `{rule}`.** At a checkpoint, cut at the lowest ordinal this incarnation has "
-              "not finished (trained, or dropped by a tolerated failure):", ""] + LOWEST_FORMULA + [
-              "", "over the collector's own state (the spec's names; `explorer eval` shows each along a trace): "
-              "`outstanding` = ordinals dispatched to a worker and not yet in the buffer; `doomed` = ordinals "
-              "of groups that failed fatally in this incarnation (kept, not swept); `discarded` = groups "
-              "finished after the end of the stream; `buffered` = ordinals of the buffer's untrained groups; "
-              "`pending` = rows pulled but not yet dispatched and parked for the next iteration; `held` = the rows the "
-              "loop is dispatching right now (taken from pending or pulled, not yet reserved); `next_ord` = the loader's next position. At resume, the restored base is remembered as the ring's first entry, so "
-              "the first checkpoint never falls back to the live cursor. "
-              + (ablation_summary(deep["ablation-lowest"], "its") if "ablation-lowest" in deep else ""), "",
-              f"What it costs: at most {max(r['bound'] for r in retrain)} prompt(s) trained twice at the `retrain` "
-              "configuration (invariant `retrained_bounded`, as `in_flight`); runs that get stuck: at "
-              f"{len(stuck)} grid points, " + ("the same ones as `in_flight`" if stuck == stuck_pr else
-                                              f"against {len(stuck_pr)} for `in_flight`")
-              + " (the pause's lost wake-up, not the cut: see \"Can the run get stuck?\").",
-              "", "The rest of this page is the detail, and every run behind these lines.", ""]
-    return lines
-
-
-def _collision(data: dict[str, Any]) -> str:
-    """The fingerprint caveat of a sweep's proofs, briefly (its sweep.md says it in full)."""
-    n, total, _ = collision_risk(data.get("runs", []))
-    return (f" (by fingerprint: the chance that a collision hid part of a space is {total:.0e} over the {n} proofs)"
-            if n else "")
-
-
-def _stale(data: dict[str, Any], name: str) -> str:
-    """A warning when a sweep searched another text of the spec or grid, or ran on another engine."""
-    stale = stale_searches(load_grid(ROOT / "spec" / "study" / f"{name}.toml", SPEC), SPEC.read_text(), data)
-    return ((f" (**{stale} of its {len(data['runs'])} searches were made on another text of the spec or grid: "
-             f"not evidence for this spec until the sweep is run again**)" if stale else "")
-            + (f" (searched by engine {data['engine'][:12]}, not this checkout's {engine_version()[:12]}: "
-               "rerun the sweep to refresh)" if data["engine"] != engine_version() else ""))
-
-
 INLINE = "<!-- the study's section {} -->"  # where write_readme puts a section of the study file
-INLINED = ("rule-table", "deeper-summary", "routes", "needs", "stuck-summary", "slow-routes", "slow-grid", "slow-stuck", "docs-findings", "recipes", "retrain", "grid", "stuck",
+INLINED = ("answer", "rule-table", "deeper-summary", "routes", "needs", "stuck-summary", "slow-routes", "slow-grid", "slow-stuck", "docs-findings", "recipes", "retrain", "grid", "stuck",
            "review-note")
 
 
@@ -581,8 +375,6 @@ def write_all_readme(out: Path, results: dict[str, Any]) -> int:
     readme = (out / "README.md").read_text()
     for ident in INLINED:  # the study's sections this page places itself
         readme = readme.replace(INLINE.format(ident), render(study, finished, whole=False, ids={ident}).strip("\n") + "\n")
-    title, rest = readme.split("\n", 1)
-    readme = title + "\n\n" + "\n".join(verdict_lines(results, deep)) + rest
     (out / "README.md").write_text(readme + render(study, finished, whole=False, skip=set(INLINED))
                                    + "\n".join(conformance_lines(out)) + "\n")
     return 0
@@ -651,11 +443,6 @@ def retrain_rows(folder: Path, data: dict[str, Any]) -> list[dict[str, Any]]:
         row = next((r for r in mine if r["verdict"] != "refuted"), mine[-1])
         rows.append({**row, "route": "retrain", "schedule": schedule})
     return rows
-
-
-def route_stem(name: str, rule: str, schedule: str) -> str:
-    """A loss route's trace by the name conformance/ gives it (conformance/results.py: trace_files)."""
-    return route_name(f"route-{name}", rule, schedule)
 
 
 def run_all(pool, jobs: list[Job], what: str) -> list[dict[str, Any]]:
@@ -769,6 +556,7 @@ def write_readme(out: Path, smallest, grid_rows, route_rows, stuck_rows, live_ro
     lines = [
         "# What the model says about the checkpoint cut rules",
         "",
+        INLINE.format("answer"),
         "Everything in this folder is written by `python scripts/study_collector.py` from "
         "`spec/collector.spec` (this run: "
         f"{seconds:.0f} s on 2 cores); nothing here is edited by hand. The sweeps of the study file "

@@ -501,6 +501,18 @@ class SweepView:
             raise SpecError(f"the trace {self.out / file} of {row['name']} in the sweep {self.name} cannot be read "
                             f"({getattr(err, 'strerror', None) or err}): run the sweep again to write it") from None
 
+    def stale(self) -> int:
+        """How many of its searches were made on another text of the spec or the grid."""
+        return stale_searches(self.grid, self.spec_text, self.data)
+
+    def finished(self) -> bool:
+        return bool(self.data.get("finished")) and not stopped(self.data)
+
+    def collision(self) -> tuple[int, float]:
+        """Its proofs made by fingerprint, and the summed chance that a collision hid part of a space."""
+        n, total, _ = collision_risk(self.rows)
+        return n, total
+
     def at(self, row: dict[str, Any], skip: tuple[str, ...] = ()) -> str:
         return ", ".join(f"{a}={self.value(row, a)}" for a in self.axes if a not in skip)
 
@@ -964,12 +976,14 @@ def _template(study: Study, s: Section, views: dict[str, SweepView], by_id: dict
               results: Results) -> str:
     """A study's own section: its template gets every sweep (`sweeps`, each a SweepView: its rows,
     their cells and trace steps), the replay sets (`replays`), the study's data files (`data`),
-    the sections drawn above it by id (`sections`) and the cell makers (`tally`, `md_text`, `md_code`)."""
+    the sections drawn above it by id (`sections`), the cell makers (`tally`, `md_text`, `md_code`),
+    this checkout's `engine` and the sweep words `stopped_where` and `values_beyond`."""
     name = s.options["file"]
     try:
         return study.env.get_template(f"study/{name}").render(
             sweeps=views, sections=by_id, replays=results.replays, data=_data(study), tally=tally, md_text=md_text,
-            md_code=md_code, why=why).strip("\n")
+            md_code=md_code, why=why, engine=engine_version(), stopped_where=stopped_where,
+            values_beyond=values_beyond).strip("\n")
     except jinja2.TemplateError as err:
         path = os.path.join(os.path.dirname(study.path), name)
         raise SpecError(f"template {name} (section {s.title!r}): {err}", path) from None
