@@ -228,6 +228,28 @@ def test_a_separate_sweep_is_never_run_by_the_study_and_read_as_it_stands(tmp_pa
     assert "**the sweep has not finished**" in page and "| 1 | proved (2 states) |" in page.replace("TOP=", "")
 
 
+def test_a_page_template_places_sections_itself(tmp_path):
+    """`page`: the study's own frame for the whole page; `section(id)` puts a section where the frame
+    wants it (drawn as the default page draws it), `rest()` every section it has not placed, in the
+    study's order, and a mistake in the frame is a located error."""
+    write(tmp_path / "climb.spec", CLIMB)
+    write(tmp_path / "grid.toml", '[constants]\nTOP = [1, 2]\n[check]\ninvariants = ["bounded"]\ndeadlock = false\n')
+    write(tmp_path / "frame.md.j2", '# My frame\n\n{{ section("second") }}\n\nBetween.\n\n{{ rest() }}\n')
+    sections = "".join(f'[[sections]]\nkind = "matrix"\ntitle = "{t}"\nid = "{i}"\nsweep = "climb"\n'
+                       for t, i in (("First", "first"), ("Second", "second"), ("Third", "third")))
+    study = write(tmp_path / "study.toml", 'title = "climb"\nspec = "climb.spec"\npage = "frame.md.j2"\n[[sweeps]]\n'
+                  'name = "climb"\ngrid = "grid.toml"\n' + sections)
+    proc = explorer("study", study, "--out", tmp_path / "out")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    page = (tmp_path / "out" / "README.md").read_text()
+    assert page.startswith("# My frame\n\n## Second\n") and "\n\nBetween.\n\n## First\n" in page
+    assert page.index("## First") < page.index("## Third") and page.count("## Second") == 1
+    assert page.index("`climb`: 2 points") > page.index("## First")  # the sweep's line: its first section in the study
+    write(tmp_path / "frame.md.j2", '{{ section("fourth") }}\n')
+    bad = explorer("study", study, "--out", tmp_path / "out")
+    assert bad.returncode == 2 and "no section has the id 'fourth'" in bad.stderr and "Traceback" not in bad.stderr
+
+
 def test_a_least_section_needs_an_integer_axis(tmp_path):
     _, proc = climb_study(tmp_path, "[constants]\nSLIP = [false, true]\n[check]\ninvariants = [\"bounded\"]\n",
                           'kind = "least"\naxis = "SLIP"\n')
@@ -333,8 +355,8 @@ def test_the_collector_study_reuses_the_committed_sweeps(tmp_path, monkeypatch):
     assert proc.returncode == 1, proc.stdout + proc.stderr  # the earlier rules are refuted
     assert proc.stdout.count(": reusing ") == len(ran) and "sweeping" not in proc.stdout
     assert "proof-lowest: not run by the study (separate = true); reading" in proc.stdout
-    page = (tmp_path / "deeper.md").read_text()
-    assert not (tmp_path / "README.md").exists()  # traces/README.md is study_collector.py's
+    page = (tmp_path / "README.md").read_text()  # the study's page is traces/README.md (its frame: `page`)
+    assert page == (ROOT / "traces" / "README.md").read_text()  # what is committed is what the study draws
     for section in study.sections:
         assert f"\n{'#' * section.level} {section.title}\n" in page
     bounds = json.loads((tmp_path / "bounds" / "sweep.json").read_text())

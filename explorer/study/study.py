@@ -21,10 +21,12 @@ incomplete point is never counted as proved. Mistakes in a study file are errors
 in the grid file or template it names), never a traceback."""
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
 import statistics
+import tomllib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,7 +37,8 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from explorer.lang.ast import Loc
 from explorer.lang.errors import SpecError, did_you_mean
-from explorer.lang.model import read_spec
+from explorer.lang.model import load_model, read_spec
+from explorer.lang.values import to_itf
 from explorer.output.traces import stop_reason
 from explorer.study.grid import Grid, Source, inline_grid, load_grid, read_toml
 from explorer.study.matrix import (Matrix, collision_risk, collision_words, file_kind, md_cell, md_code, md_text, prepare,
@@ -43,8 +46,8 @@ from explorer.study.matrix import (Matrix, collision_risk, collision_words, file
 from explorer.study.replays import ReplaySet, finished_replays, run_replays
 from explorer.study.sweep import Outcome, Run, Sweeper, engine_version, plan
 
-TOP = {"title": str, "intro": str, "spec": str, "readme": str, "labels": dict, "data": dict, "sweeps": list,
-       "replays": list, "sections": list}
+TOP = {"title": str, "intro": str, "spec": str, "readme": str, "page": str, "labels": dict, "data": dict,
+       "sweeps": list, "replays": list, "sections": list}
 SWEEP = {"name": str, "grid": (str, dict), "separate": bool}
 REPLAYS = {"name": str, "traces": list, "grid": (str, dict)}
 SECTION = {"kind": str, "title": str, "text": str, "sweep": str, "id": str, "level": int}
@@ -136,7 +139,8 @@ class Study:
     sections: list[Section]
     env: SandboxedEnvironment = field(repr=False)
     replays: list[ReplaySet] = field(default_factory=list)
-    data: dict[str, str] = field(default_factory=dict)  # name -> a JSON file the study's templates read
+    data: dict[str, str] = field(default_factory=dict)  # name -> a JSON or TOML file the study's templates read
+    page: str | None = None  # a template for the whole page, placing the sections itself
 
 
 def _env(folder: Path) -> SandboxedEnvironment:
@@ -217,8 +221,11 @@ def load_study(path: str | Path) -> Study:
     for j, s in enumerate(sections):
         if s.id and ids.count(s.id) > 1:
             raise src.error(f"two sections have the id {s.id!r}", "sections", "id", j)
+    page = data.get("page")
+    if page is not None:
+        _template_found(src, env, page, "", "page")
     return Study(path, spec, data["title"], data.get("intro", ""), readme, sweeps, sections, env, replays,
-                 {name: _relative(path, file) for name, file in files.items()})
+                 {name: _relative(path, file) for name, file in files.items()}, page)
 
 
 def _named_grid(src: Source, path: str, spec: str, where: str, i: int, table: dict[str, Any],
@@ -296,21 +303,25 @@ def _section(src: Source, env: SandboxedEnvironment, sweeps: dict[str, StudySwee
         raise src.error(f"replay: no replay set named {options['replay']!r}{did_you_mean(options['replay'], replays)} "
                         f"(the [[replays]]: {', '.join(sorted(replays)) or 'none'})", "sections", "replay", j)
     if kind == "template":
-        try:
-            env.get_template(f"study/{options['file']}")
-        except jinja2.TemplateNotFound:
-            raise src.error(f"file: no template {options['file']!r} beside the study file", "sections", "file",
-                            j) from None
-        except jinja2.TemplateSyntaxError as err:
-            name = err.filename or options["file"]
-            text = Path(name).read_text(encoding="utf-8") if Path(name).is_file() else ""
-            raise SpecError(f"template: {err.message}", name, text, Loc(err.lineno, 1)) from None
+        _template_found(src, env, options["file"], "sections", "file", j)
     elif sweep is not None:
         _axes_known(src, j, kind, options, sweeps[sweep].grid)
     level = table.get("level", 2)
     if type(level) is not int or not 2 <= level <= 4:
         raise src.error(f"level: the heading's depth, 2 (##), 3 (###) or 4 (####), got {level!r}", "sections", "level", j)
     return Section(kind, table["title"], table.get("text", ""), sweep, table.get("id"), options, level)
+
+
+def _template_found(src: Source, env: SandboxedEnvironment, file: str, table: str, key: str, index: int = 0) -> None:
+    """A template the study names is beside it and compiles (a mistake in it is located there)."""
+    try:
+        env.get_template(f"study/{file}")
+    except jinja2.TemplateNotFound:
+        raise src.error(f"{key}: no template {file!r} beside the study file", table, key, index) from None
+    except jinja2.TemplateSyntaxError as err:
+        name = err.filename or file
+        text = Path(name).read_text(encoding="utf-8") if Path(name).is_file() else ""
+        raise SpecError(f"template: {err.message}", name, text, Loc(err.lineno, 1)) from None
 
 
 def _axes_known(src: Source, j: int, kind: str, options: dict[str, Any], grid: Grid) -> None:
@@ -927,10 +938,40 @@ def render(study: Study, results: Results, whole: bool = True, ids: set[str] | N
         drawn.append(d)
         if s.id:
             by_id[s.id] = d
-    shown = [d for s, d in zip(study.sections, drawn) if (ids is None or s.id in ids) and s.id not in skip]
-    return study.env.get_template("explorer/study.md.j2").render(
-        study=study, whole=whole, sections=shown, views=[views[s.name] for s in study.sweeps if s.name in views],
-        missing=[s.name for s in study.sweeps if s.name not in views], interrupted=results.interrupted)
+    def page(sections: list[Drawn], whole: bool = False) -> str:
+        return study.env.get_template("explorer/study.md.j2").render(
+            study=study, whole=whole, sections=sections, views=[views[s.name] for s in study.sweeps if s.name in views],
+            missing=[s.name for s in study.sweeps if s.name not in views], interrupted=results.interrupted)
+
+    if whole and study.page:
+        return _page(study, results, views, by_id, drawn, page)
+    return page([d for s, d in zip(study.sections, drawn) if (ids is None or s.id in ids) and s.id not in skip], whole)
+
+
+def _page(study: Study, results: Results, views: dict[str, SweepView], by_id: dict[str, Drawn], drawn: list[Drawn],
+          page: Callable[..., str]) -> str:
+    """A study's own page template (`page`): it gets what a template section gets, `section(id)`,
+    the Markdown of a section as the default page draws it, `rest()`, every section it has not
+    placed (in the study's order), and `sweeps_table()`, the default page's head (its intro and the
+    table of the sweeps)."""
+    placed: set[str] = set()
+
+    def section(ident: str) -> str:
+        if ident not in by_id:
+            raise SpecError(f"page {study.page}: no section has the id {ident!r}{did_you_mean(ident, by_id)}", study.path)
+        placed.add(ident)
+        return page([by_id[ident]]).strip("\n")
+
+    def rest() -> str:
+        return page([d for s, d in zip(study.sections, drawn) if s.id not in placed]).strip("\n")
+
+    name = study.page
+    try:
+        return study.env.get_template(f"study/{name}").render(
+            study=study, section=section, rest=rest, sweeps_table=lambda: page([], True).strip("\n"),
+            **_context(study, views, by_id, results))
+    except jinja2.TemplateError as err:
+        raise SpecError(f"page template {name}: {err}", os.path.join(os.path.dirname(study.path), name)) from None
 
 
 def _replayed(s: Section, data: dict[str, Any] | None) -> Drawn:
@@ -961,29 +1002,41 @@ def _replayed(s: Section, data: dict[str, Any] | None) -> Drawn:
 
 
 def _data(study: Study) -> dict[str, Any]:
-    """The study's data files (`[data]`), read as they are now."""
+    """The study's data files (`[data]`), read as they are now: JSON, or TOML for a .toml file."""
     out = {}
     for name, file in study.data.items():
         try:
-            out[name] = json.loads(Path(file).read_text())
+            text = Path(file).read_text(encoding="utf-8")
+            out[name] = tomllib.loads(text) if file.endswith(".toml") else json.loads(text)
         except (OSError, ValueError) as err:
-            raise SpecError(f"data.{name}: cannot read {file} as JSON ({getattr(err, 'strerror', None) or err})",
+            raise SpecError(f"data.{name}: cannot read {file} ({getattr(err, 'strerror', None) or err})",
                             study.path) from None
     return out
 
 
+def _context(study: Study, views: dict[str, SweepView], by_id: dict[str, Drawn], results: Results) -> dict[str, Any]:
+    """What a study's templates read: every sweep (`sweeps`, each a SweepView: its rows, their cells
+    and trace steps), the replay sets (`replays`), the study's data files (`data`), the sections
+    drawn so far by id (`sections`), the cell makers (`tally`, `md_text`, `md_code`, `why`), this
+    checkout's `engine`, the spec's default constants (`defaults`, as JSON values) and the sweep
+    words `stopped_where` and `values_beyond`."""
+    return dict(sweeps=views, sections=by_id, replays=results.replays, data=_data(study), tally=tally, md_text=md_text,
+                md_code=md_code, why=why, engine=engine_version(), defaults=_defaults(study.spec, read_spec(study.spec)),
+                stopped_where=stopped_where, values_beyond=values_beyond)
+
+
+@functools.lru_cache(maxsize=4)
+def _defaults(spec: str, text: str) -> dict[str, Any]:
+    """A spec's constants at their defaults, as JSON values (ITF for sets and the like)."""
+    return {k: to_itf(v) for k, v in load_model(spec, text=text).constants.items()}
+
+
 def _template(study: Study, s: Section, views: dict[str, SweepView], by_id: dict[str, Drawn],
               results: Results) -> str:
-    """A study's own section: its template gets every sweep (`sweeps`, each a SweepView: its rows,
-    their cells and trace steps), the replay sets (`replays`), the study's data files (`data`),
-    the sections drawn above it by id (`sections`), the cell makers (`tally`, `md_text`, `md_code`),
-    this checkout's `engine` and the sweep words `stopped_where` and `values_beyond`."""
+    """A study's own section: its template gets `_context` (the sections drawn above it)."""
     name = s.options["file"]
     try:
-        return study.env.get_template(f"study/{name}").render(
-            sweeps=views, sections=by_id, replays=results.replays, data=_data(study), tally=tally, md_text=md_text,
-            md_code=md_code, why=why, engine=engine_version(), stopped_where=stopped_where,
-            values_beyond=values_beyond).strip("\n")
+        return study.env.get_template(f"study/{name}").render(**_context(study, views, by_id, results)).strip("\n")
     except jinja2.TemplateError as err:
         path = os.path.join(os.path.dirname(study.path), name)
         raise SpecError(f"template {name} (section {s.title!r}): {err}", path) from None
