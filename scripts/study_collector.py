@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import multiprocessing
 import os
 import shutil
@@ -320,6 +319,21 @@ def main() -> int:
     write_all_readme(out)
     print(f"traces regenerated in {out} ({results['seconds']} s)")
     return 0
+
+
+def run_all(pool, jobs: list[Job], what: str) -> list[dict[str, Any]]:
+    rows = []
+    for n, row in enumerate(pool.imap(run_job, jobs, chunksize=1), 1):
+        print(f"  {what} {n}/{len(jobs)}: {row['rule']} {consts_text(row['constants'])}: {row['verdict']} "
+              f"({row['distinct']:,} states, {row['seconds']} s)", flush=True)
+        rows.append(row)
+    return rows
+
+
+def livelocks(live_rows) -> list[dict[str, Any]]:
+    """Every run with a livelock: the liveness check's lasso, or one found behind its stall (the
+    order the README's liveness section numbers them, spec/study/collector-liveness.md.j2)."""
+    return [r for r in live_rows if r["lasso"] == "livelock" or r["livelock"] == "refuted"]
 
 
 def write_all_readme(out: Path) -> int:

@@ -303,6 +303,8 @@ STUDY_ERRORS = [
      '[[replays]]\nname = "r"\ngrid = "../grids/diehard.toml"\n', 6, 1, "[[replays]] #1 needs `traces`"),
     ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[data]\nfacts = "nope.json"\n[[sweeps]]\nname = "a"\n'
      'grid = "../grids/diehard.toml"\n', 4, 1, "data.facts: no file"),
+    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[data]\nfacts = { out = "../x.json" }\n[[sweeps]]\n'
+     'name = "a"\ngrid = "../grids/diehard.toml"\n', 4, 1, 'or { out = "NAME" }, a file in the output folder'),
     ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n'
      '[[sections]]\nkind = "matrix"\ntitle = "m"\nsweep = "a"\nlevel = 7\n', 10, 1, "level: the heading's depth"),
 ]
@@ -351,6 +353,7 @@ def test_the_collector_study_reuses_the_committed_sweeps(tmp_path, monkeypatch):
         shutil.copy(ROOT / "traces" / s.name / "sweep.json", tmp_path / s.name / "sweep.json")
         if (ROOT / "traces" / s.name / "points").exists():  # the traces a template reads
             shutil.copytree(ROOT / "traces" / s.name / "points", tmp_path / s.name / "points")
+    shutil.copy(ROOT / "traces" / "results.json", tmp_path / "results.json")  # the study's data in OUT
     proc = explorer("study", "spec/study/collector.toml", "--reuse", "--out", tmp_path)
     assert proc.returncode == 1, proc.stdout + proc.stderr  # the earlier rules are refuted
     assert proc.stdout.count(": reusing ") == len(ran) and "sweeping" not in proc.stdout

@@ -207,12 +207,18 @@ def load_study(path: str | Path) -> Study:
         if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
             raise SpecError(f"labels.{axis}: a table of strings, one per value of the axis {axis}", src.path, src.text,
                             src.find(f"labels.{axis}") or src.find("", "labels"))
-    files = data.get("data", {})
-    for name, file in files.items():
-        if not isinstance(file, str) or not Path(_relative(path, file)).is_file():
+    files: dict[str, str] = {}  # name -> a path, or OUT_PREFIX + a name in OUT
+    for name, file in data.get("data", {}).items():
+        where = src.find("data", name) or src.find("", "data")
+        if isinstance(file, dict) and list(file) == ["out"] and isinstance(file["out"], str) and Path(file["out"]).name == file["out"]:
+            files[name] = OUT_PREFIX + file["out"]  # written into OUT by another tool: read when the page is drawn
+        elif isinstance(file, str) and Path(_relative(path, file)).is_file():
+            files[name] = _relative(path, file)
+        else:
             raise SpecError(f"data.{name}: " + (f"no file {_relative(path, file)}" if isinstance(file, str) else
-                                                "a JSON file's path, relative to the study file"),
-                            src.path, src.text, src.find("data", name) or src.find("", "data"))
+                                                "a JSON or TOML file's path, relative to the study file, or "
+                                                '{ out = "NAME" }, a file in the output folder'),
+                            src.path, src.text, where)
     env = _env(Path(path).parent)
     by_name = {s.name: s for s in sweeps}
     sections = [_section(src, env, by_name, {r.name for r in replays}, j, t, labels)
@@ -224,8 +230,7 @@ def load_study(path: str | Path) -> Study:
     page = data.get("page")
     if page is not None:
         _template_found(src, env, page, "", "page")
-    return Study(path, spec, data["title"], data.get("intro", ""), readme, sweeps, sections, env, replays,
-                 {name: _relative(path, file) for name, file in files.items()}, page)
+    return Study(path, spec, data["title"], data.get("intro", ""), readme, sweeps, sections, env, replays, files, page)
 
 
 def _named_grid(src: Source, path: str, spec: str, where: str, i: int, table: dict[str, Any],
@@ -275,6 +280,7 @@ def _replays(src: Source, path: str, spec: str, i: int, table: dict[str, Any]) -
 
 
 UNSET = "(default)"  # an axis a point does not set: the spec's default holds there
+OUT_PREFIX = "OUT/"  # a data file in the study's output folder (`{ out = NAME }`), read when the page is drawn
 _INTEGER = re.compile(r"-?[0-9]+")
 _SAFE = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
@@ -1001,10 +1007,13 @@ def _replayed(s: Section, data: dict[str, Any] | None) -> Drawn:
     return Drawn(s.kind, s.title, s.text, summary, table, bounds=bounds)
 
 
-def _data(study: Study) -> dict[str, Any]:
-    """The study's data files (`[data]`), read as they are now: JSON, or TOML for a .toml file."""
+def _data(study: Study, folder: Path | None) -> dict[str, Any]:
+    """The study's data files (`[data]`), read as they are now: JSON, or TOML for a .toml file; a
+    file in OUT (`{ out = NAME }`) from `folder`."""
     out = {}
     for name, file in study.data.items():
+        if file.startswith(OUT_PREFIX):
+            file = str((folder or Path(".")) / file[len(OUT_PREFIX):])
         try:
             text = Path(file).read_text(encoding="utf-8")
             out[name] = tomllib.loads(text) if file.endswith(".toml") else json.loads(text)
@@ -1020,7 +1029,8 @@ def _context(study: Study, views: dict[str, SweepView], by_id: dict[str, Drawn],
     drawn so far by id (`sections`), the cell makers (`tally`, `md_text`, `md_code`, `why`), this
     checkout's `engine`, the spec's default constants (`defaults`, as JSON values) and the sweep
     words `stopped_where` and `values_beyond`."""
-    return dict(sweeps=views, sections=by_id, replays=results.replays, data=_data(study), tally=tally, md_text=md_text,
+    return dict(sweeps=views, sections=by_id, replays=results.replays, data=_data(study, results.out), tally=tally,
+                md_text=md_text,
                 md_code=md_code, why=why, engine=engine_version(), defaults=_defaults(study.spec, read_spec(study.spec)),
                 stopped_where=stopped_where, values_beyond=values_beyond)
 
