@@ -282,7 +282,8 @@ def cmd_sweep(args) -> int:
 
 def cmd_study(args) -> int:
     """Each sweep of the study file, as `sweep` runs it, then the page (docs/study.md)."""
-    from explorer.study.study import load_study, run_study, write_readme
+    from explorer.study.page import write_readme
+    from explorer.study.study import load_study, run_study
     from explorer.study.sweep import verdicts_code
 
     study = load_study(args.study)

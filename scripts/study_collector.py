@@ -42,7 +42,7 @@ from explorer.output.traces import format_result, itf_trace, lasso_loop, result_
 from explorer.lang.values import short  # noqa: E402
 from explorer.output.views import find_view, view_grid  # noqa: E402
 from explorer.study.study import finished_results, load_study, run_study  # noqa: E402
-from explorer.study.study import write_readme as write_study_page  # noqa: E402
+from explorer.study.page import write_readme as write_study_page  # noqa: E402
 
 SPEC = Path("spec/collector.spec")  # relative: what the traces record does not depend on the checkout
 STUDY = Path("spec/study/collector.toml")  # the deeper sweeps and their sections (`explorer study`)

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from explorer.lang.errors import SpecError
-from explorer.study.study import finished_results, finished_sweep, load_study, render
+from explorer.study.page import render
+from explorer.study.study import finished_results, finished_sweep, load_study
 
 ROOT = Path(__file__).resolve().parent.parent
 DIEHARD = ROOT / "spec/examples/diehard.spec"

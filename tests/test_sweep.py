@@ -685,7 +685,7 @@ def test_the_engine_hash_covers_the_code_that_decides_a_result_and_not_the_repor
     shutil.copytree(Path(__file__).resolve().parent.parent / "explorer", package,
                     ignore=shutil.ignore_patterns("__pycache__"))
     before = code_hash(package)
-    for shown in ("output/report.py", "study/study.py", "cli.py", "output/templates/report.html.j2"):
+    for shown in ("output/report.py", "study/study.py", "study/page.py", "cli.py", "output/templates/report.html.j2"):
         path = package / shown
         path.write_text(path.read_text() + "\n# shown differently\n")
     assert code_hash(package) == before
