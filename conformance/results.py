@@ -46,7 +46,15 @@ def _stuck(run: dict[str, Any]) -> str:
             + ("-eager" if c["SCHEDULE"] == "eager" else ""))
 
 
-SWEEPS = {"routes": _route, "stuck": _stuck}  # the study's sweeps (spec/study/collector.toml) replayed here
+def _live(run: dict[str, Any]) -> str:
+    """A liveness lasso's trace: live-RULE-{code|atomic-pause}[-eager], the first (smallest) violation
+    of `trains` of each rule, pause and schedule on the stuck grid (the sweep `live`)."""
+    c = run["constants"]
+    return (f"live-{c['CUT']}-{'atomic-pause' if c['ATOMIC_PAUSE'] else 'code'}"
+            + ("-eager" if c["SCHEDULE"] == "eager" else ""))
+
+
+SWEEPS = {"routes": _route, "stuck": _stuck, "live": _live}  # the study's sweeps (spec/study/collector.toml) replayed here
 
 
 def trace_files(folder: Path) -> dict[str, Path]:

@@ -6,23 +6,18 @@
 What it runs (see traces/README.md, which it writes):
 1. the study file spec/study/collector.toml, as `explorer study` runs it: its sweeps (every rule on
    each loss route, on the grid at STEPS = 2, on the recipes, what each re-trains, what each loss
-   needs, where a run gets stuck, the window the code leaves between the pull and the dispatch, and
-   the deeper sweeps), each into traces/<name>/, and its replay set (the review note's scenario);
+   needs, where a run gets stuck, whether training always goes on and livelocks, the window the
+   code leaves between the pull and the dispatch, and the deeper sweeps), each into
+   traces/<name>/, and its replay set (the review note's scenario);
 2. the smallest constants where the frontier rule loses a prompt, with its shortest trace and the
-   prompt-by-prompt picture;
-3. the liveness check (property `trains` under the spec's fairness) on the stuck grid and at larger
-   constants, under both schedules, and a search for livelocks (a fair cycle that never trains)
-   behind every stall.
-README.md is this script's frame (the rules and schedules in words, the liveness section) around the
-study's sections, which say everything the sweeps found (the answer, the tables and their prose are
-the study's templates, spec/study/*.j2), then conformance/'s table of the replays on the real code.
---quick writes the smallest frontier loss and the liveness lasso at the spec's defaults under CUT=safe.
-Every number it writes comes from the explorer; nothing is edited by hand."""
+   prompt-by-prompt picture (traces/frontier-smallest.*, the example the docs' commands use), and
+   the liveness lasso at the spec's defaults under CUT=safe (traces/liveness-default.*);
+then README.md, the study's page (spec/study/collector-readme.md.j2 and the templates beside it).
+--quick writes only step 2. Every number it writes comes from the explorer; nothing is edited by hand."""
 from __future__ import annotations
 
 import argparse
 import itertools
-import multiprocessing
 import os
 import shutil
 import subprocess
@@ -37,7 +32,6 @@ sys.path.insert(0, str(ROOT))
 
 from explorer import Limits, check_liveness, load_model  # noqa: E402
 from explorer.engine.explore import explore  # noqa: E402
-from explorer.lang.config import config_constants  # noqa: E402
 from explorer.output.traces import format_result, itf_trace, lasso_loop, result_json, trace_dot, write_json  # noqa: E402
 from explorer.lang.values import short  # noqa: E402
 from explorer.output.views import find_view, view_grid  # noqa: E402
@@ -46,12 +40,10 @@ from explorer.study.page import write_readme as write_study_page  # noqa: E402
 
 SPEC = Path("spec/collector.spec")  # relative: what the traces record does not depend on the checkout
 STUDY = Path("spec/study/collector.toml")  # the deeper sweeps and their sections (`explorer study`)
-RULES = ["frontier", "in_flight", "safe", "unfinished", "unfinished_pending", "lowest_unfinished"]
 LIMITS = Limits(max_states=600_000)  # grid points: a state limit, so the verdicts do not depend on the machine's load
 BASE = {"STEPS": 2, "SAVE_EVERY": 1, "IN_FLIGHT_UPDATES": True, "LOAD_REPLAY_BUFFER": True, "BARRIER": True}
 SHOWN = ["P", "AGE", "FAILURES", "TOLERATED_FAILURES", "CRASHES", "PROMPTS", "STEPS", "LOAD_REPLAY_BUFFER",
          "ATOMIC_PAUSE", "SCHEDULE"]
-SCHEDULES = ["any", "eager"]
 LIVE = {"CUT": "safe"}  # the liveness lasso --quick writes: the spec's defaults, under the rule that loses no prompt there
 
 
@@ -63,38 +55,6 @@ def loss_grid() -> list[dict[str, Any]]:
             points.append({**BASE, "P": p, "AGE": age, "FAILURES": failures, "TOLERATED_FAILURES": tol,
                            "CRASHES": crashes, "PROMPTS": p * batches, "SCHEDULE": "any"})
     points.sort(key=lambda c: (c["P"] * c["PROMPTS"], c["AGE"], c["FAILURES"], c["CRASHES"], c["TOLERATED_FAILURES"]))
-    return points
-
-
-def stuck_grid() -> list[dict[str, Any]]:
-    points = []
-    for p, age, failures, crashes, atomic in itertools.product([1, 2], [1, 2], [0, 1], [0, 1], [False, True]):
-        points.append({**BASE, "P": p, "AGE": age, "FAILURES": failures, "TOLERATED_FAILURES": 1,
-                       "CRASHES": crashes, "PROMPTS": 3 * p, "ATOMIC_PAUSE": atomic})
-    return points
-
-
-def scheduled(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each point under each schedule."""
-    return [{**c, "SCHEDULE": sch} for c in points for sch in SCHEDULES]
-
-
-RECIPES = ["mopd", "qwen-8off"]  # the recipes' configurations in spec/collector.toml
-
-
-def liveness_points() -> list[dict[str, Any]]:
-    """Where to check liveness beyond the stuck grid: every loss route and recipe, longer runs
-    (three steps, saves every other step), and the refit that waits for the workers."""
-    from explorer.lang.config import load_configs
-
-    named = [name for name in load_configs(SPEC) if name.startswith("route-")] + RECIPES
-    points = [{**BASE, **config_constants(SPEC, name)} for name in named]
-    for p, failures in itertools.product([1, 2], [0, 1]):
-        points.append({**BASE, "P": p, "AGE": 2, "FAILURES": failures, "TOLERATED_FAILURES": 1, "CRASHES": 1,
-                       "PROMPTS": 4 * p, "STEPS": 3, "SAVE_EVERY": 2})
-    for p, age in itertools.product([1, 2], [1, 2]):
-        points.append({**BASE, "P": p, "AGE": age, "FAILURES": 1, "TOLERATED_FAILURES": 1, "CRASHES": 1,
-                       "PROMPTS": 3 * p, "IN_FLIGHT_UPDATES": False})
     return points
 
 
@@ -258,8 +218,6 @@ def main() -> int:
         for old in out.iterdir():
             if old.is_file():
                 old.unlink()
-    pool = multiprocessing.Pool(args.workers)
-
     # 2. the smallest frontier loss: the grid in size order, stopping at the first refutation
     smallest = None
     for consts in loss_grid():
@@ -283,33 +241,7 @@ def main() -> int:
     # the grid, the recipes, re-training; at deeper bounds, the earlier rules, the rule that holds, its ablation
     if not args.no_sweeps:
         run_study(load_study(STUDY), out, args.workers, reuse=args.reuse_sweeps)
-    # 4. stuck runs: the sweep `stuck` of the study
-    # 5. liveness on the stuck grid and beyond it, and livelocks there
-    live_jobs = [Job("live", rule, c) for c in scheduled(stuck_grid()) + scheduled(liveness_points()) for rule in RULES]
-    live_rows = run_all(pool, live_jobs, "live")
-    for i, row in enumerate(live_rows):
-        row["where"] = "grid" if i < len(scheduled(stuck_grid())) * len(RULES) else "beyond"
-    written = set()
-    for row in live_rows:
-        if row["verdict"] != "refuted":
-            continue
-        if row["where"] == "beyond":  # each stall of the rule that loses least, beyond the grid
-            if row["rule"] == "safe":
-                row["file"] = f"live-beyond-{sum(1 for r in live_rows if r.get('file', '').startswith('live-beyond')) + 1}"
-                (out / f"{row['file']}.txt").write_text(row["text"] + "\n")
-            continue
-        key = (row["constants"]["ATOMIC_PAUSE"], row["rule"], row["constants"]["SCHEDULE"])
-        if key not in written:
-            written.add(key)
-            stem = f"live-{row['rule']}-{'atomic-pause' if key[0] else 'code'}" + ("-eager" if key[2] == "eager" else "")
-            write_counterexample(out, stem, row, f"liveness: {consts_text(row['constants'])}, CUT={row['rule']}, "
-                                 f"{row['property']}: {row['lasso']}")
-    for n, row in enumerate(livelocks(live_rows), 1):
-        text = row["text"] if row["lasso"] == "livelock" else row["livelock_text"]
-        (out / f"livelock-{n}.txt").write_text(text + "\n")
-    pool.close()
-
-    results = {"live": live_rows, "smallest": [smallest]}
+    results = {"smallest": [smallest]}
     for group in results.values():
         for row in group:
             for key in ("text", "json", "itf", "dot", "prompts", "livelock_text"):
@@ -319,21 +251,6 @@ def main() -> int:
     write_all_readme(out)
     print(f"traces regenerated in {out} ({results['seconds']} s)")
     return 0
-
-
-def run_all(pool, jobs: list[Job], what: str) -> list[dict[str, Any]]:
-    rows = []
-    for n, row in enumerate(pool.imap(run_job, jobs, chunksize=1), 1):
-        print(f"  {what} {n}/{len(jobs)}: {row['rule']} {consts_text(row['constants'])}: {row['verdict']} "
-              f"({row['distinct']:,} states, {row['seconds']} s)", flush=True)
-        rows.append(row)
-    return rows
-
-
-def livelocks(live_rows) -> list[dict[str, Any]]:
-    """Every run with a livelock: the liveness check's lasso, or one found behind its stall (the
-    order the README's liveness section numbers them, spec/study/collector-liveness.md.j2)."""
-    return [r for r in live_rows if r["lasso"] == "livelock" or r["livelock"] == "refuted"]
 
 
 def write_all_readme(out: Path) -> int:

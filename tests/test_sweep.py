@@ -722,3 +722,49 @@ def test_proofs_by_fingerprint_carry_their_collision_chance(tmp_path):
     said = f"{len(proofs)} of the proofs remembered states by fingerprint"
     assert said in (out / "sweep.md").read_text() and said in (out / "sweep.html").read_text()
     assert f"is {collision_risk(data['runs'])[1]:.1e} in all" in (out / "sweep.md").read_text()
+
+
+HIDDEN_LIVELOCK = """
+const SPIN = true
+var x = 0
+action halt:          # not fair: a behaviour may stop at x = 5, the lasso nearest the start
+    require x == 0
+    x' = 5
+fair action up:
+    require x == 0
+    x' = 1
+fair action spin:     # 1 -> 2 -> 1 ...: a livelock farther away, x never back to 0
+    require SPIN and (x == 1 or x == 2)
+    x' = 3 - x
+property back: always eventually x == 0
+"""
+
+
+def test_a_sweep_looks_for_a_livelock_behind_a_lasso_that_stops(tmp_path):
+    """`livelocks = true`: a property's lasso says what its loop is, and where it stops in one state
+    the point is searched again for a cycle of real steps, with its own trace (what the collector
+    study's liveness section counts); without it no second search, and another cache key."""
+    spec = tmp_path / "hidden.spec"
+    spec.write_text(HIDDEN_LIVELOCK)
+    grid = tmp_path / "grid.toml"
+    grid.write_text('[constants]\nSPIN = [true, false]\n[check]\ninvariants = []\nproperties = ["back"]\n'
+                    "deadlock = false\nlivelocks = true\n")
+    proc = sweep(spec, "--grid", grid, "--out", tmp_path / "out")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    rows = {r["shown"]["SPIN"]: r for r in json.loads((tmp_path / "out" / "sweep.json").read_text())["runs"]}
+    for r in rows.values():
+        assert r["verdict"] == "refuted" and r["property"] == "back" and r["loop"] == "deadlock" and r["enabled"] == []
+    assert rows["true"]["livelock"] == "refuted" and rows["false"]["livelock"] == "proved"
+    livelock = next(f for f in rows["true"]["files"] if f.endswith(".livelock.txt"))
+    text = (tmp_path / "out" / livelock).read_text()
+    assert "a livelock" in text and "spin" in text
+    assert not any(f.endswith(".livelock.txt") for f in rows["false"]["files"])
+    grid.write_text(grid.read_text().replace("livelocks = true\n", ""))
+    plain = sweep(spec, "--grid", grid, "--out", tmp_path / "plain")
+    runs = json.loads((tmp_path / "plain" / "sweep.json").read_text())["runs"]
+    assert plain.returncode == 1 and all("livelock" not in r and r["loop"] == "deadlock" for r in runs)
+    assert {r["key"] for r in runs}.isdisjoint(r["key"] for r in rows.values())
+    grid.write_text(grid.read_text().replace('properties = ["back"]', "properties = []").replace("deadlock = false", "deadlock = true")
+                    + "livelocks = true\n")
+    bad = sweep(spec, "--grid", grid, "--out", tmp_path / "bad")
+    assert bad.returncode == 2 and "livelocks looks for a livelock behind a temporal property's stall" in bad.stderr

@@ -40,7 +40,9 @@ def test_the_report_covers_every_run_in_the_results():
     readme = (TRACES / "README.md").read_text()
     routes = json.loads((TRACES / "routes" / "sweep.json").read_text())  # and the loss routes, `routes`
     stuck = json.loads((TRACES / "stuck" / "sweep.json").read_text())  # and the stuck runs, `stuck`
-    assert len(grid["runs"]) >= 100 and len(routes["runs"]) >= 100 and len(stuck["runs"]) >= 100 and results["live"]
+    live = json.loads((TRACES / "live" / "sweep.json").read_text())  # and liveness, `live` and `live-beyond`
+    assert len(grid["runs"]) >= 100 and len(routes["runs"]) >= 100 and len(stuck["runs"]) >= 100 and results["smallest"]
+    assert len(live["runs"]) == len(stuck["runs"]) and all("loop" in r for r in live["runs"] if r["verdict"] == "refuted")
     section = readme.split("\n## The grid (no_prompt_lost", 1)[1].split("\n## ", 1)[0]
     cells = [c.strip() for line in section.splitlines() if line.startswith(("| any |", "| eager |"))
              for c in line.strip("|").split("|")[7:]]  # one column per rule

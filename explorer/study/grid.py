@@ -58,7 +58,8 @@ from explorer.run.limits import Limits, memory_size  # the same sizes as --max-m
 
 TOP = {"base", "description", "constants", "points", "exclude", "where", "size", "check", "limits"}
 MERGED = ("constants", "check", "limits")  # a grid's tables merged key by key over its base's
-CHECK = {"invariants": list, "properties": list, "deadlock": bool, "separately": bool, "stop_at_first": bool, "group_by": list}
+CHECK = {"invariants": list, "properties": list, "deadlock": bool, "separately": bool, "stop_at_first": bool, "group_by": list,
+         "livelocks": bool}
 LIMITS = {"max_states": int, "max_depth": int, "max_seconds": (int, float), "max_memory": (int, str),
           "fingerprints": bool, "workers": int, "skip_beyond_cut": bool, "grows": list, "engine": str}
 MAX_NAME = 120  # characters of a point's name before it is shortened with a hash
@@ -81,6 +82,7 @@ class Grid:
     axes: list[str]  # the constants that vary (they name the points), in the order first written
     invariants: list[str] | None  # None: every invariant of the spec
     properties: list[str] | None = None  # None: every temporal property of the spec; []: none
+    livelocks: bool = False  # a property's lasso that stops in one state: look for a livelock elsewhere too
     deadlock: bool = True
     separately: bool = False  # one search per invariant (and one for deadlock) at each point
     stop_at_first: bool = False
@@ -369,8 +371,12 @@ def _build(src: _Layers, data: dict[str, Any], path: str, spec_path: str | Path)
         except argparse.ArgumentTypeError:
             raise src.error(f"max_memory: a size such as \"4G\" or \"512M\", got {memory!r}", "limits",
                             "max_memory") from None
+    if check.get("livelocks") and properties == []:
+        raise src.error("livelocks looks for a livelock behind a temporal property's stall: check a property "
+                        "(properties), or leave livelocks out", "check", "livelocks")
     return Grid(path, str(spec_path), str(data.get("description", "")), points, axes, invariants,
-                properties=properties, deadlock=check.get("deadlock", True), separately=check.get("separately", False),
+                properties=properties, livelocks=check.get("livelocks", False), deadlock=check.get("deadlock", True),
+                separately=check.get("separately", False),
                 stop_at_first=check.get("stop_at_first", False), group_by=group_by,
                 limits=Limits(lim.get("max_states"), lim.get("max_depth"), lim.get("max_seconds"), memory),
                 fingerprints=lim.get("fingerprints", False), workers=lim.get("workers", 1),

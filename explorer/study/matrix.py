@@ -29,7 +29,7 @@ from explorer.study.sweep import STOPPED, Run, command, engine_version, limits_j
 MARKER = "sweep.json"  # a folder holding it is a sweep's: its points/ may be cleared and rewritten
 LOCK = ".sweep.lock"  # locked (flock) by the sweep writing the folder, from `prepare` to the final report
 TRACE_KINDS = {"txt": ".txt", "json": ".json", "itf": ".itf.json", "dot": ".dot", "view": ".view.txt",
-               "view_dot": ".view.dot", "html": ".html"}
+               "view_dot": ".view.dot", "html": ".html", "livelock": ".livelock.txt"}
 DRAWN = {"dot": ".svg", "view_dot": ".view.svg"}  # graphviz sources drawn as SVG when `dot` is installed
 
 
@@ -209,6 +209,7 @@ class Matrix:
             "trace_length": r.get("trace_length", 0), "seconds": r.get("seconds", 0),
             "cached": r.get("cached", False), "error": r.get("error"), "internal": r.get("internal", False),
             "fingerprints": r.get("fingerprints", False), "files": r.get("files", []),
+            **{k: r[k] for k in ("loop", "enabled", "livelock", "livelock_stopped_by") if k in r},  # a lasso's loop
             "command": command(self.grid.spec, run, self.grid), "key": run.key,
             **({"config": run.point.config} if run.point.config else {}),  # the configuration it came from
         }

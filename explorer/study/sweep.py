@@ -19,12 +19,13 @@ from pathlib import Path
 from typing import Any, Callable
 
 from explorer.engine.explore import explore
+from explorer.engine.liveness import check_liveness
 from explorer.engine.pools import ForkPool, RayPool
 from explorer.engine.result import Result
 from explorer.lang.errors import SpecError
 from explorer.lang.model import Model, const_text, load_model, read_spec
 from explorer.lang.values import short, to_itf
-from explorer.output.traces import format_result, itf_trace, result_json, trace_dot
+from explorer.output.traces import format_result, itf_trace, lasso_loop, result_json, trace_dot
 from explorer.run.limits import DEFAULT_MEMORY_FRACTION, LimitReached, Limits, disarm, guard, machine_memory
 from explorer.study.grid import Grid, Point, beyond
 
@@ -70,6 +71,7 @@ class Run:
     checks: str  # what it checks, as a word for the matrix: "all", an invariant's or a property's name, or "deadlock"
     properties: list[str] | None = None  # None: every temporal property of the spec; []: none
     group: str = ""  # the values of the grid's group_by axes, e.g. CUT=frontier
+    livelocks: bool = False  # a property's stall: look for a livelock behind it (`check_liveness(cycles_only)`)
     key: str = ""  # the cache key
     record: dict[str, Any] = field(default_factory=dict)
 
@@ -88,8 +90,9 @@ def plan(grid: Grid, spec_text: str, engine: str) -> list[Run]:
     for point in grid.points:
         for invariants, properties, deadlock, checks in groups:
             group = " ".join(f"{n}={const_text(point.constants[n])}" for n in grid.group_by)
-            run = Run(len(runs), point, invariants, deadlock, checks, properties, group)
-            run.key = cache_key(spec_text, point.constants, invariants, deadlock, engine, properties)
+            livelocks = grid.livelocks and properties != []
+            run = Run(len(runs), point, invariants, deadlock, checks, properties, group, livelocks=livelocks)
+            run.key = cache_key(spec_text, point.constants, invariants, deadlock, engine, properties, livelocks)
             runs.append(run)
     return runs
 
@@ -102,7 +105,7 @@ def _spec_names(spec: str, text: str, kind: str) -> list[str]:
 
 
 def cache_key(spec_text: str, constants: dict[str, Any], invariants: list[str] | None, deadlock: bool,
-              engine: str, properties: list[str] | None = None) -> str:
+              engine: str, properties: list[str] | None = None, livelocks: bool = False) -> str:
     """What decides a verdict: the spec's text, the constants, the invariants and temporal
     properties, deadlock on or off, and the engine. Limits, fingerprints and workers are not in it:
     they change whether a search completes, never what a completed search finds (see `reusable`)."""
@@ -112,6 +115,8 @@ def cache_key(spec_text: str, constants: dict[str, Any], invariants: list[str] |
                 "deadlock": deadlock, "engine": engine}
     if properties is not None:  # absent from the key when every property is checked: older keys stay valid
         material["properties"] = sorted(properties)
+    if livelocks:  # likewise absent unless asked for
+        material["livelocks"] = True
     return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()[:32]
 
 
@@ -201,9 +206,14 @@ def command(spec: str, run: Run, grid: Grid) -> str | None:
 
 def search_point(spec: str, constants: dict[str, Any], invariants: list[str] | None, deadlock: bool,
                  limits: Limits, fingerprints: bool, workers: int,
-                 properties: list[str] | None = None, text: str | None = None, engine: str = "auto") -> dict[str, Any]:
+                 properties: list[str] | None = None, text: str | None = None, engine: str = "auto",
+                 livelocks: bool = False) -> dict[str, Any]:
     """One point, searched as `check` searches it; the result and its trace set as plain data.
-    `text` is the spec's text (read from `spec` when absent), which is what the cache key hashed."""
+    `text` is the spec's text (read from `spec` when absent), which is what the cache key hashed.
+    A temporal property's lasso says what its loop is (`loop`: a livelock, a deadlock, or a stall
+    and the actions enabled there); with `livelocks`, a point whose lasso stops in one state (a
+    deadlock or a stall) is searched again for a livelock elsewhere (`livelock`: proved, refuted
+    with its trace, or incomplete)."""
 
     started = time.monotonic()
     record: dict[str, Any] = {"verdict": "incomplete", "property": None, "witness": None, "stopped_by": None,
@@ -233,7 +243,22 @@ def search_point(spec: str, constants: dict[str, Any], invariants: list[str] | N
     if result.trace or result.verdict == "error":
         record["traces"] = _trace_set(model, result, spec, f"{record['verdict']} {record['property'] or ''}".strip(),
                                       deadlock)
+    if result.loop is not None:
+        record["loop"], record["enabled"] = lasso_loop(model, result)
+        if livelocks and record["loop"] != "livelock":  # it stops in one state: a livelock may lie elsewhere
+            _look_behind(record, model, limits, spec, started)
     return _finish(record, started)
+
+
+def _look_behind(record: dict[str, Any], model: Model, limits: Limits, spec: str, started: float) -> None:
+    """A lasso that stops in one state can hide a livelock farther away: the liveness check again,
+    for cycles of real steps only, within what is left of the point's limits."""
+    behind = check_liveness(model, limits, cycles_only=True, started=started)
+    record["livelock"] = VERDICTS[behind.verdict]
+    if behind.verdict == "incomplete":
+        record["livelock_stopped_by"] = behind.stopped_by
+    if behind.trace:
+        record.setdefault("traces", {})["livelock"] = format_result(model, behind, spec)
 
 
 def _trace_set(model: Model, result: Result, spec: str, title: str, deadlock: bool) -> dict[str, Any]:
@@ -405,7 +430,7 @@ class Sweeper:
                     if not self._skipped(run):
                         pool.start(run, (self.grid.spec, run.point.constants, run.invariants, run.deadlock,
                                          self.limits, self.grid.fingerprints, self.grid.workers, run.properties,
-                                         self.spec_text, self.grid.engine))
+                                         self.spec_text, self.grid.engine, run.livelocks))
                 for run, record in pool.ready(0.5):
                     self._done(run, record)
                     for moot in [r for r in pool.runs() if self._skipped(r)]:
