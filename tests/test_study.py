@@ -259,6 +259,7 @@ def test_a_least_section_needs_an_integer_axis(tmp_path):
 
 
 # (the study file's text, its line and column of the error, words of the message)
+HEAD = 'title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n'
 STUDY_ERRORS = [
     ('title = "t"\nspec = "../../spec/examples/diehard.spec"\nsweps = []\n', 3, 1,
      "unknown key sweps (did you mean sweeps?)"),
@@ -269,45 +270,31 @@ STUDY_ERRORS = [
      "grid: no grid file"),
     ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a/b"\ngrid = "../grids/diehard.toml"\n',
      4, 1, "name: the sweep's folder in OUT"),
-    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n'
-     '[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n', 7, 1, "two sweeps are named 'a'"),
+    (HEAD + '[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n', 7, 1, "two sweeps are named 'a'"),
     ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\n[sweeps.grid]\n'
      'base = "../grids/diehard.toml"\n[sweeps.grid.constants]\nBIGG = 4\n', 8, 1,
      "unknown constant BIGG (did you mean BIG?)"),
-    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n'
-     '[[sections]]\nkind = "matrx"\ntitle = "m"\nsweep = "a"\n', 7, 1, "kind must be one of matrix"),
-    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n'
-     '[[sections]]\nkind = "matrix"\ntitle = "m"\nsweep = "b"\n', 9, 1, "sweep: no sweep named 'b'"),
-    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n'
-     '[[sections]]\nkind = "flips"\ntitle = "m"\nsweep = "a"\naxis = "SMAL"\n', 10, 1,
+    (HEAD + '[[sections]]\nkind = "matrx"\ntitle = "m"\nsweep = "a"\n', 7, 1, "kind must be one of matrix"),
+    (HEAD + '[[sections]]\nkind = "matrix"\ntitle = "m"\nsweep = "b"\n', 9, 1, "sweep: no sweep named 'b'"),
+    (HEAD + '[[sections]]\nkind = "flips"\ntitle = "m"\nsweep = "a"\naxis = "SMAL"\n', 10, 1,
      "axis: 'SMAL' is not an axis of the sweep's grid (did you mean SMALL?)"),
-    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n'
-     '[[sections]]\nkind = "cost"\ntitle = "m"\nsweep = "a"\naxis = "BIG"\nmetric = "states"\n', 11, 1,
+    (HEAD + '[[sections]]\nkind = "cost"\ntitle = "m"\nsweep = "a"\naxis = "BIG"\nmetric = "states"\n', 11, 1,
      "metric: one of distinct"),
-    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n'
-     '[[sections]]\nkind = "ablation"\ntitle = "m"\nsweep = "a"\n', 6, 1, "a ablation section needs `axis`"),
-    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n'
-     '[[sections]]\nkind = "template"\ntitle = "m"\nfile = "nope.md.j2"\n', 9, 1, "file: no template 'nope.md.j2'"),
-    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n'
-     '[[sections]]\nkind = "matrix"\ntitle = "m"\nsweep = "a"\npivot = 3\n', 10, 1, "pivot must be a string"),
-    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n'
-     '[[sections]\n', 6, 11, "bad TOML"),
-    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n'
-     '[[sections]]\nkind = "replay"\ntitle = "m"\nreplay = "b"\n', 9, 1, "replay: no replay set named 'b'"),
-    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n'
-     '[[replays]]\nname = "r"\ntraces = ["nope.trace"]\ngrid = "../grids/diehard.toml"\n', 8, 1,
+    (HEAD + '[[sections]]\nkind = "ablation"\ntitle = "m"\nsweep = "a"\n', 6, 1, "a ablation section needs `axis`"),
+    (HEAD + '[[sections]]\nkind = "template"\ntitle = "m"\nfile = "nope.md.j2"\n', 9, 1, "file: no template 'nope.md.j2'"),
+    (HEAD + '[[sections]]\nkind = "matrix"\ntitle = "m"\nsweep = "a"\npivot = 3\n', 10, 1, "pivot must be a string"),
+    (HEAD + '[[sections]\n', 6, 11, "bad TOML"),
+    (HEAD + '[[sections]]\nkind = "replay"\ntitle = "m"\nreplay = "b"\n', 9, 1, "replay: no replay set named 'b'"),
+    (HEAD + '[[replays]]\nname = "r"\ntraces = ["nope.trace"]\ngrid = "../grids/diehard.toml"\n', 8, 1,
      "traces: no trace file"),
-    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n'
-     '[[replays]]\nname = "a"\ntraces = ["diehard.toml"]\ngrid = "../grids/diehard.toml"\n', 7, 1,
+    (HEAD + '[[replays]]\nname = "a"\ntraces = ["diehard.toml"]\ngrid = "../grids/diehard.toml"\n', 7, 1,
      "two sweeps or replay sets are named 'a'"),
-    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n'
-     '[[replays]]\nname = "r"\ngrid = "../grids/diehard.toml"\n', 6, 1, "[[replays]] #1 needs `traces`"),
+    (HEAD + '[[replays]]\nname = "r"\ngrid = "../grids/diehard.toml"\n', 6, 1, "[[replays]] #1 needs `traces`"),
     ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[data]\nfacts = "nope.json"\n[[sweeps]]\nname = "a"\n'
      'grid = "../grids/diehard.toml"\n', 4, 1, "data.facts: no file"),
     ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[data]\nfacts = { out = "../x.json" }\n[[sweeps]]\n'
      'name = "a"\ngrid = "../grids/diehard.toml"\n', 4, 1, 'or { out = "NAME" }, a file in the output folder'),
-    ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[[sweeps]]\nname = "a"\ngrid = "../grids/diehard.toml"\n'
-     '[[sections]]\nkind = "matrix"\ntitle = "m"\nsweep = "a"\nlevel = 7\n', 10, 1, "level: the heading's depth"),
+    (HEAD + '[[sections]]\nkind = "matrix"\ntitle = "m"\nsweep = "a"\nlevel = 7\n', 10, 1, "level: the heading's depth"),
 ]
 
 
