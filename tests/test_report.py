@@ -94,18 +94,15 @@ def test_an_alarm_status_is_drawn_red_and_only_it(tmp_path):
 
 
 def test_the_collector_view_is_the_studys_prompt_picture():
-    """The committed picture (written by scripts/study_collector.py from this view) and the
-    view agree cell by cell, through the script's letters."""
+    """The committed picture (traces/frontier-smallest.view.txt, the study's export of its smallest
+    loss) is this view drawn now, cell by cell, and it marks the prompt the invariant names."""
+    from explorer.output.views import grid_text
+
     committed_json = json.loads((ROOT / "traces" / "frontier-smallest.json").read_text())
     model = load_model(COLLECTOR, committed_json["constants"])  # the constants the study found smallest
     result = check(model, deadlock=False)
     (grid,) = grids(model, result.trace, ["prompt"])
-    letters = {"trained": "T", "buffered": "B", "in flight": "F", "pending": "P", "dropped (tolerated)": "D",
-               "dropped (fatal)": "X", "discarded at end of stream": "E", "yet to be yielded": ".",
-               "filtered out": "-", "LOST": "L"}
-    committed = (ROOT / "traces" / "frontier-smallest.prompts.txt").read_text().splitlines()
-    rows = [line.split()[1:] for line in committed[3:3 + len(grid.rows)]]
-    assert rows == [[letters[c] for c in row] for row in grid.cells]
+    assert (ROOT / "traces" / "frontier-smallest.view.txt").read_text().strip() == grid_text(grid).strip()
     lost = committed_json["witness"]["p"]
     assert grid.cells[lost][-1] == "LOST"  # the prompt the invariant names
 

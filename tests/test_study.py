@@ -102,6 +102,10 @@ def test_every_kind_of_section_on_the_jugs(tmp_path):
     assert typed["counts"] == {"proved": 2, "refuted": 0, "incomplete": 0, "error": 0}
     assert "Four gallons can be measured with a big jug of 4, 5, 6 gallons, among the 8 points searched." in page
     assert "\n### In words\n" in page  # a section's heading at its level
+    # the export: the first refuted point with BIG = 4, its trace set at OUT/four.*
+    assert "four: jugs's BIG=4,SMALL=2 copied to" in proc.stdout
+    for suffix in (".txt", ".json", ".itf.json"):
+        assert (out / f"four{suffix}").read_bytes() == (out / "jugs/points/BIG=4,SMALL=2" / f"not_solved{suffix}").read_bytes()
     # the template read the point's trace steps and the study's data file
     assert "The first refuted point, BIG=4,SMALL=2, reaches 4 gallons by fill_big_jug (big = 4)." in page
     links = re.findall(r"\]\(([^)]+)\)", page)
@@ -295,6 +299,8 @@ STUDY_ERRORS = [
     ('title = "t"\nspec = "../../spec/examples/diehard.spec"\n[data]\nfacts = { out = "../x.json" }\n[[sweeps]]\n'
      'name = "a"\ngrid = "../grids/diehard.toml"\n', 4, 1, 'or { out = "NAME" }, a file in the output folder'),
     (HEAD + '[[sections]]\nkind = "matrix"\ntitle = "m"\nsweep = "a"\nlevel = 7\n', 10, 1, "level: the heading's depth"),
+    (HEAD + '[[exports]]\nname = "x"\nsweep = "a"\nat = { BIGG = 4 }\n', 9, 1,
+     "at: BIGG is not a constant the sweep's grid sets (did you mean BIG?)"),
 ]
 
 

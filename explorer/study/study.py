@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -35,14 +36,15 @@ from explorer.lang.errors import SpecError, did_you_mean
 from explorer.lang.model import read_spec
 from explorer.output.traces import stop_reason
 from explorer.study.grid import Grid, Source, inline_grid, load_grid, read_toml
-from explorer.study.matrix import Matrix, prepare, stopped
+from explorer.study.matrix import Matrix, file_kind, prepare, stopped
 from explorer.study.replays import ReplaySet, finished_replays, run_replays
 from explorer.study.sweep import Outcome, Run, Sweeper
 
 TOP = {"title": str, "intro": str, "spec": str, "readme": str, "page": str, "labels": dict, "data": dict,
-       "sweeps": list, "replays": list, "sections": list}
+       "sweeps": list, "replays": list, "exports": list, "sections": list}
 SWEEP = {"name": str, "grid": (str, dict), "separate": bool}
 REPLAYS = {"name": str, "traces": list, "grid": (str, dict)}
+EXPORT = {"name": str, "sweep": str, "at": dict}
 SECTION = {"kind": str, "title": str, "text": str, "sweep": str, "id": str, "level": int}
 KINDS: dict[str, dict[str, type]] = {  # each kind's own keys
     "matrix": {"pivot": str, "rows": list},
@@ -134,6 +136,16 @@ class Study:
     replays: list[ReplaySet] = field(default_factory=list)
     data: dict[str, str] = field(default_factory=dict)  # name -> a JSON or TOML file the study's templates read
     page: str | None = None  # a template for the whole page, placing the sections itself
+    exports: list[Export] = field(default_factory=list)
+
+
+@dataclass
+class Export:
+    """A sweep's first counterexample (in size order) where `at` holds, at a name of its own in OUT:
+    OUT/<name>.txt, .json, .itf.json... (a fixed path that docs and commands can name)."""
+    name: str
+    sweep: str
+    at: dict[str, Any]  # constant -> value (as the TOML file gives it: a string, an integer, a boolean)
 
 
 def _env(folder: Path) -> SandboxedEnvironment:
@@ -172,7 +184,7 @@ def load_study(path: str | Path) -> Study:
             raise src.error(f"a study file needs `{key}`" + {"title": ": the page's title",
                                                             "spec": ": the spec's path, relative to the study file",
                                                             "sweeps": ": at least one [[sweeps]] table"}[key])
-    for key in ("sweeps", "replays", "sections"):
+    for key in ("sweeps", "replays", "exports", "sections"):
         if not all(isinstance(t, dict) for t in data.get(key, [])):
             raise src.error(f"{key} must be an array of tables: [[{key}]]", "", key)
     if not data["sweeps"]:
@@ -223,7 +235,30 @@ def load_study(path: str | Path) -> Study:
     page = data.get("page")
     if page is not None:
         _template_found(src, env, page, "", "page")
-    return Study(path, spec, data["title"], data.get("intro", ""), readme, sweeps, sections, env, replays, files, page)
+    exports = [_export(src, by_name, i, t) for i, t in enumerate(data.get("exports", []))]
+    return Study(path, spec, data["title"], data.get("intro", ""), readme, sweeps, sections, env, replays, files, page,
+                 exports)
+
+
+def _export(src: Source, sweeps: dict[str, StudySweep], i: int, table: dict[str, Any]) -> Export:
+    _checked(src, table, EXPORT, "exports", i, f"[[exports]] #{i + 1}")
+    for key in EXPORT:
+        if key not in table:
+            raise src.error(f"[[exports]] #{i + 1} needs `{key}`", "exports", "", i)
+    name, sweep, at = table["name"], table["sweep"], table["at"]
+    if not name or name.startswith(".") or any(c not in _SAFE for c in name):
+        raise src.error(f"name: the counterexample's file name in OUT (without a suffix), made of letters, digits "
+                        f"and _.-, got {name!r}", "exports", "name", i)
+    if sweep not in sweeps:
+        raise src.error(f"sweep: no sweep named {sweep!r}{did_you_mean(sweep, sweeps)}", "exports", "sweep", i)
+    constants = {k for p in sweeps[sweep].grid.points for k in p.constants}
+    for key, value in at.items():
+        if key not in constants:
+            raise src.error(f"at: {key} is not a constant the sweep's grid sets{did_you_mean(key, constants)}",
+                            "exports", "at", i)
+        if not isinstance(value, (str, int)):
+            raise src.error(f"at: {key} must be a string, an integer or a boolean, got {value!r}", "exports", "at", i)
+    return Export(name, sweep, at)
 
 
 def _named_grid(src: Source, path: str, spec: str, where: str, i: int, table: dict[str, Any],
@@ -444,4 +479,23 @@ def run_study(study: Study, out: Path, jobs: int = 1, reuse: bool = False,
             say(f"{rs.name}: replaying {len(rs.traces)} trace(s) at {len(rs.grid.points)} point(s) into {out / rs.name}")
             data = run_replays(rs, study.spec, out, say)
         results.replays[rs.name] = data
+    for export in study.exports:
+        say(export_counterexample(export, results, out))
     return results
+
+
+def export_counterexample(export: Export, results: Results, out: Path) -> str:
+    """Copy the export's counterexample (its sweep's trace set) to OUT/<name>.<kind>, the files of
+    an earlier export of that name removed first; what was done, in a line."""
+    for old in out.glob(f"{export.name}.*"):
+        if old.is_file():
+            old.unlink()
+    where = ", ".join(f"{k}={v}" for k, v in export.at.items())
+    data = results.data.get(export.sweep)
+    row = next((r for r in (data or {}).get("runs", []) if r["verdict"] == "refuted"
+                and all(r["constants"].get(k) == v for k, v in export.at.items())), None)
+    if row is None:
+        return f"{export.name}: no counterexample in the sweep {export.sweep} at {where}: nothing exported"
+    for file in row["files"]:
+        shutil.copyfile(out / export.sweep / file, out / f"{export.name}.{file_kind(file)}")
+    return f"{export.name}: {export.sweep}'s {row['name']} copied to {out / export.name}.*"
