@@ -255,6 +255,31 @@ def test_a_page_template_places_sections_itself(tmp_path):
     assert bad.returncode == 2 and "no section has the id 'fourth'" in bad.stderr and "Traceback" not in bad.stderr
 
 
+def test_a_page_whose_sweeps_have_not_all_finished_is_still_drawn(tmp_path):
+    """A study stopped before some sweep (or redrawn without it): a template section or page template
+    that reads that sweep says so instead of failing, and the page is written; with every sweep here,
+    the same mistake in a template is the template's error."""
+    write(tmp_path / "climb.spec", CLIMB)
+    write(tmp_path / "grid.toml", '[constants]\nTOP = [1, 2]\n[check]\ninvariants = ["bounded"]\ndeadlock = false\n')
+    write(tmp_path / "words.md.j2", "The second sweep has {{ sweeps.second.data.points }} points.\n")
+    write(tmp_path / "frame.md.j2", '# Frame\n\n{{ sweeps.second.data.points }} points\n\n{{ rest() }}\n')
+    study = write(tmp_path / "study.toml", 'title = "climb"\nspec = "climb.spec"\n'
+                  '[[sweeps]]\nname = "first"\ngrid = "grid.toml"\n[[sweeps]]\nname = "second"\ngrid = "grid.toml"\n'
+                  '[[sections]]\nkind = "template"\ntitle = "Words"\nfile = "words.md.j2"\n')
+    out = tmp_path / "out"
+    assert explorer("study", study, "--out", out).returncode == 0
+    assert "The second sweep has 2 points." in (out / "README.md").read_text()
+    (out / "second" / "sweep.json").unlink()
+    page = render(load_study(study), finished_results(load_study(study), out))
+    assert "Not drawn: the template reads what is not here" in page and "the sweeps second have not finished" in page
+    write(study, study.read_text().replace('spec = "climb.spec"\n', 'spec = "climb.spec"\npage = "frame.md.j2"\n'))
+    page = render(load_study(study), finished_results(load_study(study), out))
+    assert "reads sweeps that have not finished here (second): this is the default page" in page
+    assert "## Words" in page
+    write(tmp_path / "words.md.j2", "{{ sweeps.secnd.data.points }}\n")  # a typo, with every sweep there
+    assert explorer("study", study, "--out", out).returncode == 2
+
+
 def test_a_least_section_needs_an_integer_axis(tmp_path):
     _, proc = climb_study(tmp_path, "[constants]\nSLIP = [false, true]\n[check]\ninvariants = [\"bounded\"]\n",
                           'kind = "least"\naxis = "SLIP"\n')

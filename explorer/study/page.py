@@ -550,8 +550,20 @@ def _page(study: Study, results: Results, views: dict[str, SweepView], by_id: di
         return study.env.get_template(f"study/{name}").render(
             study=study, section=section, rest=rest, sweeps_table=lambda: page([], True).strip("\n"),
             **_context(study, views, by_id, results))
+    except jinja2.UndefinedError as err:
+        missing = _missing(study, views)
+        if not missing:
+            raise SpecError(f"page template {name}: {err}", os.path.join(os.path.dirname(study.path), name)) from None
+        return page(drawn, True).replace("\n", f"\n*The study's own page ({name}) reads sweeps that have not finished "
+                                                f"here ({', '.join(missing)}): this is the default page.*\n\n", 1)
     except jinja2.TemplateError as err:
         raise SpecError(f"page template {name}: {err}", os.path.join(os.path.dirname(study.path), name)) from None
+
+
+def _missing(study: Study, views: dict[str, SweepView]) -> list[str]:
+    """The study's sweeps with no matrix here (not run, or stopped): a template that reads one
+    cannot be drawn, which is not its mistake."""
+    return [s.name for s in study.sweeps if s.name not in views]
 
 
 def _replayed(s: Section, data: dict[str, Any] | None) -> Drawn:
@@ -621,6 +633,13 @@ def _template(study: Study, s: Section, views: dict[str, SweepView], by_id: dict
     name = s.options["file"]
     try:
         return study.env.get_template(f"study/{name}").render(**_context(study, views, by_id, results)).strip("\n")
+    except jinja2.UndefinedError as err:
+        missing = _missing(study, views)
+        if not missing:  # every sweep is here: the template's own mistake
+            path = os.path.join(os.path.dirname(study.path), name)
+            raise SpecError(f"template {name} (section {s.title!r}): {err}", path) from None
+        return (f"Not drawn: the template reads what is not here ({md_text(err.message or '')}), and the sweeps "
+                f"{', '.join(missing)} have not finished here: nothing is said.")
     except jinja2.TemplateError as err:
         path = os.path.join(os.path.dirname(study.path), name)
         raise SpecError(f"template {name} (section {s.title!r}): {err}", path) from None
