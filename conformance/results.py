@@ -28,14 +28,10 @@ HERE = Path(__file__).resolve().parent
 COMMITS = {"pre": "8c1e170d8", "post": "ee5741a13"}
 
 
-def route_name(config: str, rule: str, schedule: str) -> str:
-    """A loss route's trace by name: route-NAME-RULE[-eager] (`config` is the route-NAME configuration)."""
-    return f"{config}-{rule}" + ("-eager" if schedule == "eager" else "")
-
-
 def _route(run: dict[str, Any]) -> str:
-    """A loss route's trace (every refutation of the routes sweep)."""
-    return route_name(run["config"], run["constants"]["CUT"], run["constants"]["SCHEDULE"])
+    """A loss route's trace (every refutation of the routes sweep): route-NAME-RULE[-eager]."""
+    c = run["constants"]
+    return f"{run['config']}-{c['CUT']}" + ("-eager" if c["SCHEDULE"] == "eager" else "")
 
 
 def _stuck(run: dict[str, Any]) -> str:
@@ -76,30 +72,6 @@ def trace_files(folder: Path) -> dict[str, Path]:
                 named.add(name)
                 out[name] = folder / sweep / trace
     return out
-
-
-def readme_lines(folder: Path, results: Path = HERE / "results.json") -> list[str]:
-    """traces/README.md's last section: each counterexample of `folder` (traces/) as the replays on
-    NeMo RL's real collector left it (`results`); a replay of an older version of a trace is marked stale."""
-    if not results.exists():
-        return []
-    data = json.loads(results.read_text(encoding="utf-8"))
-    lines = ["## On the real code: the traces replayed on NeMo RL's collector", "",
-             "From `conformance/results.json` (`python -m conformance.results --pre TREE --post TREE`, conformance/README.md): "
-             "each counterexample of this folder replayed on the real `AsyncTrajectoryCollector` and "
-             "`ReplayBufferImpl` at its rule's commit (pre = 8c1e170d8, post = ee5741a13). *stale* = the trace "
-             "has changed since it was replayed (a different number of states): run the command again.", "",
-             "| trace | schedule | commit | on the code | timing the replay needed |", "|---|---|---|---|---|"]
-    files = trace_files(folder)
-    for r in data["results"]:
-        path = files.get(r["trace"])
-        if r.get("scenario") or r.get("atomic_of") or path is None:
-            continue
-        states = len(json.loads(path.read_text(encoding="utf-8")).get("trace", []))
-        outcome = r["summary"] if states == r["states"] else f"stale ({r['states']} states replayed, {states} now)"
-        lines.append(f"| [{r['trace']}]({path.relative_to(folder).as_posix()}) | {r.get('schedule') or ''} | {r['label']} | "
-                     f"{outcome} | " + "; ".join(r.get("timing") or []) + " |")
-    return lines + [""]
 
 
 def traces(folder: Path) -> list[tuple[Path, dict[str, Any]]]:

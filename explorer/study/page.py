@@ -92,9 +92,14 @@ class SweepView:
             raise SpecError(f"the trace {self.out / file} of {row['name']} in the sweep {self.name} cannot be read "
                             f"({getattr(err, 'strerror', None) or err}): run the sweep again to write it") from None
 
+    @functools.cached_property
+    def keys(self) -> list[str]:
+        """The cache keys the grid and the spec give now, under the engine that ran the sweep."""
+        return [run.key for run in plan(self.grid, self.spec_text, self.data["engine"])]
+
     def stale(self) -> int:
         """How many of its searches were made on another text of the spec or the grid."""
-        return stale_searches(self.grid, self.spec_text, self.data)
+        return stale_searches(self.grid, self.spec_text, self.data, self.keys)
 
     def finished(self) -> bool:
         return bool(self.data.get("finished")) and not stopped(self.data)
@@ -140,8 +145,8 @@ class SweepView:
         if not d.get("finished") or stopped(d):
             text += (f"; **the sweep has not finished** ({stopped_where(d)}): nothing is claimed at its undecided "
                      f"points, and `explorer sweep` goes on from its cache")
-        keys = [run.key for run in plan(self.grid, self.spec_text, d["engine"])]
-        stale = stale_searches(self.grid, self.spec_text, d, keys)
+        keys = self.keys
+        stale = self.stale()
         if stale:
             text += (f"; {stale} of its {len(self.rows)} searches are not what `{d['grid']}` and `{d['spec']}` give now "
                      "(another text of either): rerun the sweep to refresh")
@@ -499,11 +504,18 @@ def render(study: Study, results: Results, whole: bool = True, ids: set[str] | N
     views = {s.name: SweepView(s, results.data[s.name], spec_text, results.out) for s in study.sweeps
              if s.name in results.data}
     drawn: list[Drawn] = []
-    by_id: dict[str, Drawn] = {}
+    by_id: dict[str, Drawn] = {}  # filled as the sections are drawn: a template reads those above it
+    context: dict[str, Any] = {}  # what the study's templates read, built for the first (data files read once)
+
+    def templates() -> dict[str, Any]:
+        if not context:
+            context.update(_context(study, views, by_id, results))
+        return context
+
     seen: set[str] = set()
     for s in study.sections:
         if s.kind == "template":
-            d = Drawn(s.kind, s.title, s.text, body=_template(study, s, views, by_id, results))
+            d = Drawn(s.kind, s.title, s.text, body=_template(study, s, views, templates()))
         elif s.kind == "replay":
             d = _replayed(s, results.replays.get(s.options["replay"]))
         elif s.sweep not in views:
@@ -521,15 +533,15 @@ def render(study: Study, results: Results, whole: bool = True, ids: set[str] | N
     def page(sections: list[Drawn], whole: bool = False) -> str:
         return study.env.get_template("explorer/study.md.j2").render(
             study=study, whole=whole, sections=sections, views=[views[s.name] for s in study.sweeps if s.name in views],
-            missing=[s.name for s in study.sweeps if s.name not in views], interrupted=results.interrupted)
+            missing=_missing(study, views), interrupted=results.interrupted)
 
     if whole and study.page:
-        return _page(study, results, views, by_id, drawn, page)
+        return _page(study, views, by_id, drawn, page, templates())
     return page([d for s, d in zip(study.sections, drawn) if (ids is None or s.id in ids) and s.id not in skip], whole)
 
 
-def _page(study: Study, results: Results, views: dict[str, SweepView], by_id: dict[str, Drawn], drawn: list[Drawn],
-          page: Callable[..., str]) -> str:
+def _page(study: Study, views: dict[str, SweepView], by_id: dict[str, Drawn], drawn: list[Drawn],
+          page: Callable[..., str], context: dict[str, Any]) -> str:
     """A study's own page template (`page`): it gets what a template section gets, `section(id)`,
     the Markdown of a section as the default page draws it, `rest()`, every section it has not
     placed (in the study's order), and `sweeps_table()`, the default page's head (its intro and the
@@ -548,8 +560,7 @@ def _page(study: Study, results: Results, views: dict[str, SweepView], by_id: di
     name = study.page
     try:
         return study.env.get_template(f"study/{name}").render(
-            study=study, section=section, rest=rest, sweeps_table=lambda: page([], True).strip("\n"),
-            **_context(study, views, by_id, results))
+            study=study, section=section, rest=rest, sweeps_table=lambda: page([], True).strip("\n"), **context)
     except jinja2.UndefinedError as err:
         missing = _missing(study, views)
         if not missing:
@@ -616,9 +627,9 @@ def _context(study: Study, views: dict[str, SweepView], by_id: dict[str, Drawn],
     checkout's `engine`, the spec's default constants (`defaults`, as JSON values) and the sweep
     words `stopped_where` and `values_beyond`."""
     return dict(sweeps=views, sections=by_id, replays=results.replays, data=_data(study, results.out), tally=tally,
-                md_text=md_text,
-                md_code=md_code, why=why, engine=engine_version(), defaults=_defaults(study.spec, read_spec(study.spec)),
-                stopped_where=stopped_where, values_beyond=values_beyond)
+                md_text=md_text, md_code=md_code, why=why, engine=engine_version(),
+                defaults=_defaults(study.spec, read_spec(study.spec)), stopped_where=stopped_where,
+                values_beyond=values_beyond)
 
 
 @functools.lru_cache(maxsize=4)
@@ -627,12 +638,11 @@ def _defaults(spec: str, text: str) -> dict[str, Any]:
     return {k: to_itf(v) for k, v in load_model(spec, text=text).constants.items()}
 
 
-def _template(study: Study, s: Section, views: dict[str, SweepView], by_id: dict[str, Drawn],
-              results: Results) -> str:
+def _template(study: Study, s: Section, views: dict[str, SweepView], context: dict[str, Any]) -> str:
     """A study's own section: its template gets `_context` (the sections drawn above it)."""
     name = s.options["file"]
     try:
-        return study.env.get_template(f"study/{name}").render(**_context(study, views, by_id, results)).strip("\n")
+        return study.env.get_template(f"study/{name}").render(**context).strip("\n")
     except jinja2.UndefinedError as err:
         missing = _missing(study, views)
         if not missing:  # every sweep is here: the template's own mistake
