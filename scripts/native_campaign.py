@@ -11,7 +11,9 @@ values double at every step) stops at a moment rather than at a state: only its 
 reason are compared, and it is counted apart; so is a search only one engine ends there (each holds
 values its own way: a spec whose sequences grow at every step fills the Python engine's memory at
 18,881 states where the native one reaches a 20,000-state limit). Writes DIR/summary.json and, for each disagreement, the spec
-and both results under DIR/findings/; exits 1 if there is any."""
+and both results under DIR/findings/; exits 1 if there is any. Each spec's outcome is appended to
+DIR/records.jsonl as it comes: the same command run again (after a stop, Ctrl-C or the end of a
+session) goes on with the specs not yet run, and its summary counts them all."""
 from __future__ import annotations
 
 import argparse
@@ -76,6 +78,12 @@ def one(seed: int, index: int) -> dict:
     return {"index": index, "outcome": "agreed", "verdict": expected[0]}
 
 
+def tally(record: dict, counts: dict[str, int], verdicts: dict[str, int]) -> None:
+    counts[record["outcome"]] = counts.get(record["outcome"], 0) + 1
+    if record["outcome"] == "agreed":
+        verdicts[record["verdict"]] = verdicts.get(record["verdict"], 0) + 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--specs", type=int, default=1000)
@@ -88,8 +96,34 @@ def main(argv: list[str] | None = None) -> int:
     (out / "findings").mkdir(parents=True, exist_ok=True)
     counts: dict[str, int] = {}
     verdicts: dict[str, int] = {}
+    log = out / "records.jsonl"
+    previous = json.loads((out / "summary.json").read_text()) if (out / "summary.json").exists() else {}
+    if previous and previous.get("seed") != args.seed:
+        print(f"{out} holds campaign {previous.get('seed')}'s records, not seed {args.seed}'s: another --out",
+              file=sys.stderr)
+        return 2
+    done_before: set[int] = set()
+    if log.exists():
+        for line in log.read_text().splitlines():
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:  # the last line of a run killed while writing it
+                continue
+            if record["index"] not in done_before:
+                done_before.add(record["index"])
+                tally(record, counts, verdicts)
     started = time.monotonic()
-    pending = list(range(args.specs))
+
+    def summarise() -> dict:  # written now and then, so a killed run's time still counts
+        outcomes = {k: v for k, v in counts.items() if not k.startswith("_")}
+        summary = {"specs": sum(outcomes.values()), "asked": args.specs, "seed": args.seed, "outcomes": outcomes,
+                   "agreed_verdicts": verdicts,
+                   "seconds": round(previous.get("seconds", 0) + time.monotonic() - started, 1)}
+        (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+        return summary
+
+    summarise()
+    pending = [i for i in range(args.specs) if i not in done_before]
     out_of_time = False
     while pending and not out_of_time:
         pool = ProcessPoolExecutor(args.jobs)
@@ -109,20 +143,16 @@ def main(argv: list[str] | None = None) -> int:
                 pending.append(index)  # run it again alone in a fresh pool, to tell which spec crashed
                 counts["_retried"] = index
                 continue
-            counts[record["outcome"]] = counts.get(record["outcome"], 0) + 1
-            if record["outcome"] == "agreed":
-                verdicts[record["verdict"]] = verdicts.get(record["verdict"], 0) + 1
+            tally(record, counts, verdicts)
+            with log.open("a") as f:
+                f.write(json.dumps({k: record[k] for k in ("index", "outcome", "verdict") if k in record}) + "\n")
             if record["outcome"] in ("disagreement", "crashed", "exception"):
                 (out / "findings" / f"{index}.json").write_text(json.dumps(record, indent=1))
             done = sum(v for k, v in counts.items() if not k.startswith("_"))
             if done % 500 == 0:
-                print(f"{done}/{args.specs} {counts}", flush=True)
+                print(f"{done}/{args.specs} {summarise()['outcomes']}", flush=True)
         pool.shutdown(cancel_futures=True)
-    counts.pop("_retried", None)
-    done = sum(counts.values())
-    summary = {"specs": done, "asked": args.specs, "seed": args.seed, "outcomes": counts, "agreed_verdicts": verdicts,
-               "seconds": round(time.monotonic() - started, 1)}
-    (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    summary = summarise()
     print(json.dumps(summary))
     return 1 if any(counts.get(k) for k in ("disagreement", "crashed", "exception")) else 0
 
