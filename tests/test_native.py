@@ -77,8 +77,23 @@ def test_the_proof_grids_model_gives_the_python_result(constants):
         assert result.verdict == "holds" and result.distinct > 10_000
 
 
+def test_the_table_grows_in_place_without_losing_a_fingerprint():
+    """The fingerprint table starts at 2^16 slots and doubles in place (search.c `table_grow`): after
+    six growths every fingerprint is found again in its slot with its state's index, whichever
+    cluster crossed the table's end at each growth (five seeds)."""
+    _, lib, _ = prepare(load_model(ROOT / "bench" / "counters.spec"))
+    assert [lib.table_check(3_000_000, seed << 32) for seed in range(5)] == [0] * 5
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_search_through_growths_gives_tlcs_counts(threads):
+    """The benchmark's counters (1,024,000 states; the table doubles five times): TLC's counts."""
+    result = check_native(load_model(ROOT / "bench" / "counters.spec"), threads=threads)
+    assert (result.verdict, result.distinct, result.generated, result.depth) == ("holds", 1_024_000, 3_564_801, 240)
+
+
 def test_generated_specs_give_the_python_result():
-    """A short native-vs-Python campaign (the long one: scripts/fuzz_campaign.py --native)."""
+    """A short native-vs-Python campaign (the long one: scripts/native_campaign.py)."""
     rng = random.Random(20261203)
     compared = 0
     for _ in range(120):

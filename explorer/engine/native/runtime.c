@@ -1,5 +1,6 @@
 /* The native engine's value runtime and breadth-first search (see docs/engine.md).
    Generated per spec: codegen.py writes the spec's actions and predicates after this file. */
+#define _GNU_SOURCE  /* mremap: the fingerprint table grows in place */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

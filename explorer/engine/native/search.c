@@ -125,6 +125,7 @@ static void level_get(const Level *l, size_t first, size_t n, V *w, uint64_t *fp
     free(buf);
 }
 
+static void *grow(void *a, size_t bytes) { void *b = realloc(a, bytes); if (!b) abort(); return b; }
 /* the table's memory: zeroed pages, in huge pages where the kernel gives them (a lookup is a
    random access: with 4 KiB pages most of them also miss the TLB) */
 static uint64_t *table_alloc(size_t slots) {
@@ -138,17 +139,46 @@ static uint64_t *table_alloc(size_t slots) {
 }
 static void table_free(uint64_t *t, size_t slots) { munmap(t, slots * 8); }
 
-/* open addressing on 64-bit fingerprints (0 = empty), at most 3/4 full */
+/* open addressing on 64-bit fingerprints (0 = empty), at most 3/4 full, a fingerprint's home
+   slot its low bits. The table doubles in place: its mapping is extended (mremap moves page
+   tables, not pages) and the entries re-placed in it, so growing never holds two tables (a table
+   of 2^31 slots is 17 GB; the old one beside it was 8.6 GB more). */
+static void place(uint64_t *t, uint32_t *ids, size_t mask, uint64_t fp, uint32_t id) {
+    size_t j = fp & mask; while (t[j]) j = (j + 1) & mask;
+    t[j] = fp; if (ids) ids[j] = id;
+}
 static void table_grow(Priv *p) {
-    size_t size = 2 * (p->mask + 1); uint64_t *t = table_alloc(size);
-    uint32_t *ids = p->ids ? malloc(size * 4) : NULL;
-    if (p->ids && !ids) abort();
-    for (size_t i = 0; i <= p->mask; i++) if (p->table[i]) {
-        size_t j = p->table[i] & (size - 1); while (t[j]) j = (j + 1) & (size - 1);
-        t[j] = p->table[i]; if (ids) ids[j] = p->ids[i];
+    size_t n = p->mask + 1, size = 2 * n, mask = size - 1;
+    /* the cluster across the end of the table (slot n - 1 to slot 0) is taken out first; after that
+       every cluster lies in [0, n - 1) and is visited from its first slot */
+    size_t nwrap = 0, cap = 0; uint64_t *wfp = NULL; uint32_t *wid = NULL;
+    if (p->table[n - 1]) {
+        size_t a = n - 1; while (p->table[(a - 1) & p->mask]) a = (a - 1) & p->mask;
+        for (size_t j = a; p->table[j]; j = (j + 1) & p->mask) {
+            if (nwrap == cap) {
+                cap = cap ? 2 * cap : 64;
+                wfp = grow(wfp, cap * 8); wid = grow(wid, cap * 4);
+            }
+            wfp[nwrap] = p->table[j]; wid[nwrap] = p->ids ? p->ids[j] : 0; nwrap++; p->table[j] = 0;
+        }
     }
-    table_free(p->table, p->mask + 1); p->table = t; p->mask = size - 1;
-    if (ids) { free(p->ids); p->ids = ids; }
+    uint64_t *t = mremap(p->table, n * 8, size * 8, MREMAP_MAYMOVE);
+    if (t == MAP_FAILED) abort();
+#ifdef MADV_HUGEPAGE
+    madvise(t, size * 8, MADV_HUGEPAGE);
+#endif
+    uint32_t *ids = p->ids ? grow(p->ids, size * 4) : NULL;
+    /* in slot order, each entry taken out and placed again in the doubled table: one whose new
+       home is in the upper half goes there, one whose home stays lands at or before its old slot
+       (it now shares its cluster with fewer entries), never on an entry not yet visited, and the
+       slots between a placed entry's home and its slot are never emptied again */
+    for (size_t i = 0; i < n; i++) {
+        uint64_t fp = t[i]; if (!fp) continue;
+        t[i] = 0; place(t, ids, mask, fp, ids ? ids[i] : 0);
+    }
+    for (size_t k = 0; k < nwrap; k++) place(t, ids, mask, wfp[k], wid[k]);
+    free(wfp); free(wid);
+    p->table = t; p->mask = mask; p->ids = ids;
 }
 /* adds fp unless it is there: whether it was new (one probe sequence for both); `*slot`: where it is */
 static int table_insert(Priv *p, uint64_t fp, size_t *slot) {
@@ -182,7 +212,6 @@ static void record_at(Priv *p, uint64_t i, uint32_t out[2]) {
     if (pread(fileno(p->file), out, 8, (off_t)(i * 8)) != 8) abort();
 }
 /* ---- the graph for temporal properties (Run.record) ---- */
-static void *grow(void *a, size_t bytes) { void *b = realloc(a, bytes); if (!b) abort(); return b; }
 static void graph_scratch(Priv *p, size_t size) {  /* room for `size` / 2 edges of one state */
     free(p->skey); free(p->spos); free(p->stamp);
     p->skey = malloc(size * 4); p->spos = malloc(size * 4); p->stamp = calloc(size, 8);
@@ -594,4 +623,22 @@ void graph_copy(Run *r, uint32_t *records, uint64_t *indptr, uint32_t *dst, uint
     memcpy(indptr, p->indptr, (p->nst + 1) * 8);
     if (p->ne) { memcpy(dst, p->edst, p->ne * 4); memcpy(emask, p->emask, p->ne * 8); }
     if (p->nst) { memcpy(en, p->en, p->nst * 8); memcpy(atoms, p->atoms, p->nst * 8); }
+}
+
+/* the table's own check (tests/test_native.py): n distinct pseudo-random fingerprints, each with
+   an id, inserted into a table that starts small and doubles in place on the way, then each one
+   looked up; returns how many were not found with their id (0: every growth kept every entry) */
+uint64_t table_check(uint64_t n, uint64_t seed) {
+    Priv p = {0};
+    p.mask = (1u << 16) - 1; p.table = table_alloc(p.mask + 1);
+    if (!(p.ids = malloc((p.mask + 1) * 4))) abort();
+    uint64_t bad = 0; size_t slot;
+    for (uint64_t i = 0; i < n; i++) {
+        if (table_insert(&p, FP_KEY(mix(seed + i)), &slot)) p.ids[slot] = (uint32_t)i; else bad++;
+    }
+    for (uint64_t i = 0; i < n; i++)
+        if (table_insert(&p, FP_KEY(mix(seed + i)), &slot) || p.ids[slot] != (uint32_t)i) bad++;
+    if (p.used != n) bad++;
+    table_free(p.table, p.mask + 1); free(p.ids);
+    return bad;
 }
