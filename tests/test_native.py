@@ -337,6 +337,23 @@ def test_the_memory_limit_stops_a_native_search(tmp_path):
     assert data["stopped_by"] == "max-memory" and data["engine"] == "native" and not data["complete"]
 
 
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_the_table_does_not_double_past_the_memory_limit(tmp_path, threads):
+    """A doubling takes its memory at once, faster than the resident size is polled: the search
+    stops before a doubling would pass the budget (without that check the counters' table reaches
+    128 MiB here, and the process about 220 MiB, before the poll stops it)."""
+    budget = 150 << 20
+    proc = subprocess.Popen([sys.executable, "-m", "explorer", "check", "bench/counters.spec", "--const", "N=199",
+                             "--engine", "native", "--workers", threads, "--max-memory", str(budget),
+                             "--json", str(tmp_path / "r.json")], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    _, status, usage = os.wait4(proc.pid, 0)
+    output = proc.stdout.read().decode()
+    assert os.waitstatus_to_exitcode(status) == 3, output
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["stopped_by"] == "max-memory" and data["engine"] == "native" and data["distinct_states"] < 16_000_000
+    assert usage.ru_maxrss * 1024 <= budget * 1.1, output
+
+
 @pytest.mark.parametrize("sig, reason", [(signal.SIGTERM, "terminated"), (signal.SIGINT, "interrupted")])
 def test_a_signal_stops_a_native_search_with_an_incomplete_report(tmp_path, sig, reason):
     out = tmp_path / "r.json"

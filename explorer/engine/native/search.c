@@ -19,7 +19,7 @@ typedef struct Run {
     uint64_t spilled;            /* states written to disk */
     int verdict;                 /* 0 holds, 1 violated, 2 deadlock, 3 incomplete, 4 evaluation error,
                                     5 the Python engine reports this run (it stops among the initial states) */
-    int stopped;                 /* incomplete: 1 max-states, 2 max-depth, 3 stopped by Python */
+    int stopped;                 /* incomplete: 1 max-states, 2 max-depth, 3 stopped by Python, 4 max-memory */
     int prop;                    /* the violated invariant */
     int64_t index;               /* the state the verdict names */
     int uncounted;               /* that state failed a constraint: not among the states found */
@@ -36,6 +36,7 @@ typedef struct Run {
     const int32_t *fair_first, *fair_count, *fair_vals;  /* fairness on parameter values: see fair_bits */
     const uint64_t *fair_bits;
     uint64_t nedges, graph_bytes;  /* the recorded graph: its edges, and the memory it took */
+    uint64_t max_memory;         /* the memory budget in bytes (0: none): see table_room */
 } Run;
 
 #define CHUNK 256  /* parents a thread takes at once */
@@ -180,9 +181,31 @@ static void table_grow(Priv *p) {
     free(wfp); free(wid);
     p->table = t; p->mask = mask; p->ids = ids;
 }
-/* adds fp unless it is there: whether it was new (one probe sequence for both); `*slot`: where it is */
+/* this process's resident memory in bytes (0 where it cannot be read) */
+static uint64_t resident(void) {
+    unsigned long long size = 0, pages = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f) return 0;
+    if (fscanf(f, "%llu %llu", &size, &pages) != 2) pages = 0;
+    fclose(f);
+    return (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+/* room for n more fingerprints (grown before phase B adds a chunk's, or a window's while phase A
+   reads the table: it must not move under them); 0 when the doubling it needs would take the
+   process past its memory budget. The search then stops, incomplete, before the growth: a
+   doubling takes all its memory in seconds (8.6 GB more at 2^30 slots), faster than Python's
+   polling of the resident size could stop it. */
+static int table_room(Priv *p, size_t n) {
+    while (4 * (p->used + n + 1) > 3 * (p->mask + 1)) {
+        size_t more = (p->mask + 1) * (8 + (p->ids ? 4 : 0));  /* the upper half (and its indices) */
+        if (p->r->max_memory && resident() + more > p->r->max_memory) return 0;
+        table_grow(p);
+    }
+    return 1;
+}
+/* adds fp unless it is there (table_room first): whether it was new (one probe sequence for
+   both); `*slot`: where it is */
 static int table_insert(Priv *p, uint64_t fp, size_t *slot) {
-    if (4 * (p->used + 1) > 3 * (p->mask + 1)) table_grow(p);
     size_t j = fp & p->mask;
     while (p->table[j]) { if (p->table[j] == fp) { *slot = j; return 0; } j = (j + 1) & p->mask; }
     __atomic_store_n(&p->table[j], fp, __ATOMIC_RELAXED); p->used++; *slot = j; return 1;
@@ -193,8 +216,6 @@ static inline int table_has(const Priv *p, uint64_t fp) {
     while ((x = __atomic_load_n(&p->table[j], __ATOMIC_RELAXED))) { if (x == fp) return 1; j = (j + 1) & p->mask; }
     return 0;
 }
-/* room for n more fingerprints without growing (phase B must not move the table under phase A) */
-static void table_reserve(Priv *p, size_t n) { while (4 * (p->used + n + 1) > 3 * (p->mask + 1)) table_grow(p); }
 /* each state's (parent, ordinal), in state order: appended to a temporary file a block at a
    time (TLC keeps its trace on disk too), read back only to rebuild a trace */
 static void record(Priv *p, uint32_t parent, uint32_t ord) {
@@ -394,7 +415,8 @@ static void emit_init(Ctx *c, V *n) {
     int pruned = 0;
     if (NC) { enter(c, w); pruned = !constraints_ok(c, w); }
     if (pruned) r->pruned++;
-    else { size_t slot; table_insert(p, FP_KEY(fp), &slot); if (p->ids) p->ids[slot] = (uint32_t)p->n;
+    else { size_t slot; if (!table_room(p, 1)) { r->stopped = 4; longjmp(c->fail, 2); }
+           table_insert(p, FP_KEY(fp), &slot); if (p->ids) p->ids[slot] = (uint32_t)p->n;
            record(p, UINT32_MAX, (uint32_t)p->n); level_push(&p->cur, w, fp); }
     enter(c, w);
     if (invariant_first(c, w) >= 0) longjmp(c->fail, 3);
@@ -453,7 +475,7 @@ int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned c
         INIT = p; r->generated = r->pruned = 0;
         int code = setjmp(c->fail);
         if (code) {
-            r->verdict = code == 3 ? 5 : code == 2 ? 3 : 4; if (code == 2) r->stopped = 3;
+            r->verdict = code == 3 ? 5 : code == 2 ? 3 : 4; if (code == 2 && !r->stopped) r->stopped = 3;
             nstates = p->n; generated = r->generated; r->depth = nstates ? 1 : 0; goto out;
         }
         arena_reset(c);
@@ -463,6 +485,7 @@ int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned c
     } else {
         const unsigned char *q = init;
         V w[NV_ALLOC] = {0};
+        if (!table_room(p, ninit)) { r->verdict = 3; r->stopped = 4; generated = r->generated; goto out; }
         for (size_t k = 0; k < ninit; k++) {
             arena_reset(c);
             for (int i = 0; i < NV; i++) w[i] = freeze(c->store, decode(c, &q));
@@ -502,7 +525,7 @@ int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned c
             int launched = 0;
             if (w + 1 < nwin && pipeline) {
                 size_t ncand = 0; for (size_t ci = 0; ci < nset; ci++) ncand += set[ci].ncand;
-                table_reserve(p, ncand);
+                if (!table_room(p, ncand)) { r->verdict = 3; r->stopped = 4; goto end; }
                 window_set(p, w + 1, total);
                 pthread_barrier_wait(&p->start); launched = 1;
             }
@@ -510,6 +533,7 @@ int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned c
             for (size_t ci = 0; ci < nset; ci++) {
                 Chunk *k = &set[ci];
                 size_t j = 0;  /* the next candidate */
+                if (!table_room(p, k->ncand)) { r->verdict = 3; r->stopped = 4; goto end; }
                 for (size_t qq = 0; qq < k->n; qq++, head++) {
                     if (r->max_states && nstates >= r->max_states) { r->verdict = 3; r->stopped = 1; goto end; }
                     if (k->stopped || k->error) {  /* the chunk's expansion stopped at or before this parent */
@@ -633,7 +657,9 @@ uint64_t table_check(uint64_t n, uint64_t seed) {
     p.mask = (1u << 16) - 1; p.table = table_alloc(p.mask + 1);
     if (!(p.ids = malloc((p.mask + 1) * 4))) abort();
     uint64_t bad = 0; size_t slot;
+    Run r = {0}; p.r = &r;
     for (uint64_t i = 0; i < n; i++) {
+        table_room(&p, 1);
         if (table_insert(&p, FP_KEY(mix(seed + i)), &slot)) p.ids[slot] = (uint32_t)i; else bad++;
     }
     for (uint64_t i = 0; i < n; i++)

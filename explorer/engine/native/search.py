@@ -33,7 +33,7 @@ from explorer.run.progress import publish
 
 _VERDICTS = {0: "holds", 1: "violated", 2: "deadlock", 3: "incomplete"}
 FRONTIER_SHARE = 8  # a level keeps up to this fraction of the memory budget in memory, the rest in a file
-_STOPPED = {1: "max-states", 2: "max-depth"}
+_STOPPED = {1: "max-states", 2: "max-depth", 4: "max-memory"}
 
 
 def prepare(model: Model) -> tuple[Any, Any, Generated]:
@@ -119,6 +119,7 @@ def check_native(model: Model, deadlock: bool = True, limits: Limits | None = No
             run.max_depth = limits.max_depth or 0
             run.threads = threads
             run.frontier_bytes = frontier_bytes or memory_budget(limits) // FRONTIER_SHARE
+            run.max_memory = memory_budget(limits)
             if atoms is not None:
                 keep += [ffi.new("uint64_t[]", whole or [0]), ffi.new("int32_t[]", atom_fn or [0]),
                          ffi.new("int32_t[]", atom_arg or [0]), ffi.new("int32_t[]", first or [0]),
