@@ -82,7 +82,14 @@ def test_the_table_grows_in_place_without_losing_a_fingerprint():
     six growths every fingerprint is found again in its slot with its state's index, whichever
     cluster crossed the table's end at each growth (five seeds)."""
     _, lib, _ = prepare(load_model(ROOT / "bench" / "counters.spec"))
-    assert [lib.table_check(3_000_000, seed << 32) for seed in range(5)] == [0] * 5
+    assert [lib.table_check(3_000_000, seed << 32, 0) for seed in range(5)] == [0] * 5
+
+
+def test_a_stop_during_a_doubling_gives_it_up():
+    """Re-placing 800 million fingerprints takes seconds: a stop asked for meanwhile is taken at
+    once (the search then reports what it found; the table is not read again)."""
+    _, lib, _ = prepare(load_model(ROOT / "bench" / "counters.spec"))
+    assert lib.table_check(100_000, 0, 1) == 0
 
 
 @pytest.mark.parametrize("threads", [1, 2])

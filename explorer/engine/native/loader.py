@@ -30,7 +30,7 @@ int64_t trace_path(Run *r, int64_t index, uint32_t *out, int64_t max);
 void graph_copy(Run *r, uint32_t *records, uint64_t *indptr, uint32_t *dst, uint64_t *emask, uint64_t *en,
                 uint64_t *atoms);
 void release(Run *r);
-uint64_t table_check(uint64_t n, uint64_t seed);
+uint64_t table_check(uint64_t n, uint64_t seed, int stop);
 """
 KEEP = 400  # compiled specs kept in the cache folder (a few hundred KB each); the oldest go first
 FLAGS = ["-O2", "-g", "-shared", "-fPIC", "-pthread", "-fno-strict-aliasing", "-w"]

@@ -148,7 +148,7 @@ static void place(uint64_t *t, uint32_t *ids, size_t mask, uint64_t fp, uint32_t
     size_t j = fp & mask; while (t[j]) j = (j + 1) & mask;
     t[j] = fp; if (ids) ids[j] = id;
 }
-static void table_grow(Priv *p) {
+static int table_grow(Priv *p) {  /* 0: stopped by Python part way (the table is then not read again) */
     size_t n = p->mask + 1, size = 2 * n, mask = size - 1;
     /* the cluster across the end of the table (slot n - 1 to slot 0) is taken out first; after that
        every cluster lies in [0, n - 1) and is visited from its first slot */
@@ -169,17 +169,19 @@ static void table_grow(Priv *p) {
     madvise(t, size * 8, MADV_HUGEPAGE);
 #endif
     uint32_t *ids = p->ids ? grow(p->ids, size * 4) : NULL;
+    p->table = t; p->mask = mask; p->ids = ids;
     /* in slot order, each entry taken out and placed again in the doubled table: one whose new
        home is in the upper half goes there, one whose home stays lands at or before its old slot
        (it now shares its cluster with fewer entries), never on an entry not yet visited, and the
        slots between a placed entry's home and its slot are never emptied again */
     for (size_t i = 0; i < n; i++) {
+        if ((i & 0xFFFFF) == 0 && p->r->stop) { free(wfp); free(wid); return 0; }  /* a stop within a second */
         uint64_t fp = t[i]; if (!fp) continue;
         t[i] = 0; place(t, ids, mask, fp, ids ? ids[i] : 0);
     }
     for (size_t k = 0; k < nwrap; k++) place(t, ids, mask, wfp[k], wid[k]);
     free(wfp); free(wid);
-    p->table = t; p->mask = mask; p->ids = ids;
+    return 1;
 }
 /* this process's resident memory in bytes (0 where it cannot be read) */
 static uint64_t resident(void) {
@@ -192,17 +194,19 @@ static uint64_t resident(void) {
 }
 /* room for n more fingerprints (grown before phase B adds a chunk's, or a window's while phase A
    reads the table: it must not move under them); 0 when the doubling it needs would take the
-   process past its memory budget. The search then stops, incomplete, before the growth: a
-   doubling takes all its memory in seconds (8.6 GB more at 2^30 slots), faster than Python's
-   polling of the resident size could stop it. */
+   process past its memory budget (the search then stops, incomplete, before the growth: a
+   doubling takes all its memory in seconds, 8.6 GB more at 2^30 slots, faster than Python's
+   polling of the resident size could stop it), -1 when Python asked to stop during a growth
+   (re-placing 800 million fingerprints takes seconds too) */
 static int table_room(Priv *p, size_t n) {
     while (4 * (p->used + n + 1) > 3 * (p->mask + 1)) {
         size_t more = (p->mask + 1) * (8 + (p->ids ? 4 : 0));  /* the upper half (and its indices) */
         if (p->r->max_memory && resident() + more > p->r->max_memory) return 0;
-        table_grow(p);
+        if (!table_grow(p)) return -1;
     }
     return 1;
 }
+#define ROOM_STOP(room) (r->verdict = 3, r->stopped = (room) ? 3 : 4)  /* table_room said no */
 /* adds fp unless it is there (table_room first): whether it was new (one probe sequence for
    both); `*slot`: where it is */
 static int table_insert(Priv *p, uint64_t fp, size_t *slot) {
@@ -415,7 +419,7 @@ static void emit_init(Ctx *c, V *n) {
     int pruned = 0;
     if (NC) { enter(c, w); pruned = !constraints_ok(c, w); }
     if (pruned) r->pruned++;
-    else { size_t slot; if (!table_room(p, 1)) { r->stopped = 4; longjmp(c->fail, 2); }
+    else { size_t slot; int room = table_room(p, 1); if (room <= 0) { r->stopped = room ? 3 : 4; longjmp(c->fail, 2); }
            table_insert(p, FP_KEY(fp), &slot); if (p->ids) p->ids[slot] = (uint32_t)p->n;
            record(p, UINT32_MAX, (uint32_t)p->n); level_push(&p->cur, w, fp); }
     enter(c, w);
@@ -485,7 +489,8 @@ int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned c
     } else {
         const unsigned char *q = init;
         V w[NV_ALLOC] = {0};
-        if (!table_room(p, ninit)) { r->verdict = 3; r->stopped = 4; generated = r->generated; goto out; }
+        int room = table_room(p, ninit);
+        if (room <= 0) { ROOM_STOP(room); generated = r->generated; goto out; }
         for (size_t k = 0; k < ninit; k++) {
             arena_reset(c);
             for (int i = 0; i < NV; i++) w[i] = freeze(c->store, decode(c, &q));
@@ -525,7 +530,8 @@ int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned c
             int launched = 0;
             if (w + 1 < nwin && pipeline) {
                 size_t ncand = 0; for (size_t ci = 0; ci < nset; ci++) ncand += set[ci].ncand;
-                if (!table_room(p, ncand)) { r->verdict = 3; r->stopped = 4; goto end; }
+                int room = table_room(p, ncand);
+                if (room <= 0) { ROOM_STOP(room); goto end; }
                 window_set(p, w + 1, total);
                 pthread_barrier_wait(&p->start); launched = 1;
             }
@@ -533,7 +539,8 @@ int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned c
             for (size_t ci = 0; ci < nset; ci++) {
                 Chunk *k = &set[ci];
                 size_t j = 0;  /* the next candidate */
-                if (!table_room(p, k->ncand)) { r->verdict = 3; r->stopped = 4; goto end; }
+                int room = table_room(p, k->ncand);
+                if (room <= 0) { ROOM_STOP(room); goto end; }
                 for (size_t qq = 0; qq < k->n; qq++, head++) {
                     if (r->max_states && nstates >= r->max_states) { r->verdict = 3; r->stopped = 1; goto end; }
                     if (k->stopped || k->error) {  /* the chunk's expansion stopped at or before this parent */
@@ -651,20 +658,24 @@ void graph_copy(Run *r, uint32_t *records, uint64_t *indptr, uint32_t *dst, uint
 
 /* the table's own check (tests/test_native.py): n distinct pseudo-random fingerprints, each with
    an id, inserted into a table that starts small and doubles in place on the way, then each one
-   looked up; returns how many were not found with their id (0: every growth kept every entry) */
-uint64_t table_check(uint64_t n, uint64_t seed) {
+   looked up; returns how many were not found with their id (0: every growth kept every entry).
+   With `stop` (Python's stop already asked for), the first doubling gives up at once instead:
+   0 when nothing was inserted past it. */
+uint64_t table_check(uint64_t n, uint64_t seed, int stop) {
     Priv p = {0};
+    Run r = {0}; r.stop = stop; p.r = &r;
     p.mask = (1u << 16) - 1; p.table = table_alloc(p.mask + 1);
     if (!(p.ids = malloc((p.mask + 1) * 4))) abort();
-    uint64_t bad = 0; size_t slot;
-    Run r = {0}; p.r = &r;
-    for (uint64_t i = 0; i < n; i++) {
-        table_room(&p, 1);
+    uint64_t bad = 0, added = 0; size_t slot;
+    for (uint64_t i = 0; i < n; i++, added++) {
+        if (table_room(&p, 1) < 0) break;
         if (table_insert(&p, FP_KEY(mix(seed + i)), &slot)) p.ids[slot] = (uint32_t)i; else bad++;
     }
-    for (uint64_t i = 0; i < n; i++)
-        if (table_insert(&p, FP_KEY(mix(seed + i)), &slot) || p.ids[slot] != (uint32_t)i) bad++;
-    if (p.used != n) bad++;
+    if (stop) bad += added != 3 * (1u << 16) / 4 - 1;
+    else
+        for (uint64_t i = 0; i < n; i++)
+            if (table_insert(&p, FP_KEY(mix(seed + i)), &slot) || p.ids[slot] != (uint32_t)i) bad++;
+    if (p.used != added) bad++;
     table_free(p.table, p.mask + 1); free(p.ids);
     return bad;
 }
