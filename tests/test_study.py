@@ -463,3 +463,16 @@ deadlock = false
     assert "**The study was terminated**: later did not run" in page
     assert "The sweep `later` has no finished matrix here" in page
     assert finished_sweep(out / "slow") is None  # stopped: --reuse runs it again (from its cache)
+
+
+def test_a_page_drawn_after_a_run_says_what_its_sweep_json_says(tmp_path, monkeypatch):
+    """The page a study draws as it runs is the one `--reuse` draws from the files: a sweep's data
+    is its sweep.json as written, not the matrix read again later (a clock read twice gave the
+    page 233 s and the file 232.5)."""
+    from explorer.study import matrix
+    from explorer.study.study import run_sweep
+    ticks = iter(range(10**6))
+    monkeypatch.setattr(matrix.time, "monotonic", lambda: next(ticks) * 0.37)  # every reading later
+    grid = load_study(ROOT / "tests/studies/diehard.toml").sweeps[0].grid
+    done = run_sweep(grid, tmp_path / "out")
+    assert done.data == json.loads((tmp_path / "out" / "sweep.json").read_text())

@@ -100,6 +100,7 @@ class Matrix:
         self.grid, self.out, self.limits, self.jobs, self.ray, self.by = grid, out, limits, jobs, ray, by
         self.started = time.monotonic()
         self.svg = shutil.which("dot") is not None
+        self.written: dict[str, Any] = {}  # the last sweep.json written (report)
 
     def finished(self, run: Run) -> None:
         run.record["files"] = self._write_traces(run)
@@ -134,6 +135,7 @@ class Matrix:
             self._drop_moot_traces(runs)
         data = self.json(runs, final)
         write_json(str(self.out / "sweep.json"), data)
+        self.written = data  # what a page drawn now must say: the file, not a later reading of the clock
         for name, text in (("sweep.md", markdown(data)), ("sweep.html", self.html(runs, data))):
             tmp = self.out / f"{name}.tmp"
             tmp.write_text(text)

@@ -100,7 +100,7 @@ def run_sweep(grid: Grid, out: Path, jobs: int = 1, fresh: bool = False, stop_at
 
     sweeper.finished, sweeper.report = finished, matrix.report
     outcome = sweeper.run()
-    return SweepRun(outcome, matrix.json(outcome.runs, True), matrix)
+    return SweepRun(outcome, matrix.written, matrix)  # sweeper.run() ends by writing the final report
 
 
 # ---- the study file ----
