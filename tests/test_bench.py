@@ -77,3 +77,23 @@ def test_bench_reads_the_explorer_options_from_help():
              "                      search goes on by fingerprint past 1,000,000 states)\n")
     assert bench.parse_options(exact)["exact"] == ["--exact", "1000000"]
     assert "exact" not in bench.parse_options(help_text)
+
+
+def test_the_warm_up_checks_what_the_timed_runs_check(monkeypatch, tmp_path):
+    """The native library is compiled for the invariants and deadlock check it runs with: a warm-up
+    of anything else left the first timed row to pay the compile (collector-19m's did)."""
+    spec = importlib.util.spec_from_file_location("bench_run", ROOT / "bench" / "run.py")
+    bench = importlib.util.module_from_spec(spec)
+    sys.modules["bench_run"] = bench
+    spec.loader.exec_module(bench)
+    model = next(m for m in bench.MODELS if m.name == "collector-19m")
+    seen = []
+    monkeypatch.setattr(bench.subprocess, "run", lambda cmd, **kw: seen.append(cmd))
+    monkeypatch.setattr(bench, "run_child", lambda cmd, *a: (seen.append(cmd), (1, 0.0, 0, False))[1])
+    bench.warm_explorer(model, model.quick)
+    (tmp_path / "collector-19m-explorernative-w1.out").write_text("")
+    bench.run_explorer(model, model.quick, 1, [], tmp_path, 10, "explorer native")
+    warm, timed = seen
+    assert warm[warm.index("--max-states"):warm.index("--max-states") + 2] == ["--max-states", "1"]
+    checked = [a for a in timed if a not in ("--json",) and not a.endswith(".json")]
+    assert [a for a in warm if a not in ("--max-states", "1")] == checked, (warm, timed)
