@@ -182,13 +182,19 @@ def explorer_cmd(*args: str) -> list[str]:
 EXPLORER_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
+def check_cmd(model: Model, consts: dict[str, str], *extra: str) -> list[str]:
+    """`explorer check` of the model as the bench checks it (properties, invariants, deadlock), plus
+    `extra`: the warm-up and the timed runs share it, so the library they compile is the same."""
+    return explorer_cmd("check", model.spec, *const_args(consts), *extra, *no_properties(model),
+                        *invariant_args(model), *([] if model.deadlock else ["--no-deadlock"]))
+
+
 def warm_explorer(model: Model, consts: dict[str, str]) -> None:
     """One untimed run before the timed ones: Python's bytecode, the checked spec and the native
     library in their caches, as after a user's first run (TLC's classes come compiled in its jar).
     It checks what the timed runs check (invariants, deadlock): the native library is compiled for
     exactly that, and a warm-up of anything else left the first timed run to pay the compile."""
-    cmd = explorer_cmd("check", model.spec, *const_args(consts), "--max-states", "1", *no_properties(model),
-                       *invariant_args(model), *([] if model.deadlock else ["--no-deadlock"]))
+    cmd = check_cmd(model, consts, "--max-states", "1")
     subprocess.run(cmd, cwd=ROOT, env=EXPLORER_ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                    timeout=600)
 
@@ -249,10 +255,7 @@ def invariant_args(model: Model) -> list[str]:
 def run_explorer(model: Model, consts: dict[str, str], workers: int, extra: list[str], work: Path,
                  timeout: float, tool: str) -> Run:
     js = work / f"{model.name}-{tool.replace(' ', '')}-w{workers}.json"
-    cmd = explorer_cmd("check", model.spec, *const_args(consts), "--json", str(js), *no_properties(model),
-                       *invariant_args(model), *extra)
-    if not model.deadlock:
-        cmd.append("--no-deadlock")
+    cmd = check_cmd(model, consts, "--json", str(js), *extra)
     run = Run(model.name, tool, workers)
     code, run.seconds, run.peak_kib, timed_out = run_child(cmd, ROOT, js.with_suffix(".out"), timeout, EXPLORER_ENV)
     if timed_out:
