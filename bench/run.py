@@ -189,14 +189,17 @@ def check_cmd(model: Model, consts: dict[str, str], *extra: str) -> list[str]:
                         *invariant_args(model), *([] if model.deadlock else ["--no-deadlock"]))
 
 
-def warm_explorer(model: Model, consts: dict[str, str]) -> None:
+def warm_explorer(model: Model, consts: dict[str, str]) -> str | None:
     """One untimed run before the timed ones: Python's bytecode, the checked spec and the native
     library in their caches, as after a user's first run (TLC's classes come compiled in its jar).
     It checks what the timed runs check (invariants, deadlock): the native library is compiled for
-    exactly that, and a warm-up of anything else left the first timed run to pay the compile."""
+    exactly that, and a warm-up of anything else left the first timed run to pay the compile.
+    Returns why the native engine cannot run the model (no C compiler, an unsupported construct),
+    as `--engine auto` says it, or None."""
     cmd = check_cmd(model, consts, "--max-states", "1")
-    subprocess.run(cmd, cwd=ROOT, env=EXPLORER_ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   timeout=600)
+    proc = subprocess.run(cmd, cwd=ROOT, env=EXPLORER_ENV, capture_output=True, text=True, timeout=600)
+    fallback = re.search(r"^The Python engine ran: (.*?)\.?$", proc.stdout, re.M)
+    return fallback.group(1) if fallback else None
 
 
 def explorer_options() -> dict[str, list[str] | None]:
@@ -511,7 +514,9 @@ def main(argv: list[str] | None = None) -> int:
                          + f" ({model.about})" + (f"; no Python engine rows: {model.python}"
                                                   if model.python and not args.quick else ""))
             print(f"== {model.name} ({shown})", file=sys.stderr, flush=True)
-            warm_explorer(model, consts)
+            no_native = warm_explorer(model, consts)
+            if no_native and opts.get("engine"):
+                notes.append(f"{model.name}: no native engine rows: {no_native}")
             for w in worker_counts:
                 variants = [("explorer", [])]
                 if opts.get("engine"):  # the native engine (threads) and the Python engine (processes)
@@ -527,6 +532,8 @@ def main(argv: list[str] | None = None) -> int:
                     variants = [(t, e) for t, e in variants if any(w_ in t.split() for w_ in args.tools.split(","))]
                 if model.python and not args.quick:
                     variants = [(t, e) for t, e in variants if "python" not in t.split()]
+                if no_native:
+                    variants = [(t, e) for t, e in variants if "native" not in t.split()]
                 for tool, extra in variants:
                     if w > 1:
                         extra = extra + [a.replace("{w}", str(w)) for a in opts["workers"]]

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from explorer.engine.native.loader import compiler
+
 ROOT = Path(__file__).resolve().parent.parent
 # a few seconds of search: long enough for several lines at a tenth of a second
 LONG = ["check", "spec/collector.spec", "--no-deadlock", "--invariant", "retrained_bounded", "--const", "PROMPTS=8",
@@ -41,6 +43,7 @@ def test_plain_progress_lines_when_stderr_is_not_a_terminal(mode):
     assert all(not line.startswith("Progress") for line in out.stdout.splitlines())
 
 
+@pytest.mark.skipif(compiler() is None, reason="no C compiler: the native engine is not available")
 def test_the_native_engine_reports_progress_too():
     out = run(LONG[:-3] + ["1000000", "--engine", "native"])
     assert out.returncode == 3, out.stderr
