@@ -154,7 +154,11 @@ def cmd_check(args) -> int:
             if model is None:
                 return EXIT_CODES["incomplete"]
             _check_views(args, model)
-            result = _search(model, args, limits)
+            try:
+                result = _search(model, args, limits)
+            except LimitReached as stop:  # a search reports its own stop: this one came first
+                _stopped_early(args, stop, "before the search began (choosing the engine, compiling the spec to C)")
+                return EXIT_CODES["incomplete"]
         if args.json:
             write_json(args.json, result_json(model, result, deadlock=not args.no_deadlock))
         return _report(model, result, args, format_result(model, result, args.spec, diff=args.diff,
@@ -303,18 +307,23 @@ def _guarded_model(args) -> Model | None:
         model.load_seconds = time.monotonic() - started
         return model
     except LimitReached as stop:
-        disarm()
-        what, nothing = {"export-tla": ("The export", "nothing was written"),
-                         "cross-check": ("The cross-check", "nothing was compared")}.get(
-            args.command, ("Model checking", "The search is INCOMPLETE: nothing was explored"))
-        if args.command in ("export-tla", "cross-check"):
-            nothing = f"It is INCOMPLETE: {nothing}"
-        out(f"{what} stopped while loading the spec because {stop_reason(stop.reason)}. {nothing}, and "
-            "nothing is claimed.")
-        if getattr(args, "json", None):
-            write_json(args.json, {"spec": args.spec, "verdict": "incomplete", "complete": False,
-                                   "stopped_by": stop.reason, "distinct_states": 0, "generated_states": 0})
+        _stopped_early(args, stop, "while loading the spec")
         return None
+
+
+def _stopped_early(args, stop: LimitReached, when: str) -> None:
+    """Report a stop that came before anything was explored (`when`: while loading the spec, or
+    while the native engine compiled it), on stdout and in --json, as a search reports its own."""
+    disarm()
+    what, nothing = {"export-tla": ("The export", "nothing was written"),
+                     "cross-check": ("The cross-check", "nothing was compared")}.get(
+        args.command, ("Model checking", "The search is INCOMPLETE: nothing was explored"))
+    if args.command in ("export-tla", "cross-check"):
+        nothing = f"It is INCOMPLETE: {nothing}"
+    out(f"{what} stopped {when} because {stop_reason(stop.reason)}. {nothing}, and nothing is claimed.")
+    if getattr(args, "json", None):
+        write_json(args.json, {"spec": args.spec, "verdict": "incomplete", "complete": False,
+                               "stopped_by": stop.reason, "distinct_states": 0, "generated_states": 0})
 
 
 def cmd_replay(args) -> int:
