@@ -15,7 +15,7 @@ import pytest
 
 from explorer import Limits, check, load_model
 from explorer.lang.errors import SpecError
-from explorer.lang.values import FALSE, TRUE
+from explorer.lang.values import FALSE
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = sorted([*ROOT.glob("spec/*.spec"), *ROOT.glob("spec/examples/*.spec"), *ROOT.glob("tests/specs/*.spec"),
