@@ -156,8 +156,12 @@ def cmd_check(args) -> int:
             _check_views(args, model)
             try:
                 result = _search(model, args, limits)
-            except LimitReached as stop:  # a search reports its own stop: this one came first
-                _stopped_early(args, stop, "before the search began (choosing the engine, compiling the spec to C)")
+            except LimitReached as stop:  # a search reports its own stops: this one came outside it
+                disarm()
+                out(f"Model checking stopped because {stop_reason(stop.reason)}, before any result was reported "
+                    "(while the engine was prepared: chosen, the spec compiled to C; or as the temporal "
+                    "properties' check began). The search is INCOMPLETE: nothing is claimed.")
+                _error_json(args, stopped_by=stop.reason)
                 return EXIT_CODES["incomplete"]
         if args.json:
             write_json(args.json, result_json(model, result, deadlock=not args.no_deadlock))
@@ -307,23 +311,18 @@ def _guarded_model(args) -> Model | None:
         model.load_seconds = time.monotonic() - started
         return model
     except LimitReached as stop:
-        _stopped_early(args, stop, "while loading the spec")
+        disarm()
+        what, nothing = {"export-tla": ("The export", "nothing was written"),
+                         "cross-check": ("The cross-check", "nothing was compared")}.get(
+            args.command, ("Model checking", "The search is INCOMPLETE: nothing was explored"))
+        if args.command in ("export-tla", "cross-check"):
+            nothing = f"It is INCOMPLETE: {nothing}"
+        out(f"{what} stopped while loading the spec because {stop_reason(stop.reason)}. {nothing}, and "
+            "nothing is claimed.")
+        if getattr(args, "json", None):
+            write_json(args.json, {"spec": args.spec, "verdict": "incomplete", "complete": False,
+                                   "stopped_by": stop.reason, "distinct_states": 0, "generated_states": 0})
         return None
-
-
-def _stopped_early(args, stop: LimitReached, when: str) -> None:
-    """Report a stop that came before anything was explored (`when`: while loading the spec, or
-    while the native engine compiled it), on stdout and in --json, as a search reports its own."""
-    disarm()
-    what, nothing = {"export-tla": ("The export", "nothing was written"),
-                     "cross-check": ("The cross-check", "nothing was compared")}.get(
-        args.command, ("Model checking", "The search is INCOMPLETE: nothing was explored"))
-    if args.command in ("export-tla", "cross-check"):
-        nothing = f"It is INCOMPLETE: {nothing}"
-    out(f"{what} stopped {when} because {stop_reason(stop.reason)}. {nothing}, and nothing is claimed.")
-    if getattr(args, "json", None):
-        write_json(args.json, {"spec": args.spec, "verdict": "incomplete", "complete": False,
-                               "stopped_by": stop.reason, "distinct_states": 0, "generated_states": 0})
 
 
 def cmd_replay(args) -> int:
