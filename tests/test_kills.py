@@ -168,24 +168,33 @@ def searching(proc: subprocess.Popen, marker: str, processes: int, segs: int):
     return got
 
 
-def kill_frozen(proc: subprocess.Popen, group: bool = False) -> tuple[dict[int, int], set[str]]:
-    """SIGKILL `proc` (or its whole process group) with its tree stopped, so that the segments they
-    map are known exactly (a growing fingerprint set replaces its segment); then let the rest go on.
-    Its tree, the segments."""
+def freeze(proc: subprocess.Popen) -> dict[int, int]:
+    """SIGSTOP `proc` and its tree (and what it forked meanwhile): its tree."""
     tree = descendants(proc.pid)
     for p in [proc.pid, *tree]:
         os.kill(p, signal.SIGSTOP)
     time.sleep(0.2)
-    tree = {**tree, **descendants(proc.pid)}
+    return {**tree, **descendants(proc.pid)}
+
+
+def thaw(tree: dict[int, int]) -> None:
+    for p, s in tree.items():
+        if alive(p, s):
+            os.kill(p, signal.SIGCONT)
+
+
+def kill_frozen(proc: subprocess.Popen, group: bool = False) -> tuple[dict[int, int], set[str]]:
+    """SIGKILL `proc` (or its whole process group) with its tree stopped, so that the segments they
+    map are known exactly (a growing fingerprint set replaces its segment); then let the rest go on.
+    Its tree, the segments."""
+    tree = freeze(proc)
     shm = segments([proc.pid, *tree])
     if group:
         os.killpg(proc.pid, signal.SIGKILL)
     else:
         proc.kill()
     proc.wait()
-    for p, s in tree.items():
-        if alive(p, s):
-            os.kill(p, signal.SIGCONT)
+    thaw(tree)
     return tree, shm
 
 
@@ -225,14 +234,10 @@ def test_sigkill_of_the_whole_process_group_leaves_no_segment(tmp_path):
     try:
         searching(proc, marker, 2, 1)
         for _ in range(150):  # stopped where the segments it maps have lost their names
-            stopped = [proc.pid, *descendants(proc.pid)]
-            for p in stopped:
-                os.kill(p, signal.SIGSTOP)
+            stopped = freeze(proc)
             if not any((Path("/dev/shm") / s).exists() for s in segments([proc.pid])):
                 break
-            for p in stopped:
-                os.kill(p, signal.SIGCONT)
-            time.sleep(0.2)
+            thaw({proc.pid: _stat(proc.pid)[1], **stopped})
         else:
             pytest.fail("the fingerprint set's segment never lost its name")
         tree, shm = kill_frozen(proc, group=True)  # already stopped, as it stops them
