@@ -130,7 +130,10 @@ class InfiniteSet:
 NAT = InfiniteSet("Nat", 0)
 INT = InfiniteSet("Int", None)
 
-_RANK = {Bool: 0, int: 1, str: 2, tuple: 3, frozenset: 4, Record: 5, Map: 6, bool: 0}
+# A record is the map of its fields: equal to it, hashed and fingerprinted as it, so ordered as it
+# too (a rank of its own put equal values apart and made `choose` over a set mixing the two differ
+# from the native engine's, which has one kind for both).
+_RANK = {Bool: 0, int: 1, str: 2, tuple: 3, frozenset: 4, Record: 6, Map: 6, bool: 0}
 _KIND_NAMES = {Bool: "boolean", bool: "boolean", int: "integer", str: "string", tuple: "sequence",
                frozenset: "set", Record: "record", Map: "map", InfiniteSet: "infinite set"}
 

@@ -330,7 +330,11 @@ static V modi(Ctx *c, V a, V b) {
 }
 static V powi(Ctx *c, V a, V b) {
     int64_t x = ival(c, a), y = ival(c, b), r = 1; if (y < 0) fail(c);
-    while (y--) { if (__builtin_mul_overflow(r, x, &r)) fail(c); if (r == 0 || r == 1) break; }
+    /* the bases whose powers never grow: 0, 1 and -1 (whose sign alternates), for any exponent */
+    if (x == 0) return MK_INT(y == 0);
+    if (x == 1) return MK_INT(1);
+    if (x == -1) return MK_INT(y & 1 ? -1 : 1);
+    while (y--) if (__builtin_mul_overflow(r, x, &r)) fail(c);  /* |x| >= 2: at most 63 rounds */
     return mk_int(c, r);
 }
 
@@ -397,15 +401,15 @@ static V range(Ctx *c, V a, V b) {
     int64_t lo = ival(c, a), hi = ival(c, b);
     if (hi < lo) return SB_EMPTY;
     if (lo >= 0 && hi <= SB_MAX) return SB_EMPTY | ((((V)2 << (hi - lo)) - 1) << (2 + lo));
-    if (hi - lo + 1 > MAX_RANGE) fail(c);
+    if (hi - lo >= MAX_RANGE) fail(c);  /* hi - lo fits in 64 bits for 63-bit ends; hi - lo + 1 may not */
     Obj *o = obj(c, K_SET, (uint32_t)(hi - lo + 1), hi - lo + 1);
     for (int64_t i = lo; i <= hi; i++) o->it[i - lo] = MK_INT(i);
     return V_OF(o);
 }
 static int64_t range_count(Ctx *c, V a, V b, int build) {  /* a..b as a domain */
     int64_t lo = ival(c, a), hi = ival(c, b);
-    if (build && hi - lo + 1 > MAX_RANGE) fail(c);
-    return hi < lo ? 0 : hi - lo + 1;
+    if (build && hi >= lo && hi - lo >= MAX_RANGE) fail(c);
+    return hi < lo ? 0 : hi - lo == INT64_MAX ? INT64_MAX : hi - lo + 1;  /* -2^62..2^62-1 has 2^63 */
 }
 /* [S -> T] one map at a time, in the canonical order (the last key's value changes fastest) */
 typedef struct { const V *s, *t; uint32_t n, k; uint32_t *digit; int state; V map; } FnIter;  /* state: 0 fresh, 1 going, 2 done */
@@ -438,7 +442,7 @@ static V fn_set(Ctx *c, V s, V t) {  /* [S -> T]: every map, in the canonical or
     Obj *o = obj(c, K_SET, (uint32_t)count, (size_t)count);
     FnIter f; fn_iter_start(c, &f, s, t);
     for (size_t m = 0; fn_iter_next(c, &f); m++) o->it[m] = f.map;
-    return V_OF(o);
+    return set_fin(o);  /* no map at all (S non-empty, T empty) is the canonical empty set */
 }
 
 /* ---- built-ins ---- */
@@ -471,7 +475,7 @@ static V b_len(Ctx *c, V x) {
     if (k == K_STR) { const unsigned char *p = (const unsigned char *)OBJ(x)->it; int64_t n = 0; for (uint32_t i = 0; i < LEN(x); i++) n += (p[i] & 0xC0) != 0x80; return MK_INT(n); }
     fail(c);
 }
-static V b_abs(Ctx *c, V x) { int64_t i = ival(c, x); return MK_INT(i < 0 ? -i : i); }
+static V b_abs(Ctx *c, V x) { int64_t i = ival(c, x); return mk_int(c, i < 0 ? -i : i); }  /* abs(-2^62) is past 63 bits */
 static V b_domain(Ctx *c, V x) {
     if (is(x, K_MAP)) { Obj *o = obj(c, K_SET, LEN(x), LEN(x)); for (uint32_t i = 0; i < LEN(x); i++) o->it[i] = IT(x, 2 * i); return set_fin(o); }
     if (is(x, K_SEQ)) return range(c, MK_INT(0), MK_INT((int64_t)LEN(x) - 1));
