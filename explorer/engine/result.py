@@ -51,6 +51,7 @@ class Result:
     loop_step: Step | None = None  # that step (None: the lasso ends by stuttering in its last state)
     engine: str = "python"  # python | native: which engine searched
     engine_note: str | None = None  # why the engine is not the one asked for (auto, or a fallback)
+    spot_checked: int = 0  # native: states whose invariants and constraints the Python engine evaluated again (spot.py)
     in_liveness: bool = False  # the breadth-first search completed with nothing violated; the temporal pass stopped it
 
 

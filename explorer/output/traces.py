@@ -230,6 +230,9 @@ def format_result(model: Model, result: Result, spec_path: str = "", diff: bool 
         lines.append(f"  {name}: {c['generated']} / {c['distinct']}{never}")
     if result.engine_note:
         lines.append(result.engine_note[0].upper() + result.engine_note[1:] + ".")
+    if result.engine == "native":
+        lines.append(f"Spot checks: the Python engine evaluated again the invariants and constraints of "
+                     f"{result.spot_checked:,} states the native engine found; it agrees on each.")
     lines.append(f"Finished in {run_seconds(model, result):.2f}s ({_rate(model, result)} distinct states/s"
                  f"{', native engine' if result.engine == 'native' else ''}).")
     return "\n".join(lines)
@@ -294,6 +297,7 @@ def result_json(model: Model, result: Result, deadlock: bool | None = None) -> d
         "internal_error": result.internal,
         "engine": result.engine,
         "engine_note": result.engine_note,
+        "spot_checked": result.spot_checked if result.engine == "native" else None,
         "fingerprints": result.fingerprints,
         "fingerprint_collision_probability": collision(result) if result.fingerprints else None,
         "trace": [step_json(s, model) for s in result.trace],

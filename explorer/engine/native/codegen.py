@@ -286,12 +286,12 @@ class _Gen:
             if isinstance(d, A.Binary) and d.op == "..":  # a range is enumerated, never built
                 lo, n, k = self.fresh(), self.fresh(), self.fresh()
                 body = (f"{{ V {lo} = {self.ex(d.left)}; int64_t {n} = range_count(c, {lo}, {self.ex(d.right)}, {int(build)}); "
-                        f"for (int64_t {k} = 0; {k} < {n}; {k}++) {{ V L_{b.local} = MK_INT(IVAL({lo}) + {k}); {body} }} }}")
+                        f"for (int64_t {k} = 0; {k} < {n}; {k}++) {{ V L_{b.local} = MK_INT(IVAL({lo}) + {k}); TICK(c); {body} }} }}")
             else:
                 s, i, n, xs = self.fresh(), self.fresh(), self.fresh(), self.fresh()
                 body = (f"{{ V {s} = dom(c, {self.ex(d)}), {xs}_b[SB_MAX + 1]; uint32_t {n}; "
                         f"const V *{xs} = elems({s}, {xs}_b, &{n}); "
-                        f"for (uint32_t {i} = 0; {i} < {n}; {i}++) {{ V L_{b.local} = {xs}[{i}]; {body} }} }}")
+                        f"for (uint32_t {i} = 0; {i} < {n}; {i}++) {{ V L_{b.local} = {xs}[{i}]; TICK(c); {body} }} }}")
         return body
 
     # ---- definitions ----
@@ -313,7 +313,7 @@ class _Gen:
             params = "".join(f", V L_{p.local}" for p in d.params)
             self.funcs.append(f"static V {name}(Ctx *c{params});")
             body = self.ex(d.body)
-            self.funcs.append(f"static V {name}(Ctx *c{params}) {{\n    if (++c->depth > MAX_RECURSION) fail(c);\n"
+            self.funcs.append(f"static V {name}(Ctx *c{params}) {{\n    if (++c->depth > MAX_RECURSION) fail(c);\n    TICK(c);\n"
                               f"    V v = {body};\n    c->depth--; return v;\n}}")
         return self.memo[id(d)]
 
@@ -422,7 +422,7 @@ class _Gen:
             if not v.choose:
                 body = f"n[{i}] = {self.ex(v.value)}; c->gen++;\n{body}"
                 continue
-            d, each = v.value, f"{{ Mark _m = arena_mark(c); n[{i}] = {{x}}; c->gen++;\n{body}\narena_release(c, _m); }}"
+            d, each = v.value, f"{{ Mark _m = arena_mark(c); n[{i}] = {{x}}; c->gen++; TICK(c);\n{body}\narena_release(c, _m); }}"
             if isinstance(d, A.Binary) and d.op == "..":
                 lo, cnt, k = self.fresh(), self.fresh(), self.fresh()
                 body = (f"{{ V {lo} = {self.ex(d.left)}; int64_t {cnt} = range_count(c, {lo}, {self.ex(d.right)}, 0); "
@@ -430,7 +430,7 @@ class _Gen:
             elif isinstance(d, A.FnSet):  # every map of [S -> T], one at a time, in the canonical order
                 it = self.fresh()
                 body = (f"{{ FnIter {it}; fn_iter_start(c, &{it}, {self.ex(d.domain)}, {self.ex(d.codomain)}); "
-                        f"for (;;) {{ Mark _m = arena_mark(c); if (!fn_iter_next(c, &{it})) break; n[{i}] = {it}.map; "
+                        f"for (;;) {{ Mark _m = arena_mark(c); if (!fn_iter_next(c, &{it})) break; n[{i}] = {it}.map; TICK(c); "
                         f"c->gen++;\n{body}\narena_release(c, _m); }} }}")
             else:
                 dom_, k, n, xs = self.fresh(), self.fresh(), self.fresh(), self.fresh()

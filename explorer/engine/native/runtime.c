@@ -59,6 +59,7 @@ typedef struct Ctx {
     uint64_t *succ_fair;  /* recording: per successor, the bits of its action's fairness on parameter values */
     V fv[8];              /* the values of those parameters (`fair(p)`) for the successor being emitted */
     volatile int *stop;  /* Python asked the search to stop: leave even a state's expansion */
+    uint32_t ticks;      /* loop iterations and calls since the last look at *stop (TICK) */
     struct Store *store; /* where this searcher freezes the values of the states it finds */
 } Ctx;
 
@@ -76,6 +77,11 @@ static Obj FAIL_OBJ = {99, 0, 0, 0x3C6EF372FE94F82Bull};  /* a state-free expres
 
 /* ---- errors: any evaluation error hands the run back to the Python engine ---- */
 __attribute__((noreturn)) static void fail(Ctx *c) { longjmp(c->fail, 1); }
+/* Every loop the generated code runs (quantifiers, comprehensions, the initial states' domains) and
+   every call of a definition with parameters ticks: each 1024th tick looks at Python's stop flag,
+   so a limit, Ctrl-C or SIGTERM is taken inside one expensive state too (`forall k in 0..10^15`)
+   within microseconds of being asked, as the search (code 2: stopped) and never as an error. */
+#define TICK(c) do { if (!(++(c)->ticks & 1023) && *(c)->stop) longjmp((c)->fail, 2); } while (0)
 
 static V *KT;  /* the constants table: state-free values, computed by the Python engine */
 __attribute__((noreturn)) static V failv(Ctx *c) { fail(c); }

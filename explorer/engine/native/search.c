@@ -360,7 +360,8 @@ static void expand_chunk(Priv *p, Ctx *c, Chunk *k) {
         if (c->nsucc == 0 && r->deadlock) { enter(c, s); k->dead[q] = !terminal_any(c, s); }
     }
     size_t m = 0;
-    if (setjmp(c->fail)) { k->error = 1; return; }
+    int code = setjmp(c->fail);  /* a stop inside an invariant or a constraint is a stop, not an error */
+    if (code) { if (code == 2) k->stopped = 1; else k->error = 1; return; }
     for (size_t i = 0; i < k->ncand; i++) {
         if (table_has(p, FP_KEY(k->fp[i]))) {
             if (!r->record) continue;  /* recording: kept, for its edge (phase B looks up its index) */

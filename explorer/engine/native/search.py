@@ -21,10 +21,11 @@ import threading
 import time
 from array import array
 from itertools import islice
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Sequence
 
 from explorer.engine.native.codegen import Generated, Unsupported, encode, generate
 from explorer.engine.native.loader import NativeUnavailable, load
+from explorer.engine.native.spot import spot_check, taken_initial
 from explorer.engine.liveness import Graph, action_bits
 from explorer.engine.result import Result, Step, Stop, label_step, report_limit, report_stop
 from explorer.lang.model import Model
@@ -156,6 +157,14 @@ def check_native(model: Model, deadlock: bool = True, limits: Limits | None = No
             _wait(finished)
     try:
         result = _result(model, ffi, lib, run, initial, gen_by, new_by, stopped_by, started, deadlock, limits)
+        if result.engine == "native" and stopped_by is None:
+            with guard(limits, started):
+                try:
+                    spot_check(model, result, lambda i: _path(ffi, lib, run, i), initial,
+                               run.index if run.verdict == 1 else -1)
+                except (LimitReached, KeyboardInterrupt) as stop:  # what was found stands; no claim beyond it
+                    report_limit(result, stop)
+                    result.complete = False
         if atoms is not None and result.engine == "native" and result.complete:
             record(_graph(model, ffi, lib, run, initial, atoms, whole))
         return result
@@ -253,14 +262,20 @@ def _result(model: Model, ffi, lib, run, initial: list[tuple], gen_by, new_by, s
     return result
 
 
-def _trace(model: Model, ffi, lib, run, initial: list[tuple] | None, index: int) -> list[Step]:
-    """The states to `index`, re-executed by the Python engine from the ordinals C recorded."""
+def _path(ffi, lib, run, index: int) -> list[int]:
+    """The ordinals C recorded on the way to state `index`: its initial state's, then each successor's."""
     n = lib.trace_path(run, index, ffi.NULL, 0)
     buf = ffi.new("uint32_t[]", n)
     lib.trace_path(run, index, buf, n)
-    states = [initial[buf[0]] if initial is not None else _nth_initial(model, buf[0])]
-    for k in range(1, n):
-        states.append(_successor(model, states[-1], buf[k]))
+    return list(buf)
+
+
+def _trace(model: Model, ffi, lib, run, initial: list[tuple] | None, index: int) -> list[Step]:
+    """The states to `index`, re-executed by the Python engine from the ordinals C recorded."""
+    path = _path(ffi, lib, run, index)
+    states = [initial[path[0]] if initial is not None else _nth_initial(model, path[0])]
+    for k in path[1:]:
+        states.append(_successor(model, states[-1], k))
     return [Step(None, {}, states[0])] + [label_step(model, a, b) for a, b in zip(states, states[1:])]
 
 
@@ -307,7 +322,7 @@ class _Replayed(Sequence):
         while i not in self.known:
             if self.parent[i] < 0:
                 if self.initial is None:
-                    self.initial = list(_taken_initial(self.model))
+                    self.initial = list(taken_initial(self.model))
                 self.known[i] = self.initial[self.ords[i]]
                 break
             chain.append(i)
@@ -324,19 +339,9 @@ def _successor(model: Model, s: tuple, ordinal: int) -> tuple:
     return [t for succ in model.successors(s) for t in succ][ordinal]
 
 
-def _taken_initial(model: Model) -> Iterator[tuple]:
-    """The initial states as the search takes them (distinct, within the constraints), in its order."""
-    seen: set = set()
-    constraints = [p.holds for p in model.constraints]
-    for t in model.initial():
-        if t not in seen and all(c(t) for c in constraints):
-            seen.add(t)
-            yield t
-
-
 def _nth_initial(model: Model, k: int) -> tuple:
     """The k-th initial state the search took, found again as C found it."""
-    found = next(islice(_taken_initial(model), k, None), None)
+    found = next(islice(taken_initial(model), k, None), None)
     if found is None:
         raise AssertionError(f"the native engine's initial state {k} is not one for the Python engine")
     return found
