@@ -236,3 +236,20 @@ def test_entries_and_folders_are_the_users_alone(warmed):
     for path in warmed[0].rglob("*"):
         mode = stat.S_IMODE(path.stat().st_mode)
         assert not mode & 0o077, (path, oct(mode))
+
+
+@native
+def test_two_libraries_from_the_cache_in_one_process_are_two(env, specs, warm, monkeypatch):
+    """Each is loaded from its own private copy: glibc would answer a second `/proc/self/fd/N`
+    (the number free again once the first copy's descriptor was closed) with the first library."""
+    from explorer import load_model
+    from explorer.engine.native import loader
+    from explorer.engine.native.search import check_native
+
+    monkeypatch.setenv("XDG_CACHE_HOME", env["XDG_CACHE_HOME"])
+    monkeypatch.delenv("EXPLORER_CACHE", raising=False)
+    monkeypatch.setattr(loader, "_loaded", {})
+    for spec, verdict in zip(specs, ("violated", "holds")):
+        result = check_native(load_model(spec), deadlock=False)
+        assert result.verdict == verdict
+    assert not [p for p in native_folder(env).iterdir() if p not in warm.values()]  # none compiled
