@@ -81,7 +81,6 @@ def _ffi() -> Any:
 
 
 _loaded: dict[str, Any] = {}
-_copies: list[int] = []  # the private copies' descriptors, open as long as their libraries are loaded
 WORK = "tla-explorer-build-"  # the prefix of a compile's private folder
 STALE = 600.0  # seconds after which a private folder that never got its lock is taken for abandoned
 
@@ -106,7 +105,7 @@ def load(spec_source: str) -> tuple[Any, Any, bool]:
             return ffi, _loaded[key], False
         except OSError:  # vouched for, yet not loadable here (a library of another libc's): built again
             pass
-    with _workdir(folder) as tmp:  # no cache: a private temporary folder, loaded from and forgotten
+    with _workdir(folder) as tmp:  # with no cache, the library is loaded from there and forgotten
         c_file = tmp / "spec.c"
         c_file.write_text(source)
         out = tmp / f"{key}.so"  # the key in its name: see _open_copy
@@ -149,9 +148,7 @@ def _open_copy(ffi: Any, key: str, data: bytes, folder: Path | None) -> Any:
         try:
             with open(fd, "wb", closefd=False) as f:
                 f.write(data)
-            lib = ffi.dlopen(f"/proc/self/fd/{fd}")
-            _copies.append(fd)
-            return lib
+            return ffi.dlopen(f"/proc/self/fd/{fd}")  # the descriptor is never closed
         except OSError:  # no /proc: the file below
             os.close(fd)
     with _workdir(folder) as tmp:
@@ -164,7 +161,10 @@ def _workdir(folder: Path | None) -> Iterator[Path]:
     """A private folder (in the cache folder, else the system's temporary one) for one compile,
     removed after it; locked while it is in use, so that a later run removes it when a kill
     left it behind (`_prune_work`)."""
-    tmp = Path(tempfile.mkdtemp(prefix=WORK, dir=folder))
+    try:
+        tmp = Path(tempfile.mkdtemp(prefix=WORK, dir=folder))
+    except OSError:  # the cache folder is full or read-only: the system's
+        tmp = Path(tempfile.mkdtemp(prefix=WORK))
     try:
         with open(tmp / "lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
