@@ -105,6 +105,6 @@ def test_the_native_engines_folder_stays_bounded_and_a_pruned_library_is_built_a
     for n in range(4):  # four specs that differ in an action: four libraries
         model = load_model(DIEHARD, text=text + f"\naction extra{n}:\n    require false\n    skip\n")
         assert check_native(model).verdict == "violated"
-    assert len(list((tmp_path / "tla-explorer" / "native").glob("*.so"))) <= 2
+    assert len(list((tmp_path / "tla-explorer" / "native").glob("*.lib"))) <= 2
     loader._loaded.clear()
     assert check_native(load_model(DIEHARD, text=text + "\naction extra0:\n    require false\n    skip\n")).verdict == "violated"

@@ -3,12 +3,12 @@ and its exceptions into located `SpecError`s that say what was expected."""
 from __future__ import annotations
 
 import ast as pyast
-import os
+import hashlib
+import io
 import sys
 import warnings
 from functools import lru_cache
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import lark
@@ -24,6 +24,7 @@ from lark.exceptions import (
 from lark.indenter import DedentError, Indenter
 
 from explorer.lang import ast as A
+from explorer.lang import cache
 from explorer.lang.errors import SpecError, did_you_mean
 
 
@@ -142,23 +143,32 @@ class _Indenter(Indenter):
     tab_len = 8
 
 
-def _cache_file() -> str | bool:
-    """Where lark keeps its analysed grammar (building it costs about half a second per process;
-    loading it, a few milliseconds). A per-user directory, not the shared temporary one, since the
-    file is a pickle; lark checks the grammar's hash in it and rebuilds a stale or torn file."""
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "explorer"
-    try:
-        base.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return False
-    return str(base / f"parser-lark{lark.__version__}-py{sys.version_info[0]}{sys.version_info[1]}.pickle")
+_OPTIONS: dict[str, Any] = dict(parser="lalr", lexer="basic", start=["start", "expr"], propagate_positions=True,
+                                maybe_placeholders=True)
 
 
 @lru_cache(maxsize=1)
 def _lark() -> Lark:
+    """The parser. Building it (analysing the grammar) costs about half a second per process, so
+    it is kept in the user's cache folder as an entry with its record (explorer.lang.cache): it
+    is a pickle, so it is loaded only when the record vouches for this grammar, lark and Python."""
     grammar = resources.files(__package__).joinpath("grammar.lark").read_text()
-    return Lark(grammar, parser="lalr", lexer="basic", postlex=_Indenter(), start=["start", "expr"],
-                propagate_positions=True, maybe_placeholders=True, cache=_cache_file())
+    folder = cache.trusted_folder("explorer")
+    name = f"parser-lark{lark.__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
+    indenter = {k: v for k, v in vars(_Indenter).items() if not k.startswith("__")}
+    inputs = hashlib.sha256(f"{name}\0{grammar}\0{_OPTIONS}\0{indenter}".encode()).hexdigest()
+    data = None if folder is None else cache.read_entry(folder, name, inputs)
+    if data is not None:
+        try:
+            return Lark.load(io.BytesIO(data))
+        except Exception:  # vouched for, yet not loadable here: built again
+            pass
+    parser = Lark(grammar, postlex=_Indenter(), **_OPTIONS)
+    if folder is not None:
+        saved = io.BytesIO()
+        parser.save(saved)
+        cache.write_entry(folder, name, inputs, saved.getvalue())
+    return parser
 
 
 _READABLE = {
