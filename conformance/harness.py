@@ -513,6 +513,8 @@ class Driver:
         g = self.gate
         if not self.hold or self.held_early:
             return ""
+        if not self.collector.collection_thread.is_alive():
+            return "the collection loop has ended (end of the stream)"
         if g.where not in ("run", "woken") or not g.parked:
             return f"the loop is {g.where}, not about to run"
         if self.hold == "reserve":
