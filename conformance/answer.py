@@ -13,7 +13,7 @@ from typing import Any
 
 from .mbt import EXPLAINED, MISSING
 
-PROPOSED = ("lowest_unfinished",)  # the rules patched into the code (conformance/fix.py)
+PROPOSED = ("lowest_unfinished",)  # the rules patched into the code (conformance/patches/RULE.patch)
 
 
 def _why(summary: str) -> str:

@@ -3,7 +3,7 @@
 Each committed loss trace of `frontier` and `in_flight` is a schedule: its actions, in order. Here
 it is replayed on the model with CUT = lowest_unfinished (`explorer.engine.replay`, the actions
 only), which gives the trace the fixed code must follow; conformance/results.py replays that on
-the post tree changed by conformance/fix.py and reports whether the code follows it and loses no
+the post tree changed by conformance/patches/lowest_unfinished.patch and reports whether the code follows it and loses no
 prompt. The first state where the fixed model parts from the original trace is where the fix
 first acts (its checkpoint cut, or its ring at resume).
 

@@ -21,7 +21,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .fix import apply as apply_fix
 from .nemo import NemoRL
 
 SETTLE_TIMEOUT = 20.0  # seconds a step may take to come to rest before the replay gives up
@@ -30,6 +29,11 @@ LOOP_BEFORE = {  # where the code's loop must be parked for the model's loop ste
     "dispatch": ("run", "woken", "reserving"),
     "decide_pause": ("run",),  # a woken loop pulls without checking (TC 386-391/410-415)
 }  # any other loop step (end_of_stream): run or woken
+# the hand-offs of one loop iteration where the thread can be preempted while the actor serves
+# get_checkpoint_state, in the order the loop passes them (TC 420-452 at ee5741a13): after the take
+# found no pending batch (before the pull), after the stamp, in the resume filter, at the entry of
+# _process_batch (where a pending take goes at once), at the reservation (inside _process_batch)
+HOLD_POINTS = ("take", "stamp", "filter", "process", "reserve")
 
 
 class NotSettled(Exception):
@@ -256,12 +260,13 @@ def make_config(c: dict[str, Any]) -> Any:
 class Driver:
     """async_grpo_train, as far as the collector depends on it, for one replay."""
 
-    def __init__(self, nemo: NemoRL, constants: dict[str, Any], workdir: str, label: str, fix: str = ""):
+    def __init__(self, nemo: NemoRL, constants: dict[str, Any], workdir: str, label: str, hold: str = ""):
         import ray
         import torch
         from torchdata.stateful_dataloader import StatefulDataLoader
 
-        self.nemo, self.c, self.workdir, self.label, self.fix = nemo, constants, workdir, label, fix
+        self.nemo, self.c, self.workdir, self.label, self.hold = nemo, constants, workdir, label, hold
+        self.hold_next = ""   # the hold point where the loop parks next (one of HOLD_POINTS)
         self.torch, self.loader_cls = torch, StatefulDataLoader
         self.K = nemo.keys
         nemo.tc.ray = RayShim(ray)  # the module's Ray calls on the buffer become direct calls
@@ -335,6 +340,7 @@ class Driver:
         self.doomed, self.discarded = set(), set()
         self.gate = Gate()
         self.hold_reservation = False   # hold the next dispatch after it read the version (TC 637-648/690-701)
+        self.held_early = False         # the loop was held at `hold` for a checkpoint (hold_for_checkpoint)
         self.before_pull: dict[str, Any] = {}
         self.in_hand: tuple[int, ...] = ()  # the ordinals of the batch _process_batch is working on
         self.in_hand_prompts: set[int] = set()
@@ -344,8 +350,6 @@ class Driver:
             policy_generation=None, tokenizer=None, task_to_env={}, master_config=self.cfg,
             replay_buffer=Direct(self.buffer), start_step=self.step, **kwargs)   # G 4399-4413
         self._instrument(c)
-        if self.fix:  # our change to the post tree (conformance/fix.py), on this instance only
-            apply_fix(self.fix, c, self.nemo)
         self.collector = c
         c.start_collection(loader)                                  # G 4416
         c.set_weight_version(self.step)                             # G 4419
@@ -367,6 +371,7 @@ class Driver:
         reserve = c._get_next_target_for_generation
 
         def gated_reserve(generation_weight_version: int) -> Any:
+            hold("reserve")
             if self.hold_reservation and not gate.dead:
                 self.hold_reservation = False
                 gate.park("reserving")
@@ -376,9 +381,37 @@ class Driver:
         process = c._process_batch
         key = self.K.NEMO_GYM_TASK_INDEX_KEY
 
+        def hold(point: str) -> None:
+            if self.hold_next == point and not gate.dead:
+                self.hold_next = ""
+                gate.park(point)
+
+        capture, stamp, covered = c._capture_dataloader_state, c._stamp_task_indices, c._filter_covered_rows
+
+        def held_capture() -> Any:
+            hold("take")
+            return capture()
+
+        def held_stamp(batch: Any) -> bool:
+            done = stamp(batch)
+            self.in_hand = tuple(int(r[key]) for r in batch["extra_env_info"])
+            self.in_hand_prompts = {int(i) for i in batch["idx"]}
+            hold("stamp")
+            return done
+
+        def held_filter(batch: Any) -> Any:
+            hold("filter")
+            kept = covered(batch)
+            if kept is None:
+                self.in_hand, self.in_hand_prompts = (), set()
+            return kept
+
+        c._capture_dataloader_state, c._stamp_task_indices, c._filter_covered_rows = held_capture, held_stamp, held_filter
+
         def seen_batch(batch: Any) -> Any:
             self.in_hand = tuple(int(r[key]) for r in batch["extra_env_info"])
             self.in_hand_prompts = {int(i) for i in batch["idx"]}
+            hold("process")
             try:
                 return process(batch)
             finally:
@@ -472,11 +505,45 @@ class Driver:
         return not lookahead or b.has_complete_batch(self.step + 1, self.P, self.A)
 
     # ---- commands ----
+    def hold_for_checkpoint(self) -> str:
+        """`hold`: let the loop begin its next iteration now and hold it at the hold point, so that
+        the checkpoint that follows is served while the loop is there (the actor thread runs
+        get_checkpoint_state while the loop's thread is preempted); the loop's next model step
+        finishes that iteration. '' when the loop is held there, else why it is not."""
+        g = self.gate
+        if not self.hold or self.held_early:
+            return ""
+        if not self.collector.collection_thread.is_alive():
+            return "the collection loop has ended (end of the stream)"
+        if g.where not in ("run", "woken") or not g.parked:
+            return f"the loop is {g.where}, not about to run"
+        if self.hold == "reserve":
+            self.hold_reservation = True
+        else:
+            self.hold_next = self.hold
+        self._go()
+        self.hold_next, self.hold_reservation = "", False
+        if g.where not in (self.hold, "reserving"):
+            return f"the loop's next iteration does not reach {self.hold} (it went on to {g.where})"
+        self.held_early = True
+        return ""
+
+    def finish_held(self) -> bool:
+        """The loop held early for a checkpoint finishes its iteration; True if it was held."""
+        if not self.held_early:
+            return False
+        self.held_early = False
+        self._go()
+        return True
+
     def loop_step(self, expect: str) -> str:
         """Release the collection loop for one model step; '' or why the code cannot take it.
         The model's `woken` loop is the code's after a wake-up: it pulls without checking
-        (TC 386-391/410-415)."""
+        (TC 386-391/410-415). A loop held early for a checkpoint (`hold`) first finishes that
+        iteration, which is the model's dispatch."""
         g, c = self.gate, self.collector
+        if self.finish_held() and expect == "dispatch":
+            return ""
         if not (c.collection_thread.is_alive() and g.parked):
             return f"the collection loop is not waiting to run (it is {g.where}, running={c.running})"
         wanted = LOOP_BEFORE.get(expect, ("run", "woken"))
@@ -513,6 +580,11 @@ class Driver:
         g = self.gate
         if g.where not in ("run", "woken") or not g.parked:
             return f"the collection loop is {g.where}, not about to run"
+        if self.hold and self.hold != "reserve":   # held at that hand-off instead of the reservation
+            self.hold_next = self.hold
+            self._go()
+            self.hold_next = ""
+            return ""
         self.hold_reservation = True
         self._go()
         if g.where != "reserving":
@@ -522,7 +594,7 @@ class Driver:
     def reserve(self) -> str:
         """The held loop reserves a target and starts its worker, or parks the batch in pending."""
         g = self.gate
-        if g.where != "reserving" or not g.parked:
+        if g.where not in ("reserving", *HOLD_POINTS) or not g.parked:
             return f"the collection loop is {g.where}, not holding a batch before its reservation"
         self._go()
         return ""
@@ -579,6 +651,8 @@ class Driver:
             return f"the trainer's sample for step {self.step} returned nothing (G 4642-4722)"
         ords = [int(t[self.K.NEMO_GYM_TASK_INDEX_KEY]) for t in res["trajectories"]]
         self.F = max(self.F, max(ords) + 1)                                       # G 4733-4745
+        if hasattr(self.collector, "mark_task_indices_trained"):  # G 4745 with conformance/patches/ledger.patch
+            self.collector.mark_task_indices_trained(ords)
         self.trained |= {_prompt(t) for t in res["trajectories"]}
         self.first_done = True
         self.consumed += self.P                                                   # G 5206
@@ -658,6 +732,7 @@ class Driver:
         inflight = {w.target: frozenset(w.unbuffered) for w in self.script.alive()}
         relabelled = sorted({(o, p) for w in self.script.workers for o, p in zip(w.ordinals, w.prompts) if o != p})
         g = self.gate
+        held = g.where == "reserving" or (g.where in HOLD_POINTS and g.where != "take")  # rows in the loop's hands
         o: dict[str, Any] = {
             "step": self.step if c.current_weight_version == self.step else ("collector", c.current_weight_version),
             "init_v": c.initial_weight_version,
@@ -672,12 +747,11 @@ class Driver:
             "trained": frozenset(self.trained),
             # held before its reservation: the model's `holding` (ATOMIC_DISPATCH = false), or a
             # dispatch on the old version that has not happened in the model yet (its loop is `run`)
-            "loop": "run" if g.where == "reserving" and atomic else
-                    "holding" if g.where == "reserving" else g.where,
+            "loop": "run" if held and atomic else "holding" if held else g.where,
         }
         o["relabelled"] = tuple(relabelled)  # stamps that are not the prompt's stream position
         if not atomic:
-            o["held"] = self.in_hand if g.where == "reserving" else ()
+            o["held"] = self.in_hand if held else ()
         elif g.where == "reserving":
             for k in ("threshold", "covered", "horizon"):
                 o.pop(k, None)

@@ -32,7 +32,7 @@ DEPTH = 40  # states per behaviour at most: a few training steps, a crash and a 
 CONFIGS = ("mopd", "qwen-8off", "route-interleaving", "route-fatal-failure", "route-no-buffer-restore",
            "route-interleaving-p2", "route-legacy-lineage", "route-pending-row")
 # each rule on the tree that has it: pre and post as written, lowest_unfinished as our patch of post
-SIDES = {"frontier": ("pre", ""), "in_flight": ("post", ""), "lowest_unfinished": ("post", "lowest_unfinished")}
+SIDES = {"frontier": ("pre", ""), "in_flight": ("post", ""), "lowest_unfinished": ("post", "lowest_unfinished")}  # rule: (tree, patch RULE of conformance/patches/)
 
 
 def behaviours(config: str, rule: str, n: int, seed: int, depth: int = DEPTH) -> Iterator[tuple[int, Trace]]:
@@ -89,13 +89,15 @@ def run(tree: str, config: str, rule: str, n: int, seed: int, depth: int = DEPTH
     """Replay n behaviours; the counts, each divergence kind with its first seed, and the losses."""
     from . import replay
 
+    from .nemo import PATCHES
+
     side, fix = SIDES[rule]
     t0 = time.monotonic()
     counts = {"behaviours": 0, "followed": 0, "diverged": 0, "states": 0, "model_lost": 0, "code_lost": 0}
     kinds: dict[str, dict[str, Any]] = {}
     for s, trace in behaviours(config, rule, n, seed, depth):
         with contextlib.redirect_stdout(io.StringIO()):
-            out = replay.replay(trace, tree, side, fix)
+            out = replay.replay(trace, tree, side, str(PATCHES / f"{fix}.patch") if fix else "")
         counts["behaviours"] += 1
         counts["states"] += len(trace.steps)
         counts["model_lost"] += bool(out.model_lost)

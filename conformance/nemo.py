@@ -24,6 +24,10 @@ class MissingDependency(Exception):
     """The replay cannot run: a package or the NeMo RL tree is missing (the CLI exits 2)."""
 
 
+class PatchError(MissingDependency):
+    """`--patch FILE` is not a patch that applies to the tree (the CLI exits 2)."""
+
+
 @dataclass
 class NemoRL:
     """The real modules, and which side of the fix the tree is on."""
@@ -48,6 +52,41 @@ def find_tree(path: str | None) -> Path:
         if not (root / rel).is_file():
             raise MissingDependency(f"{root} is not a NeMo RL source tree: no {rel}")
     return root
+
+
+PATCHES = Path(__file__).resolve().parent / "patches"   # our patches of the post tree, by rule
+_patched: dict[tuple[Path, Path], Any] = {}  # (tree, patch) -> the temporary folder holding the patched copy
+
+
+def patch_rule(patch: str) -> str:
+    """The rule a patch file implements: its name (conformance/patches/RULE.patch)."""
+    return Path(patch).name.removesuffix(".patch")
+
+
+def patched_tree(root: Path, patch: str) -> Path:
+    """A copy of the tree's `nemo_rl` package with `patch` applied (`git apply`), in a temporary
+    folder kept for this process. The whole patch must apply to the tree (its tests too); only the
+    package is copied, the replay imports nothing else. Raises PatchError when it does not apply."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    path = Path(patch).expanduser().resolve()
+    if not path.is_file():
+        raise PatchError(f"--patch {patch}: no such file")
+    key = (root, path)
+    if key not in _patched:
+        check = subprocess.run(["git", "apply", "--check", str(path)], cwd=root, capture_output=True, text=True)
+        if check.returncode != 0:
+            raise PatchError(f"{path} does not apply to the tree at {root}: {check.stderr.strip()}")
+        tmp = tempfile.TemporaryDirectory(prefix="conformance-patched-")
+        shutil.copytree(root / "nemo_rl", Path(tmp.name) / "nemo_rl")
+        res = subprocess.run(["git", "apply", "--include=nemo_rl/*", str(path)], cwd=tmp.name,
+                             capture_output=True, text=True)
+        if res.returncode != 0:
+            raise PatchError(f"{path} does not apply to the copy of {root}: {res.stderr.strip()}")
+        _patched[key] = tmp
+    return Path(_patched[key].name)
 
 
 def missing_packages() -> list[str]:
@@ -103,10 +142,13 @@ def _install_stubs(bdd: types.ModuleType) -> None:
           pack_payload=_replaced, record_to_train_batch=_replaced)
 
 
-def load(path: str | None) -> NemoRL:
-    """Import the real modules of the tree at `path` (once per process: a second tree needs a
-    second process, as the results script does)."""
+def load(path: str | None, patch: str = "") -> NemoRL:
+    """Import the real modules of the tree at `path`, changed by `patch` if given (once per process:
+    a second tree needs a second process, as the results script does). `commit` stays the tree's."""
     root = find_tree(path)
+    commit = _commit(root)
+    if patch:
+        root = patched_tree(root, patch)
     missing = missing_packages()
     if missing:
         raise MissingDependency("missing Python package(s) " + ", ".join(missing)
@@ -130,14 +172,24 @@ def load(path: str | None) -> NemoRL:
     actor = tc.AsyncTrajectoryCollector
     cls = getattr(actor, "__ray_actor_class__", actor)
     label = "post" if "_outstanding_task_indices" in (root / TC).read_text(encoding="utf-8") else "pre"
-    return NemoRL(root, tc, rb, bdd, keys, cls, label, _commit(root))
+    return NemoRL(root, tc, rb, bdd, keys, cls, label, commit)
 
 
 def _commit(root: Path) -> str:
+    """The full hash the tree is checked out at: `git rev-parse HEAD`, else (git refusing a tree
+    another user owns) the HEAD its `.git` names read directly; "" when it is not a git checkout."""
     import subprocess
     try:
         res = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
                              text=True, timeout=10)
+        if res.returncode == 0:
+            return res.stdout.strip()
     except (OSError, subprocess.TimeoutExpired):
+        pass
+    git = root / ".git"
+    try:
+        gitdir = Path(git.read_text(encoding="utf-8").split("gitdir:", 1)[1].strip()) if git.is_file() else git
+        head = (gitdir / "HEAD").read_text(encoding="utf-8").strip()
+    except (OSError, IndexError):
         return ""
-    return res.stdout.strip() if res.returncode == 0 else ""
+    return head if len(head) == 40 and all(ch in "0123456789abcdef" for ch in head) else ""

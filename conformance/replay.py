@@ -23,7 +23,9 @@ class Outcome:
     commit: str
     rule: str                     # the trace's CUT
     steps: int                    # trace states
-    fix: str = ""                 # the rule patched into the tree (conformance/fix.py), if any
+    fix: str = ""                 # the rule of the patch applied to the tree (conformance/patches/RULE.patch), if any
+    patch: str = ""               # that patch file
+    hold: str = ""                # the hold point the checkpoints were taken at (harness.HOLD_POINTS), if any
     followed: int = 0             # states the code matched (the initial one included)
     step: Step | None = None      # the first step where the code differs
     reason: str = ""              # why (a command the code could not take, or the fields)
@@ -68,7 +70,8 @@ class Outcome:
                 f"the model {show(frozenset(self.model_lost))}")
 
     def to_json(self) -> dict[str, Any]:
-        return {"trace": self.trace, "label": self.label, "fix": self.fix, "commit": self.commit, "rule": self.rule,
+        return {"trace": self.trace, "label": self.label, "fix": self.fix, "patch": self.patch, "hold": self.hold,
+                "commit": self.commit, "rule": self.rule,
                 "states": self.steps, "followed": self.followed, "diverged": self.diverged,
                 "step": None if self.step is None else {"state": self.step.n, "action": self.step.label},
                 "reason": self.reason, "fields": [[f, show(m), show(c)] for f, m, c in self.fields],
@@ -120,26 +123,27 @@ def _timing(prev: Step, step: Step) -> str:
     return ""
 
 
-def replay(trace: Trace, nemo_path: str | None, label: str | None = None, fix: str = "") -> Outcome:
-    """Load the real modules (raises nemo.MissingDependency) and follow the trace; with `fix`, on
-    the post tree changed to follow that rule (conformance/fix.py)."""
+def replay(trace: Trace, nemo_path: str | None, label: str | None = None, patch: str = "", hold: str = "") -> Outcome:
+    """Load the real modules (raises nemo.MissingDependency) and follow the trace; with `patch`, on
+    a copy of the tree with that patch applied (conformance/patches/); with `hold`, every checkpoint
+    is taken while the collection loop is held at that hand-off point (harness.HOLD_POINTS)."""
     from . import harness, nemo
 
-    rt = nemo.load(nemo_path)
+    if hold and hold not in harness.HOLD_POINTS:
+        raise nemo.MissingDependency(f"--hold {hold}: not one of " + ", ".join(harness.HOLD_POINTS))
+    rt = nemo.load(nemo_path, patch)
     if label and label != rt.label:
         raise nemo.MissingDependency(f"--commit-label {label}, but the tree at {rt.root} is {rt.label} "
                                      f"({'it tracks' if rt.label == 'post' else 'it does not track'} outstanding ordinals)")
-    if fix and rt.label != "post":
-        raise nemo.MissingDependency(f"--fix {fix} is a change to the post tree (ee5741a13), and the tree at "
-                                     f"{rt.root} is {rt.label}")
-    out = Outcome(trace.path, rt.label, rt.commit, trace.rule, len(trace.steps), fix)
+    out = Outcome(trace.path, rt.label, rt.commit, trace.rule, len(trace.steps), nemo.patch_rule(patch) if patch else "",
+                  patch, hold)
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="conformance-") as work:
         log = io.StringIO()
         driver = None
         try:
             with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
-                driver = harness.Driver(rt, trace.constants, work, rt.label, fix)
+                driver = harness.Driver(rt, trace.constants, work, rt.label, hold)
                 _follow(driver, trace, out)
         except harness.NotSettled as err:
             why = f"the code did not come to rest: {err}"
@@ -171,6 +175,10 @@ def _follow(driver: Any, trace: Trace, out: Outcome) -> None:
             problem = ""
             if step.action in ("train", "refit") and _stale_dispatch_follows(trace, step):
                 problem = driver.start_dispatch()
+            if step.action == "checkpoint" and trace.constants.get("ATOMIC_DISPATCH", True):
+                unheld = driver.hold_for_checkpoint()
+                if unheld:
+                    out.timing.append(f"state {step.n}: checkpoint not held at {out.hold}: {unheld}")
             problem = problem or _command(driver, step)
             if problem:
                 if out.step is None:
@@ -236,8 +244,10 @@ def held_loop(trace: Trace) -> list[str]:
 def format_outcome(out: Outcome) -> str:
     lines = [f"Trace: {out.trace} (rule {out.rule}, {out.steps} states)",
              f"Code: NeMo RL {out.commit[:9] or '?'} ({out.label}"
-             + (f", changed to follow {out.fix} by conformance/fix.py" if out.fix else "")
+             + (f", changed by {out.patch}" if out.patch else "")
              + f"), replayed in {out.seconds:.1f} s"]
+    if out.hold:
+        lines.append(f"Checkpoints taken with the collection loop held at: {out.hold}")
     code_rule = out.fix or mapping.LABEL_RULE.get(out.label)
     if code_rule and out.rule != code_rule:
         lines.append(f"Note: the trace's rule is {out.rule}, the code's {code_rule}")
@@ -259,14 +269,14 @@ def format_outcome(out: Outcome) -> str:
 
 
 def main(trace_path: str, nemo_path: str | None, label: str | None, json_path: str | None = None,
-         fix: str = "") -> int:
+         patch: str = "", hold: str = "") -> int:
     """The CLI's `conformance` command: exit 0 follows, 1 diverges, 2 bad input/missing dependency."""
     from explorer.lang.errors import SpecError
     from .nemo import MissingDependency
 
     try:
         trace = mapping.load(trace_path)
-        out = replay(trace, nemo_path, label, fix)
+        out = replay(trace, nemo_path, label, patch, hold)
     except SpecError as err:
         print(err, flush=True)
         return 2

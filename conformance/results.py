@@ -23,6 +23,8 @@ from explorer.study.matrix import file_kind
 
 from .answer import answers
 from .mapping import RULE_COMMIT
+from .nemo import PATCHES
+from .nemo import _commit as nemo_commit
 
 HERE = Path(__file__).resolve().parent
 COMMITS = {"pre": "8c1e170d8", "post": "ee5741a13"}
@@ -103,14 +105,15 @@ def name_of(path: Path, data: dict[str, Any]) -> str:
     return data.get("trace_name") or path.name
 
 
-def run_batch(paths: list[Path], tree: str, root: Path, fix: str = "") -> tuple[list[dict[str, Any]], float]:
-    """The replays of one tree in one process (`--worker`): NeMo RL and torch are imported once.
-    Returns each outcome (with `wall_seconds`, the replay's own time) and the import time."""
+def run_batch(paths: list[Path], tree: str, root: Path, patch: str = "", hold: str = "") -> tuple[list[dict[str, Any]], float]:
+    """The replays of one tree (changed by `patch`, checkpoints held at `hold`) in one process
+    (`--worker`): NeMo RL and torch are imported once. Returns each outcome (with `wall_seconds`,
+    the replay's own time) and the import time."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "out.json")
         env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-        res = subprocess.run([sys.executable, "-m", "conformance.results", "--worker", tree, out, fix or "-",
-                              *map(str, paths)],
+        res = subprocess.run([sys.executable, "-m", "conformance.results", "--worker", tree, out, patch or "-",
+                              hold or "-", *map(str, paths)],
                              capture_output=True, text=True, env=env, cwd=root)
         if res.returncode != 0 or not os.path.exists(out):
             raise SystemExit(f"the replays on {tree} failed (exit {res.returncode}):\n{res.stdout[-3000:]}{res.stderr[-3000:]}")
@@ -118,21 +121,22 @@ def run_batch(paths: list[Path], tree: str, root: Path, fix: str = "") -> tuple[
     return data["results"], data["import_seconds"]
 
 
-def worker(tree: str, out: str, fix: str, paths: list[str]) -> int:
-    """Replay each trace on `tree` (changed by `fix`, '-' for none) in this process; write the
-    outcomes as JSON to `out`."""
+def worker(tree: str, out: str, patch: str, hold: str, paths: list[str]) -> int:
+    """Replay each trace on `tree` (changed by `patch`, checkpoints held at `hold`; '-' for none)
+    in this process; write the outcomes as JSON to `out`."""
     from explorer.lang.errors import SpecError
 
     from . import mapping, nemo, replay
 
     t0 = time.monotonic()
-    nemo.load(tree)
+    patch, hold = ("" if patch == "-" else patch), ("" if hold == "-" else hold)
+    nemo.load(tree, patch)
     import_seconds = time.monotonic() - t0
     results = []
     for p in paths:
         t1 = time.monotonic()
         try:
-            r = replay.replay(mapping.load(p), tree, fix="" if fix == "-" else fix).to_json()
+            r = replay.replay(mapping.load(p), tree, patch=patch, hold=hold).to_json()
             r.pop("log", None)
             r["exit"] = 1 if r["diverged"] else 0
         except (SpecError, nemo.MissingDependency) as err:
@@ -190,6 +194,14 @@ def atomic_traces(found: list[tuple[Path, dict[str, Any]]], root: Path, tmp: str
     return out
 
 
+def tree_commits(trees: dict[str, str] | None, results: list[dict[str, Any]]) -> dict[str, str]:
+    """Each side's full hash: as recorded for the run (`trees`), else as the replays recorded it."""
+    if trees:
+        return {side: trees.get(side, "") for side in ("pre", "post")}
+    return {side: next((r["commit"] for r in results if r.get("label") == side and r.get("commit")), "")
+            for side in ("pre", "post")}
+
+
 def outcome_cell(r: dict[str, Any]) -> str:
     if "error" in r:
         return f"error (exit {r['exit']})"
@@ -204,7 +216,8 @@ def outcome_cell(r: dict[str, Any]) -> str:
 
 def write(results: list[dict[str, Any]], md: Path, seconds: float, imports: dict[str, float],
           load: float, fixed: list[dict[str, Any]] | None = None, mbt: list[dict[str, Any]] | None = None,
-          folder: Path = HERE.parent / "traces") -> None:
+          folder: Path = HERE.parent / "traces", trees: dict[str, str] | None = None,
+          holds: list[dict[str, Any]] | None = None) -> None:
     link = linker(folder)
     lines = ["# Conformance: the model's counterexamples replayed on NeMo RL's real collector", "",
              f"Written by `python -m conformance.results` ({seconds:.0f} s on this machine); nothing here is "
@@ -214,9 +227,9 @@ def write(results: list[dict[str, Any]], md: Path, seconds: float, imports: dict
              f"load average {load:.1f} on {os.cpu_count()} cores when it finished (other jobs ran "
              "alongside). The replays of one tree run in one process; importing torch and NeMo RL took "
              + ", ".join(f"{v:.0f} s ({k})" for k, v in imports.items()) + ".",
-             "", "Trees replayed (`git rev-parse HEAD` of each): " + ", ".join(
-                 f"{side} = `{c}`" for side in ("pre", "post")
-                 for c in sorted({r.get("commit", "") for r in results if r.get("label") == side})) + ".", "",
+             "", "Trees replayed (the commit each is checked out at): " + ", ".join(
+                 f"{side} = `{c or 'unknown: not a git checkout'}`" for side, c in tree_commits(trees, results).items())
+             + "; the patched trees are post with a patch of conformance/patches/ applied.", "",
              "*reproduced*: the code followed every state of the trace and loses the same prompts at the end "
              "(or is stuck where the model deadlocks). *diverged at state k*: the first state where a real "
              "object differs from the model (or a step the code cannot take); after it the replay goes on "
@@ -265,7 +278,7 @@ def write(results: list[dict[str, Any]], md: Path, seconds: float, imports: dict
                          f"| {r.get('rule', '')} | {r.get('commit', '')[:9]} | {outcome_cell(r)} | {r.get('seconds', '')} "
                          f"| {r['wall_seconds']} |")
         lines.append("")
-    lines += fixed_lines(fixed or [], link) + mbt_lines(mbt or [])
+    lines += fixed_lines(fixed or [], link) + hold_lines(holds or []) + mbt_lines(mbt or [])
     timing = [(r["trace"], t) for r in results if not r.get("atomic_of") for t in r.get("timing", [])]
     if timing:
         lines += ["## Timings the replays had to provoke", "",
@@ -283,9 +296,9 @@ def fixed_lines(rows: list[dict[str, Any]], link: Callable[[str], str]) -> list[
     lines: list[str] = []
     if routes:
         lost = [r for r in routes if r.get("code_lost")]
-        lines += ["## The recommended rule on the real code (`--fix lowest_unfinished`)", "",
-                  "conformance/fix.py changes the post tree (ee5741a13) at replay time to follow `lowest_unfinished` "
-                  "(our patch: it wraps the collector's methods on the instance; no NeMo RL code is copied). Each "
+        lines += ["## The recommended rule on the real code (`--patch conformance/patches/lowest_unfinished.patch`)", "",
+                  "conformance/patches/lowest_unfinished.patch changes the post tree (ee5741a13) to follow "
+                  "`lowest_unfinished`, with the rows in hand registered when `_process_batch` starts. Each "
                   "loss trace's schedule (its actions, in order) is replayed on the model with CUT = "
                   "lowest_unfinished, and that behaviour on the patched code. *fix acts at*: the first state where "
                   "the model under the fix parts from the loss trace (its fields). "
@@ -318,6 +331,41 @@ def fixed_lines(rows: list[dict[str, Any]], link: Callable[[str], str]) -> list[
     return lines
 
 
+PATCHED = ("lowest_unfinished", "lowest_unfinished-locked", "ledger")  # conformance/patches/RULE.patch, the hold matrix's trees
+
+
+def hold_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """Each schedule with its checkpoints taken at each hold point, on each patched tree: lost prompts."""
+    if not rows:
+        return []
+    from .harness import HOLD_POINTS
+    lines = ["## Checkpoints at every hand-off of the collection loop (`--hold`)", "",
+             "Each schedule is replayed with every checkpoint taken while the collection loop is held at one "
+             "hand-off (the actor serves get_checkpoint_state while the loop's thread is preempted there): "
+             + ", ".join(f"`{h}`" for h in HOLD_POINTS) + " (harness.HOLD_POINTS). A cell gives the prompts the "
+             "patched code loses at the end, or where it stopped (the step the code could not take).", "",
+             "| schedule | tree | " + " | ".join(HOLD_POINTS) + " |", "|---|---|" + "---|" * len(HOLD_POINTS)]
+    cells: dict[tuple[str, str], dict[str, str]] = {}
+    for r in rows:
+        if "error" in r:
+            cell = f"error: {r['error']}"
+        elif not r.get("completed"):
+            cell = "stopped: " + _stop(r)
+        else:
+            cell = "{" + ", ".join(map(str, r.get("code_lost", []))) + "}"
+            unheld = [t for t in r.get("timing", []) if "not held" in t]
+            if unheld:
+                cell += " (not held: " + "; ".join(t.split(": ", 2)[-1] for t in unheld) + ")"
+        cells.setdefault((r["schedule_name"], r["fix"]), {})[r["hold"]] = cell.replace("|", "\\|")
+    for (name, rule), by in cells.items():
+        lines.append(f"| {name} | {rule} | " + " | ".join(by.get(h, "") for h in HOLD_POINTS) + " |")
+    return lines + [""]
+
+
+def _stop(r: dict[str, Any]) -> str:
+    return (r.get("stopped") or r.get("reason") or r.get("summary", "")).split("): ", 1)[-1]
+
+
 def mbt_lines(rows: list[dict[str, Any]]) -> list[str]:
     """Model-based testing: random behaviours replayed, divergences by kind, losses model vs code."""
     from .mbt import EXPLAINED, FINDINGS, MISSING
@@ -334,7 +382,7 @@ def mbt_lines(rows: list[dict[str, Any]]) -> list[str]:
              "| configuration | rule | tree | behaviours | followed | diverged | lost: model | lost: code | seconds |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        tree = r["side"] + (" + fix" if r["fix"] else "")
+        tree = r["side"] + (f" + {r['fix']}.patch" if r["fix"] else "")
         lines.append(f"| {r['config']} | {r['rule']} | {tree} | {r['behaviours']} | {r['followed']} | {r['diverged']} "
                      f"| {r['model_lost']} | {r['code_lost']} | {r['seconds']} |")
     kinds: dict[str, dict[str, Any]] = {}
@@ -353,6 +401,40 @@ def mbt_lines(rows: list[dict[str, Any]]) -> list[str]:
                   + "): " + "; ".join(v["where"][:3]).replace("|", "\\|")
                   for k, v in sorted(kinds.items(), key=lambda kv: -kv[1]["count"])]
     return lines + [""]
+
+
+def hold_schedules(found: list[tuple[Path, dict[str, Any]]], tmp: str, which: str) -> list[tuple[Path, str]]:
+    """The schedules of the hold matrix: the window schedule (the loss of lowest_unfinished without
+    its held term, as a schedule of the rule with it) and, with `all`, each loss route's schedule
+    under lowest_unfinished (fixed.py)."""
+    from .fixed import route_schedules, window_traces
+    if which == "none":
+        return []
+    out = [(p, "window") for p, _, fix in window_traces(HERE.parent, tmp) if fix == "lowest_unfinished"]
+    if which == "all":
+        out += [(p, d["fix_of"]["trace"]) for p, d in route_schedules(found, tmp)]
+    return out
+
+
+def run_holds(found: list[tuple[Path, dict[str, Any]]], post: str, tmp: str, which: str) -> list[dict[str, Any]]:
+    """Every schedule at every hold point on every patched tree (one process per tree and hold point)."""
+    from .harness import HOLD_POINTS
+    schedules = hold_schedules(found, tmp, which)
+    rows: list[dict[str, Any]] = []
+    for rule in PATCHED:
+        for hold in HOLD_POINTS if schedules else ():
+            outs, _ = run_batch([p for p, _ in schedules], post, HERE.parent, str(PATCHES / f"{rule}.patch"), hold)
+            for (path, name), r in zip(schedules, outs):
+                r.update(schedule_name=name, fix=rule, hold=hold)
+                rows.append(r)
+                print(f"{name} on {rule}.patch held at {hold}: {hold_cell(r)}", flush=True)
+    return rows
+
+
+def hold_cell(r: dict[str, Any]) -> str:
+    if "error" in r:
+        return "error"
+    return "{" + ", ".join(map(str, r.get("code_lost", []))) + "}" if r.get("completed") else "stopped: " + _stop(r)
 
 
 def run_mbt(trees: dict[str, str], root: Path, n: int, tmp: str, jobs: int) -> list[dict[str, Any]]:
@@ -388,14 +470,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-scenarios", dest="scenarios", action="store_false",
                     help="skip the review note's scenarios of spec/scenarios")
     ap.add_argument("--no-fix", dest="fix", action="store_false",
-                    help="skip the recommended rule patched into the post tree (conformance/fix.py)")
+                    help="skip the recommended rule patched into the post tree (conformance/patches/)")
+    ap.add_argument("--holds", choices=["window", "all", "none"], default="all",
+                    help="the hold matrix: the window schedule alone, or with every loss route's schedule "
+                         "(each at every hold point on each patched tree), or none")
     ap.add_argument("--mbt", type=int, default=1000, metavar="N",
                     help="random behaviours per configuration and rule for the model-based tests (0: none)")
     ap.add_argument("--mbt-jobs", type=int, default=2 * (os.cpu_count() or 1) + 2, metavar="J",
                     help="model-based test processes at once (default: 2 per core and 2)")
     ap.add_argument("-o", "--output", default=str(HERE / "RESULTS.md"), metavar="FILE")
     if argv is None and len(sys.argv) > 1 and sys.argv[1] == "--worker":
-        return worker(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:])
+        return worker(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:])
     ap.add_argument("--render-only", action="store_true",
                     help="write RESULTS.md again from the results.json beside it, replaying nothing")
     args = ap.parse_args(argv)
@@ -405,7 +490,7 @@ def main(argv: list[str] | None = None) -> int:
         run["answers"] = answers(run, trace_files(Path(args.traces)))  # counted again from the rows
         (out.parent / "results.json").write_text(json.dumps(run, indent=1) + "\n", encoding="utf-8")
         write(run["results"], out, run["seconds"], run["imports"], run["load"], run.get("fixed"), run.get("mbt"),
-              Path(args.traces))
+              Path(args.traces), run.get("trees"), run.get("holds"))
         print(f"wrote {out}")
         return 0
     trees = {"pre": args.pre, "post": args.post}
@@ -450,18 +535,20 @@ def main(argv: list[str] | None = None) -> int:
             for path, data, fix in window_traces(HERE.parent, tmp):
                 batches.setdefault(fix, []).append((path, data))
             for fix, items in batches.items():
-                outs, _ = run_batch([p for p, _ in items], trees["post"], HERE.parent, fix)
+                outs, _ = run_batch([p for p, _ in items], trees["post"], HERE.parent, str(PATCHES / f"{fix}.patch"))
                 for (path, data), r in zip(items, outs):
                     r.update(fix_of=data.get("fix_of"), window=data.get("window"))
                     fixed.append(r)
-                    print(f"{path.name} (--fix {fix}): {outcome_cell(r)}", flush=True)
+                    print(f"{path.name} (--patch {fix}.patch): {outcome_cell(r)}", flush=True)
+        holds = run_holds(found, trees["post"], tmp, args.holds)
         mbt = run_mbt(trees, HERE.parent, args.mbt, tmp, args.mbt_jobs) if args.mbt else []
     out = Path(args.output)
     run = {"seconds": round(time.monotonic() - t0), "imports": imports, "load": os.getloadavg()[0], "results": results,
-           "fixed": fixed, "mbt": mbt}
+           "fixed": fixed, "holds": holds, "mbt": mbt,
+           "trees": {side: nemo_commit(Path(tree)) for side, tree in trees.items()}}
     run["answers"] = answers(run, trace_files(Path(args.traces)))
     (out.parent / "results.json").write_text(json.dumps(run, indent=1) + "\n", encoding="utf-8")
-    write(results, out, run["seconds"], imports, run["load"], fixed, mbt, Path(args.traces))
+    write(results, out, run["seconds"], imports, run["load"], fixed, mbt, Path(args.traces), run["trees"], holds)
     print(f"wrote {out}")
     return 0 if all("error" not in r for r in results) else 2
 

@@ -393,6 +393,9 @@ def cmd_eval(args) -> int:
     return 0
 
 
+CONFORMANCE_HOLDS = ("take", "stamp", "filter", "process", "reserve")  # conformance.harness.HOLD_POINTS
+
+
 def cmd_conformance(args) -> int:
     """Replay a trace on NeMo RL's real collector (conformance/, imported only here: it needs the
     `conformance` extra, which the explorer's core never imports)."""
@@ -401,7 +404,7 @@ def cmd_conformance(args) -> int:
     except ImportError as err:
         raise SpecError(f"the conformance driver is not importable ({err}): run from the repository "
                         "or install the project with pip install -e '.[conformance]'") from None
-    return conformance_main(args.trace, args.nemo_rl, args.commit_label, args.json, args.fix or "")
+    return conformance_main(args.trace, args.nemo_rl, args.commit_label, args.json, args.patch or "", args.hold or "")
 
 
 def cmd_export(args) -> int:
@@ -480,7 +483,7 @@ _EPILOGS = {
     "conformance": ("0 the real code follows the trace; 1 it diverges; 2 bad input or a missing dependency",
                     ["explorer conformance traces/frontier-smallest.json --nemo-rl ~/NeMo-RL --commit-label pre",
                      "explorer conformance traces/frontier-smallest.itf.json --json out.json",
-                     "explorer conformance TRACE --nemo-rl ~/NeMo-RL --commit-label post --fix lowest_unfinished"]),
+                     "explorer conformance TRACE --nemo-rl ~/NeMo-RL --patch conformance/patches/ledger.patch --hold filter"]),
     "export-tla": ("0 written; 2 bad input; 3 stopped (a signal while the constants were evaluated)",
                    ["explorer export-tla spec/examples/bakery.spec -o /tmp/bakery",
                     "explorer export-tla spec/collector.spec --config route-interleaving --no-deadlock -o /tmp/c"]),
@@ -605,8 +608,10 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("--nemo-rl", metavar="PATH", help="a NeMo RL source tree (default: $NEMO_RL_SRC)")
     k.add_argument("--commit-label", choices=["pre", "post"],
                    help="insist that the tree is pre (8c1e170d8, frontier cut) or post (ee5741a13, in-flight cut)")
-    k.add_argument("--fix", choices=["lowest_unfinished", "lowest_unfinished-no-held"],
-                   help="change the post tree to follow this rule first (our patch, conformance/fix.py)")
+    k.add_argument("--patch", metavar="FILE",
+                   help="replay on a copy of the tree with this patch applied (git apply; conformance/patches/RULE.patch)")
+    k.add_argument("--hold", choices=CONFORMANCE_HOLDS,
+                   help="take every checkpoint with the collection loop held at this hand-off (conformance/README.md)")
     k.add_argument("--json", metavar="FILE", help="write the outcome as JSON")
     k.set_defaults(func=cmd_conformance)
 

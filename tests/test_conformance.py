@@ -220,7 +220,9 @@ def test_the_collector_is_the_trees_own_class(tmp_path):
     assert buffer_module == "nemo_rl.algorithms.async_utils.replay_buffer"
 
 
-# ---- the recommended rule as a patch of the post tree (conformance/fix.py) ----
+# ---- the rules as patches of the post tree (conformance/patches/) ----
+
+PATCHES = ROOT / "conformance" / "patches"
 
 HELD_LOSS = ("--const", "ATOMIC_DISPATCH=false", "--const", "CUT=lowest_unfinished", "--const", "STEPS=3",
              "--no-deadlock", "--invariant", "no_prompt_lost")
@@ -271,7 +273,7 @@ def test_the_fix_without_its_held_term_loses_on_the_real_code(tmp_path):
         pytest.skip("the fix is a change to the post tree (ee5741a13)")
     trace = _held_trace(tmp_path, "held")
     out = tmp_path / "no-held.json"
-    r = _cli(str(trace), "--nemo-rl", tree, "--fix", "lowest_unfinished-no-held", "--json", str(out))
+    r = _cli(str(trace), "--nemo-rl", tree, "--patch", str(PATCHES / "lowest_unfinished-no-held.patch"), "--json", str(out))
     data = json.loads(out.read_text())
     assert r.returncode == 0 and not data["diverged"], data["summary"]
     assert data["code_lost"] == data["model_lost"] != []
@@ -282,7 +284,7 @@ def test_the_fix_follows_the_same_schedule_without_a_loss(tmp_path):
     if label != "post":
         pytest.skip("the fix is a change to the post tree (ee5741a13)")
     out = tmp_path / "fixed.json"
-    r = _cli(str(_held_trace(tmp_path, "none")), "--nemo-rl", tree, "--fix", "lowest_unfinished", "--json", str(out))
+    r = _cli(str(_held_trace(tmp_path, "none")), "--nemo-rl", tree, "--patch", str(PATCHES / "lowest_unfinished.patch"), "--json", str(out))
     data = json.loads(out.read_text())
     assert r.returncode == 0 and not data["diverged"], data["summary"]
     assert data["followed"] == data["states"] and data["code_lost"] == data["model_lost"] == []
@@ -293,12 +295,72 @@ def test_the_fix_follows_the_same_schedule_without_a_loss(tmp_path):
     assert [f[0] for f in data["fields"]] == ["ring"]
 
 
-def test_the_fix_is_refused_on_the_pre_tree(tmp_path):
+def test_a_patch_that_does_not_apply_is_refused(tmp_path):
+    """Runs everywhere: a tree with the two modules (empty) and a patch of their real text."""
+    tree = tmp_path / "tree"
+    for rel in ("nemo_rl/algorithms/async_utils/trajectory_collector.py", "nemo_rl/algorithms/async_utils/replay_buffer.py"):
+        (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tree / rel).write_text("")
+    trace = str(FILES["route-interleaving-in_flight-eager.json"])
+    r = _cli(trace, "--nemo-rl", str(tree), "--patch", str(PATCHES / "ledger.patch"))
+    assert r.returncode == 2 and "ledger.patch does not apply to the tree" in r.stdout, r.stdout + r.stderr
+    r = _cli(trace, "--nemo-rl", str(tree), "--patch", str(tmp_path / "none.patch"))
+    assert r.returncode == 2 and "no such file" in r.stdout
+    from conformance.harness import HOLD_POINTS
+    from explorer.cli import CONFORMANCE_HOLDS
+    assert CONFORMANCE_HOLDS == HOLD_POINTS
+
+
+def _post_or_skip() -> str:
     tree, label = _tree_or_skip()
-    if label != "pre":
-        pytest.skip("needs the pre tree (8c1e170d8)")
-    r = _cli(str(FILES["route-interleaving-frontier-eager.json"]), "--nemo-rl", tree, "--fix", "lowest_unfinished")
-    assert r.returncode == 2 and "post tree" in r.stdout
+    if label != "post":
+        pytest.skip("the patches are changes to the post tree (ee5741a13)")
+    return tree
+
+
+def test_the_held_window_loses_prompt_2_under_late_registration_and_nothing_under_the_ledger(tmp_path):
+    """issue 49: the window schedule with its checkpoint taken while the loop is held right after
+    the stamp, in _filter_covered_rows: registering the rows in hand only when _process_batch
+    starts saves threshold 3, base 2 and loses prompt 2; the ledger and the locked registration
+    lose nothing; held at the reservation (after the late registration) nothing is lost either."""
+    tree = _post_or_skip()
+    trace = str(_held_trace(tmp_path, "none"))
+    got = {}
+    for rule, hold in (("lowest_unfinished", "filter"), ("lowest_unfinished", "reserve"), ("ledger", "filter"),
+                       ("lowest_unfinished-locked", "filter")):
+        out = tmp_path / f"{rule}-{hold}.json"
+        _cli(trace, "--nemo-rl", tree, "--patch", str(PATCHES / f"{rule}.patch"), "--hold", hold, "--json", str(out))
+        data = json.loads(out.read_text())
+        assert data["completed"], data["summary"]
+        got[rule, hold] = data["code_lost"]
+        if (rule, hold) == ("lowest_unfinished", "filter"):
+            saved = next(s for s in mapping.load(trace).steps if s.action == "checkpoint")
+            assert data["fix"] == rule and data["hold"] == hold and saved
+    assert got == {("lowest_unfinished", "filter"): [2], ("lowest_unfinished", "reserve"): [],
+                   ("ledger", "filter"): [], ("lowest_unfinished-locked", "filter"): []}
+
+
+def test_the_ledger_patchs_nemo_test_fails_without_the_patch_and_passes_with_it(tmp_path):
+    """The NeMo-style test the patch adds (tests/unit/algorithms/test_async_checkpoint_ledger.py),
+    run with conformance/nemo_pytest.py on a copy of the tree: with the collector and grpo.py
+    unpatched it fails, patched it passes."""
+    import shutil
+    tree = Path(_post_or_skip())
+    test = "tests/unit/algorithms/test_async_checkpoint_ledger.py"
+    results = {}
+    for patched in (False, True):
+        copy = tmp_path / ("patched" if patched else "unpatched")
+        shutil.copytree(tree / "nemo_rl", copy / "nemo_rl")
+        include = ["--include", test] + (["--include", "nemo_rl/*"] if patched else [])
+        r = subprocess.run(["git", "apply", *include, str(PATCHES / "ledger.patch")], cwd=copy, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "conformance.nemo_pytest", "--noconftest",
+                            "-p", "no:cacheprovider", "-c", os.devnull, "--rootdir", str(copy), test],
+                           capture_output=True, text=True, cwd=copy, timeout=600,
+                           env={**os.environ, "PYTHONPATH": str(ROOT), "NEMO_RL_SRC": str(copy)})
+        results[patched] = r.returncode, r.stdout[-1500:]
+    assert results[True][0] == 0, results[True][1]
+    assert results[False][0] == 1 and "1 failed" in results[False][1], results[False][1]
 
 
 def test_a_loss_routes_schedule_under_the_fix_is_a_behaviour_that_keeps_every_prompt(tmp_path):
