@@ -3,6 +3,7 @@ with fingerprints that are canonical (the same in every process and under every 
 set that holds them compactly."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -104,12 +105,25 @@ def test_the_fingerprint_set_holds_what_was_added_and_grows():
     assert as_keys([0, -1])[0] == 1 and as_keys([-1])[0] == np.uint64(2 ** 64 - 1)
 
 
-def test_the_cli_reports_the_collision_probability():
+@pytest.mark.parametrize("engine, bits", [("python", 64), ("native", 128)])
+def test_the_cli_reports_the_collision_probability(tmp_path, engine, bits):
+    """Each engine says how wide its fingerprints are, and its estimate is TLC's for that width:
+    the Python engine's are 64 bits, the native engine's 128 (n(g - n)/2^bits)."""
+    if engine == "native" and compiler() is None:
+        pytest.skip("no C compiler")
+    out = tmp_path / "r.json"
     proc = subprocess.run([sys.executable, "-m", "explorer", "check", "spec/collector.spec", "--no-deadlock",
-                           "--fingerprints"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+                           "--fingerprints", "--engine", engine, "--json", str(out)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert proc.returncode == 1
-    assert "remembered by 64-bit fingerprint; the probability that two of them collided" in proc.stdout
+    assert f"remembered by {bits}-bit fingerprint; the probability that two of them collided" in proc.stdout
+    data = json.loads(out.read_text())
+    n, g = data["distinct_states"], data["generated_states"]
+    assert data["engine"] == engine and data["fingerprint_bits"] == bits and g > n
+    assert data["fingerprint_collision_probability"] == n * (g - n) / 2 ** bits
+    assert f"{n * (g - n) / 2 ** bits:.1e} (TLC's optimistic estimate)" in proc.stdout
     assert collision_probability(10 ** 6, 4 * 10 ** 6) < 1e-6
+    assert collision_probability(2 * 10 ** 8, 10 ** 9, 128) < 1e-21
 
 
 # ---- several workers: the same search ----

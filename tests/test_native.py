@@ -80,8 +80,9 @@ def test_the_proof_grids_model_gives_the_python_result(constants):
 
 def test_the_table_grows_in_place_without_losing_a_fingerprint():
     """The fingerprint table starts at 2^16 slots and doubles in place (search.c `table_grow`): after
-    six growths every fingerprint is found again in its slot with its state's index, whichever
-    cluster crossed the table's end at each growth (five seeds)."""
+    six growths every 128-bit fingerprint is found again in its slot with its state's index, whichever
+    cluster crossed the table's end at each growth (five seeds); fingerprints that share their first
+    word (their home slot) and differ in the second are kept apart, and one never added is not found."""
     _, lib, _ = prepare(load_model(ROOT / "bench" / "counters.spec"))
     assert [lib.table_check(3_000_000, seed << 32, 0) for seed in range(5)] == [0] * 5
 

@@ -709,6 +709,10 @@ def test_proofs_by_fingerprint_carry_their_collision_chance(tmp_path):
     assert n == 2 and worst["name"] == "b"
     assert total == (2**20 * 2**21 + 2**22 * 2**22) / 2**64
     assert collision_risk(rows[2:]) == (0, 0.0, None) and collision_words(rows[2:]) == ""
+    wide = [{**r, "fingerprint_bits": 128} for r in rows[:2]]
+    assert collision_risk(wide)[1] == (2**20 * 2**21 + 2**22 * 2**22) / 2**128
+    assert "(128 bits): the chance" in collision_words(wide) and "n(g - n)/2^128" in collision_words(wide)
+    assert "(128 bits for 1 of them, 64 bits for 1 of them)" in collision_words([wide[0], rows[1]])
     fresh = [{"name": "e", "verdict": "proved", "fingerprints": True, "distinct": 5, "generated": 5}]
     assert collision_words(fresh) == ("1 of the proofs remembered states by fingerprint (64 bits, as TLC does); none "
                                       "of them met a state twice, so no collision can have hidden part of a space")

@@ -17,8 +17,8 @@ TRACES = ROOT / "traces"
 EXPORTED = {"txt": ".txt", "json": ".json", "itf": ".itf.json", "dot": ".dot", "view": ".view.txt"}  # trace set -> file
 
 
-ENGINE_KEYS = ("engine", "engine_note", "fingerprints", "fingerprint_collision_probability")
-ENGINE_LINES = r"^(States were remembered by 64-bit fingerprint;|The Python engine ran:).*\n"
+ENGINE_KEYS = ("engine", "engine_note", "fingerprints", "fingerprint_bits", "fingerprint_collision_probability")
+ENGINE_LINES = r"^(States were remembered by \d+-bit fingerprint;|The Python engine ran:).*\n"
 
 
 def normalized(path: Path, engine_blind: bool = False) -> str:

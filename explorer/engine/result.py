@@ -46,6 +46,7 @@ class Result:
     internal: bool = False  # the error is the explorer's fault, not the spec's (a bug to report)
     seconds: float = 0.0
     fingerprints: bool = False  # states were remembered by fingerprint (see fpsearch)
+    fingerprint_bits: int = 64  # their width: 64 (the Python engine's) or 128 (the native engine's)
     memory: dict[str, int] = field(default_factory=dict)  # bytes held by the search's structures
     loop: int | None = None  # a temporal property's lasso: the trace's last state steps back to trace[loop]
     loop_step: Step | None = None  # that step (None: the lasso ends by stuttering in its last state)
@@ -131,7 +132,8 @@ def explain_error(model: Model, err: Exception, state: tuple | None, result: Res
     result.error = message
 
 
-def collision_probability(distinct: int, generated: int) -> float:
+def collision_probability(distinct: int, generated: int, bits: int = 64) -> float:
     """TLC's optimistic estimate of the chance that two of the states found share a fingerprint
-    (so one of them, and what only it leads to, was never explored): n * (g - n) / 2^64."""
-    return distinct * max(generated - distinct, 0) / 2.0 ** 64
+    (so one of them, and what only it leads to, was never explored): n * (g - n) / 2^bits for
+    fingerprints of `bits` bits."""
+    return distinct * max(generated - distinct, 0) / 2.0 ** bits

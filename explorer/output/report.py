@@ -33,7 +33,7 @@ def verdict_words(result: Result) -> str:
         if result.pruned:
             text += " The state constraint pruned part of the space, so the proof covers the constrained space only."
         if result.fingerprints:
-            text += (f" States were remembered by fingerprint; the chance that a collision hid part of the "
+            text += (f" States were remembered by {result.fingerprint_bits}-bit fingerprint; the chance that a collision hid part of the "
                      f"space is {collision(result):.1e}.")
         return text
     if result.verdict == "violated":
@@ -109,7 +109,8 @@ def check_html(model: Model, result: Result, spec_path: str = "", views: list[st
     stats = {"distinct": f"{result.distinct:,}", "generated": f"{result.generated:,}", "depth": result.depth,
              "queue": f"{result.queue:,}", "pruned": f"{result.pruned:,}" if result.pruned else "",
              "complete": result.complete, "seconds": f"{result.seconds:.2f} s",
-             "collision": f"{collision(result):.1e} (TLC's optimistic estimate)" if result.fingerprints else ""}
+             "collision": f"{collision(result):.1e} (TLC's optimistic estimate, {result.fingerprint_bits}-bit fingerprints)"
+             if result.fingerprints else ""}
     lines = _action_lines(model)
     actions = [{"name": name, "line": lines.get(name), "generated": f"{c['generated']:,}", "distinct": f"{c['distinct']:,}",
                 "impossible": impossible(model, name) if c["generated"] == 0 else ""} for name, c in result.actions.items()]

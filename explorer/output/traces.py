@@ -220,7 +220,7 @@ def format_result(model: Model, result: Result, spec_path: str = "", diff: bool 
     word = "complete state graph search" if result.complete else "search so far"
     lines.append(f"The depth of the {word} is {result.depth}.")
     if result.fingerprints:
-        lines.append(f"States were remembered by 64-bit fingerprint; the probability that two of them "
+        lines.append(f"States were remembered by {result.fingerprint_bits}-bit fingerprint; the probability that two of them "
                      f"collided (so that part of the space went unexplored) is {collision(result):.1e} "
                      "(TLC's optimistic estimate).")
     lines.append("Actions (generated / distinct):")
@@ -253,7 +253,7 @@ def impossible(model: Model, action: str) -> str:
 
 def collision(result: Result) -> float:
     """The chance that two fingerprints collided (TLC's optimistic estimate)."""
-    return collision_probability(result.distinct, result.generated)
+    return collision_probability(result.distinct, result.generated, result.fingerprint_bits)
 
 
 def _rate(model: Model, result: Result) -> str:
@@ -299,6 +299,7 @@ def result_json(model: Model, result: Result, deadlock: bool | None = None) -> d
         "engine_note": result.engine_note,
         "spot_checked": result.spot_checked if result.engine == "native" else None,
         "fingerprints": result.fingerprints,
+        "fingerprint_bits": result.fingerprint_bits if result.fingerprints else None,
         "fingerprint_collision_probability": collision(result) if result.fingerprints else None,
         "trace": [step_json(s, model) for s in result.trace],
         "checks": checks(model, result, deadlock),

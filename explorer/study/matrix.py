@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
 
@@ -210,7 +211,8 @@ class Matrix:
             "distinct": r.get("distinct", 0), "generated": r.get("generated", 0), "depth": r.get("depth", 0),
             "trace_length": r.get("trace_length", 0), "seconds": r.get("seconds", 0),
             "cached": r.get("cached", False), "error": r.get("error"), "internal": r.get("internal", False),
-            "fingerprints": r.get("fingerprints", False), "files": r.get("files", []),
+            "fingerprints": r.get("fingerprints", False), "fingerprint_bits": r.get("fingerprint_bits", 64),
+            "files": r.get("files", []),
             **{k: r[k] for k in ("loop", "enabled", "livelock", "livelock_stopped_by") if k in r},  # a lasso's loop
             "command": command(self.grid.spec, run, self.grid), "key": run.key,
             **({"config": run.point.config} if run.point.config else {}),  # the configuration it came from
@@ -279,10 +281,15 @@ def collision_risk(rows: list[dict[str, Any]]) -> tuple[int, float, dict[str, An
     many, TLC's optimistic estimate of that chance summed over them (so a bound on any of them
     having happened, as far as the estimate goes), and the row where it is largest. A refutation
     needs no such caveat: its trace is re-executed and its violation checked."""
-    risky = [(collision_probability(r["distinct"], r["generated"]), r) for r in rows
+    risky = [(collision_probability(r["distinct"], r["generated"], width(r)), r) for r in rows
              if r["verdict"] == "proved" and r.get("fingerprints")]
     worst = max(risky, key=lambda pr: pr[0], default=(0.0, None))[1]
     return len(risky), sum(p for p, _ in risky), worst
+
+
+def width(row: dict[str, Any]) -> int:
+    """A row's fingerprint width in bits (rows written before it was recorded were all 64)."""
+    return row.get("fingerprint_bits") or 64
 
 
 def collision_words(rows: list[dict[str, Any]]) -> str:
@@ -290,13 +297,16 @@ def collision_words(rows: list[dict[str, Any]]) -> str:
     n, total, worst = collision_risk(rows)
     if not n:
         return ""
+    counts = Counter(width(r) for r in rows if r["verdict"] == "proved" and r.get("fingerprints"))
+    bits = (f"{next(iter(counts))} bits" + (", as TLC does" if 64 in counts else "") if len(counts) == 1 else
+            ", ".join(f"{b} bits for {k} of them" for b, k in sorted(counts.items(), reverse=True)))
     if total == 0:  # every state generated was new (g = n): no lookup ever matched, so none collided
-        return (f"{n} of the proofs remembered states by fingerprint (64 bits, as TLC does); none of them met a "
+        return (f"{n} of the proofs remembered states by fingerprint ({bits}); none of them met a "
                 "state twice, so no collision can have hidden part of a space")
-    biggest = collision_probability(worst["distinct"], worst["generated"])
-    return (f"{n} of the proofs remembered states by fingerprint (64 bits, as TLC does): the chance that a "
+    biggest = collision_probability(worst["distinct"], worst["generated"], width(worst))
+    return (f"{n} of the proofs remembered states by fingerprint ({bits}): the chance that a "
             f"collision hid part of one of their spaces is {total:.1e} in all (TLC's optimistic estimate "
-            f"n(g - n)/2^64, summed over them), at most {biggest:.1e} at one point ({worst['name']}, "
+            f"n(g - n)/2^{next(iter(counts)) if len(counts) == 1 else 'bits'}, summed over them), at most {biggest:.1e} at one point ({worst['name']}, "
             f"{worst['distinct']:,} states)")
 
 

@@ -19,6 +19,7 @@ typedef struct Obj {
     uint16_t interned;  /* a string of the spec's: its slot + 1 in STR_TABLE (equal strings, equal slots) */
     uint32_t len;   /* elements (a map: pairs; a string: bytes) */
     uint64_t hash;  /* a frozen value's content hash (see freeze); 0: a value in a state's arena */
+    uint64_t hash2; /* a frozen value's second, independent content hash (the fingerprints' other 64 bits) */
     V it[];         /* SEQ, SET: elements; MAP: key, value, key, value...; STR: the bytes */
 } Obj;
 
@@ -63,13 +64,15 @@ typedef struct Ctx {
     struct Store *store; /* where this searcher freezes the values of the states it finds */
 } Ctx;
 
-static Obj TRUE_OBJ = {K_BOOL, 0, 1, 0x5851F42D4C957F2Dull}, FALSE_OBJ = {K_BOOL, 0, 0, 0x14057B7EF767814Full};
-static Obj NAT_OBJ = {K_INF, 0, 0, 0x2545F4914F6CDD1Dull}, INT_OBJ = {K_INF, 0, 1, 0x9FB21C651E98DF25ull};
+static Obj TRUE_OBJ = {K_BOOL, 0, 1, 0x5851F42D4C957F2Dull, 0x8C5D1F0A3B7E2964ull};
+static Obj FALSE_OBJ = {K_BOOL, 0, 0, 0x14057B7EF767814Full, 0x3F84D5B5B5470917ull};
+static Obj NAT_OBJ = {K_INF, 0, 0, 0x2545F4914F6CDD1Dull, 0xA54FF53A5F1D36F1ull};
+static Obj INT_OBJ = {K_INF, 0, 1, 0x9FB21C651E98DF25ull, 0x510E527FADE682D1ull};
 #define VTRUE ((V)(uintptr_t)&TRUE_OBJ)
 #define VFALSE ((V)(uintptr_t)&FALSE_OBJ)
 #define VNAT ((V)(uintptr_t)&NAT_OBJ)
 #define VINT ((V)(uintptr_t)&INT_OBJ)
-static Obj FAIL_OBJ = {99, 0, 0, 0x3C6EF372FE94F82Bull};  /* a state-free expression that failed to evaluate (codegen.FAILED) */
+static Obj FAIL_OBJ = {99, 0, 0, 0x3C6EF372FE94F82Bull, 0x9B05688C2B3E6C1Full};  /* a state-free expression that failed to evaluate (codegen.FAILED) */
 #define VFAIL ((V)(uintptr_t)&FAIL_OBJ)
 #define BOOLV(b) ((b) ? VTRUE : VFALSE)
 #define MAX_RANGE 1000000
@@ -95,7 +98,7 @@ static inline V mk_int(Ctx *c, int64_t i) {
 
 /* ---- the arena ---- */
 static void *arena(Ctx *c, size_t n) {
-    n = (n + 15) & ~(size_t)15;
+    n = (n + 7) & ~(size_t)7;  /* words: every object is a header and words */
     if ((size_t)(c->end - c->top) < n) {
         Block *b = c->cur->next;
         if (!b || b->size < n) {
@@ -584,27 +587,41 @@ static V decode(Ctx *c, const unsigned char **p) {
    is encoded or decoded: a parent is read in place, a state's fingerprint mixes its values'
    hashes. The hash depends on the content only (not on which searcher froze what first), so the
    fingerprints, and every result, are the same for any number of threads. */
-static inline uint64_t mix(uint64_t x) {
+static inline uint64_t mix(uint64_t x) {  /* MurmurHash3's finalizer */
     x ^= x >> 33; x *= 0xFF51AFD7ED558CCDull; x ^= x >> 33; x *= 0xC4CEB9FE1A85EC53ull; x ^= x >> 33; return x;
 }
-static uint64_t hv(V v);
-static uint64_t hash_of(Obj *o) {  /* the content hash of a value whose children are frozen or not */
-    uint64_t h = mix(((uint64_t)o->kind << 40) ^ o->len ^ 0x6A09E667F3BCC909ull);
+static inline uint64_t mix2(uint64_t x) {  /* another finalizer (Stafford's mix 13, SplitMix64's) for the second hash */
+    x ^= x >> 30; x *= 0xBF58476D1CE4E5B9ull; x ^= x >> 27; x *= 0x94D049BB133111EBull; x ^= x >> 31; return x;
+}
+/* A value's two 64-bit content hashes, computed by two chains with their own constants and
+   finalizers from the children's two hashes: the state fingerprint's two halves (docs/engine.md,
+   "Fingerprints"), so two distinct values share a fingerprint term only if both hashes agree. */
+typedef struct { uint64_t a, b; } H;
+static H hv(V v);
+static H hash_of(Obj *o) {  /* the content hashes of a value whose children are frozen or not */
+    uint64_t head = ((uint64_t)o->kind << 40) ^ o->len;
+    H h = {mix(head ^ 0x6A09E667F3BCC909ull), mix2(head ^ 0xBB67AE8584CAA73Bull)};
     if (o->kind == K_STR) {
         const unsigned char *b = (const unsigned char *)o->it;
-        for (uint32_t i = 0; i < o->len; i++) h = (h ^ b[i]) * 0x100000001B3ull;
+        for (uint32_t i = 0; i < o->len; i++) { h.a = (h.a ^ b[i]) * 0x100000001B3ull; h.b = (h.b + b[i]) * 0xD1B54A32D192ED03ull; }
     } else {
         uint32_t n = o->kind == K_MAP ? 2 * o->len : (o->kind == K_SEQ || o->kind == K_SET) ? o->len : 0;
-        for (uint32_t i = 0; i < n; i++) h = (h ^ hv(o->it[i])) * 0x9E3779B97F4A7C15ull + (h >> 29);
+        for (uint32_t i = 0; i < n; i++) {
+            H c = hv(o->it[i]);
+            h.a = (h.a ^ c.a) * 0x9E3779B97F4A7C15ull + (h.a >> 29);
+            h.b = (h.b + c.b) * 0xD6E8FEB86659FD93ull ^ (h.b >> 32);
+        }
     }
-    h = mix(h);
-    return h ? h : 1;
+    h.a = mix(h.a); h.b = mix2(h.b);
+    if (!h.a) h.a = 1;  /* 0 marks a value not frozen */
+    return h;
 }
-static uint64_t hv(V v) {
-    if (IS_INT(v)) return mix(v * 0xD6E8FEB86659FD93ull);
-    if (IS_SB(v)) return mix(v * 0xA0761D6478BD642Full ^ 0xE7037ED1A0B428DBull);
+static inline H hv(V v) {
+    if (IS_INT(v)) { H h = {mix(v * 0xD6E8FEB86659FD93ull), mix2(v * 0xE7037ED1A0B428DBull ^ 0x8EBC6AF09C88C6E3ull)}; return h; }
+    if (IS_SB(v)) { H h = {mix(v * 0xA0761D6478BD642Full ^ 0xE7037ED1A0B428DBull), mix2(v * 0x9E3779B97F4A7C15ull ^ 0x589965CC75374CC3ull)}; return h; }
     Obj *o = OBJ(v);
-    return o->hash ? o->hash : hash_of(o);
+    if (o->hash) { H h = {o->hash, o->hash2}; return h; }
+    return hash_of(o);
 }
 
 typedef struct Store {
@@ -625,7 +642,7 @@ static void store_free(Store *st) {
     free(st->hs); free(st->ps); free(st);
 }
 static Obj *store_alloc(Store *st, size_t n) {
-    n = (n + 15) & ~(size_t)15;
+    n = (n + 7) & ~(size_t)7;
     if ((size_t)(st->end - st->top) < n) {
         size_t size = n > (1u << 20) ? n : (1u << 20);
         Block *b = malloc(sizeof(Block) + size); if (!b) abort();
@@ -658,7 +675,8 @@ static V freeze(Store *st, V v) {
         uint32_t n = o->kind == K_MAP ? 2 * o->len : o->len;
         for (uint32_t i = 0; i < n; i++) o->it[i] = freeze(st, o->it[i]);
     }
-    uint64_t h = hash_of(o);
+    H hh = hash_of(o);
+    uint64_t h = hh.a;
     size_t size = obj_size(o);
     size_t j = h & st->mask;
     for (; st->ps[j]; j = (j + 1) & st->mask)
@@ -668,7 +686,7 @@ static V freeze(Store *st, V v) {
                 return V_OF(x);
         }
     Obj *x = store_alloc(st, size);
-    memcpy(x, o, size); x->hash = h;
+    memcpy(x, o, size); x->hash = h; x->hash2 = hh.b;
     if (o->kind == K_STR && !x->interned) { V same = str_lookup((const char *)x->it, x->len); if (same) x->interned = OBJ(same)->interned; }
     st->hs[j] = h; st->ps[j] = x; st->used++;
     if (2 * st->used > st->mask + 1) store_grow(st);

@@ -43,28 +43,35 @@ typedef struct Run {
 #define WINDOW 128
 #define RECORDS 65536  /* trace records kept in memory before they go to the file */  /* chunks expanded before their new states are added */
 
-/* a state's fingerprint: the sum of its variables' hashes, each mixed with its variable's number
-   (Zobrist hashing), so a successor's is its parent's with the terms of the variables it changed
-   replaced, without reading the values it left alone */
-static inline uint64_t fp_term(int i, V v) { return mix(hv(v) ^ ((uint64_t)(i + 1) * 0x9E3779B97F4A7C15ull)); }
-static uint64_t state_fp(const V *w) {
-    uint64_t h = 0;
-    for (int i = 0; i < NV; i++) h += fp_term(i, w[i]);
+/* a state's 128-bit fingerprint: two sums of its variables' hashes (the values' two independent
+   hashes, hv), each mixed with its variable's number (Zobrist hashing), so a successor's is its
+   parent's with the terms of the variables it changed replaced, without reading the values it
+   left alone. `a` picks the table slot, and both words are compared. */
+typedef struct { uint64_t a, b; } FP;
+static inline FP fp_term(int i, V v) {
+    H h = hv(v); uint64_t k = (uint64_t)(i + 1);
+    FP t = {mix(h.a ^ k * 0x9E3779B97F4A7C15ull), mix2(h.b ^ k * 0xC2B2AE3D27D4EB4Full)};
+    return t;
+}
+static FP state_fp(const V *w) {
+    FP h = {0, 0};
+    for (int i = 0; i < NV; i++) { FP t = fp_term(i, w[i]); h.a += t.a; h.b += t.b; }
     return h;
 }
-#define FP_KEY(h) ((h) ? (h) : 1)  /* 0 marks an empty slot of the table */
+static inline int fp_eq(FP x, FP y) { return x.a == y.a && x.b == y.b; }
+static inline FP FP_KEY(FP h) { if (!h.a) h.a = 1; return h; }  /* a == 0 marks an empty slot of the table */
 /* a level's states (NV_ALLOC words each) and their fingerprints: the first `limit` in memory, the
    rest appended to a temporary file (the frontier spilled to disk past Run.frontier_bytes) */
-typedef struct { V *w; uint64_t *fp; size_t n, nmem, cap, limit; FILE *file; } Level;
-#define STATE_BYTES (NV_ALLOC * sizeof(V) + 8)
+typedef struct { V *w; FP *fp; size_t n, nmem, cap, limit; FILE *file; } Level;
+#define STATE_BYTES (NV_ALLOC * sizeof(V) + sizeof(FP))
 
 /* what phase A found for the parents of one chunk, in order */
 typedef struct {
     size_t first, n;             /* parents: positions [first, first + n) of the level */
-    V *pw; uint64_t *pfp;        /* the parents, read from the level */
+    V *pw; FP *pfp;              /* the parents, read from the level */
     V *w;                        /* the candidates' words (NV_ALLOC each) */
     size_t ncand, cap;
-    uint64_t *fp, *fair; uint32_t *parent, *ord; int16_t *act, *inv; uint8_t *pruned;
+    FP *fp; uint64_t *fair; uint32_t *parent, *ord; int16_t *act, *inv; uint8_t *pruned;
     uint64_t *atoms;             /* with Run.record: per parent, its atoms */
     uint32_t *cnt;               /* successors per parent and action: n * NA */
     uint8_t *dead;               /* per parent: no successor and no terminal condition holds */
@@ -74,7 +81,7 @@ typedef struct {
 
 typedef struct Priv {
     Run *r;
-    uint64_t *table; size_t mask, used;
+    FP *table; size_t mask, used;  /* the seen set: 16-byte slots, a == 0 empty */
     uint32_t (*buf)[2]; size_t nbuf; FILE *file; size_t n;  /* trace records (see record) */
     Level cur, next;
     Chunk *chunks; size_t cap_chunks;  /* two windows' chunks: one expanded while the other is added */
@@ -93,17 +100,17 @@ typedef struct Priv {
     uint32_t *skey, *spos; uint64_t *stamp; size_t smask, row; uint64_t sgen;
 } Priv;
 
-static void level_push(Level *l, const V *w, uint64_t fp) {
+static void level_push(Level *l, const V *w, FP fp) {
     if (l->nmem < l->limit) {
         if (l->nmem == l->cap) {
             l->cap = l->cap ? 2 * l->cap : 1024; if (l->cap > l->limit) l->cap = l->limit;
-            l->w = realloc(l->w, l->cap * NV_ALLOC * sizeof(V)); l->fp = realloc(l->fp, l->cap * 8); if (!l->w || !l->fp) abort();
+            l->w = realloc(l->w, l->cap * NV_ALLOC * sizeof(V)); l->fp = realloc(l->fp, l->cap * sizeof(FP)); if (!l->w || !l->fp) abort();
         }
         memcpy(l->w + l->nmem * NV_ALLOC, w, NV_ALLOC * sizeof(V)); l->fp[l->nmem++] = fp; l->n++;
         return;
     }
     if (!l->file) { if (!(l->file = tmpfile())) abort(); setvbuf(l->file, NULL, _IOFBF, 1 << 20); }
-    if (fwrite(w, NV_ALLOC * sizeof(V), 1, l->file) != 1 || fwrite(&fp, 8, 1, l->file) != 1) abort();
+    if (fwrite(w, NV_ALLOC * sizeof(V), 1, l->file) != 1 || fwrite(&fp, sizeof(FP), 1, l->file) != 1) abort();
     l->n++;
 }
 static void level_clear(Level *l) {
@@ -112,7 +119,7 @@ static void level_clear(Level *l) {
 }
 static void level_done(Level *l) { if (l->file) fflush(l->file); }  /* written: now read by every thread */
 /* states [first, first + n) of a level, copied out (from memory, or read from the file) */
-static void level_get(const Level *l, size_t first, size_t n, V *w, uint64_t *fp) {
+static void level_get(const Level *l, size_t first, size_t n, V *w, FP *fp) {
     size_t i = first;
     for (; i < first + n && i < l->nmem; i++) { memcpy(w + (i - first) * NV_ALLOC, l->w + i * NV_ALLOC, NV_ALLOC * sizeof(V)); fp[i - first] = l->fp[i]; }
     if (i == first + n) return;
@@ -121,7 +128,7 @@ static void level_get(const Level *l, size_t first, size_t n, V *w, uint64_t *fp
     if (pread(fileno(l->file), buf, m * STATE_BYTES, (off_t)((i - l->nmem) * STATE_BYTES)) != (ssize_t)(m * STATE_BYTES)) abort();
     for (size_t k = 0; k < m; k++, i++) {
         memcpy(w + (i - first) * NV_ALLOC, buf + k * STATE_BYTES, NV_ALLOC * sizeof(V));
-        memcpy(&fp[i - first], buf + k * STATE_BYTES + NV_ALLOC * sizeof(V), 8);
+        memcpy(&fp[i - first], buf + k * STATE_BYTES + NV_ALLOC * sizeof(V), sizeof(FP));
     }
     free(buf);
 }
@@ -129,8 +136,8 @@ static void level_get(const Level *l, size_t first, size_t n, V *w, uint64_t *fp
 static void *grow(void *a, size_t bytes) { void *b = realloc(a, bytes); if (!b) abort(); return b; }
 /* the table's memory: zeroed pages, in huge pages where the kernel gives them (a lookup is a
    random access: with 4 KiB pages most of them also miss the TLB) */
-static uint64_t *table_alloc(size_t slots) {
-    size_t bytes = slots * 8;
+static FP *table_alloc(size_t slots) {
+    size_t bytes = slots * sizeof(FP);
     void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) abort();
 #ifdef MADV_HUGEPAGE
@@ -138,35 +145,35 @@ static uint64_t *table_alloc(size_t slots) {
 #endif
     return m;
 }
-static void table_free(uint64_t *t, size_t slots) { munmap(t, slots * 8); }
+static void table_free(FP *t, size_t slots) { munmap(t, slots * sizeof(FP)); }
 
-/* open addressing on 64-bit fingerprints (0 = empty), at most 3/4 full, a fingerprint's home
-   slot its low bits. The table doubles in place: its mapping is extended (mremap moves page
-   tables, not pages) and the entries re-placed in it, so growing never holds two tables (a table
-   of 2^31 slots is 17 GB; the old one beside it was 8.6 GB more). */
-static void place(uint64_t *t, uint32_t *ids, size_t mask, uint64_t fp, uint32_t id) {
-    size_t j = fp & mask; while (t[j]) j = (j + 1) & mask;
+/* open addressing on 128-bit fingerprints (a == 0: empty), at most 3/4 full, a fingerprint's home
+   slot the low bits of its first word. The table doubles in place: its mapping is extended
+   (mremap moves page tables, not pages) and the entries re-placed in it, so growing never holds
+   two tables (a table of 2^31 slots is 34 GB; the old one beside it would be 17 GB more). */
+static void place(FP *t, uint32_t *ids, size_t mask, FP fp, uint32_t id) {
+    size_t j = fp.a & mask; while (t[j].a) j = (j + 1) & mask;
     t[j] = fp; if (ids) ids[j] = id;
 }
 static int table_grow(Priv *p) {  /* 0: stopped by Python part way (the table is then not read again) */
     size_t n = p->mask + 1, size = 2 * n, mask = size - 1;
     /* the cluster across the end of the table (slot n - 1 to slot 0) is taken out first; after that
        every cluster lies in [0, n - 1) and is visited from its first slot */
-    size_t nwrap = 0, cap = 0; uint64_t *wfp = NULL; uint32_t *wid = NULL;
-    if (p->table[n - 1]) {
-        size_t a = n - 1; while (p->table[(a - 1) & p->mask]) a = (a - 1) & p->mask;
-        for (size_t j = a; p->table[j]; j = (j + 1) & p->mask) {
+    size_t nwrap = 0, cap = 0; FP *wfp = NULL; uint32_t *wid = NULL;
+    if (p->table[n - 1].a) {
+        size_t a = n - 1; while (p->table[(a - 1) & p->mask].a) a = (a - 1) & p->mask;
+        for (size_t j = a; p->table[j].a; j = (j + 1) & p->mask) {
             if (nwrap == cap) {
                 cap = cap ? 2 * cap : 64;
-                wfp = grow(wfp, cap * 8); wid = grow(wid, cap * 4);
+                wfp = grow(wfp, cap * sizeof(FP)); wid = grow(wid, cap * 4);
             }
-            wfp[nwrap] = p->table[j]; wid[nwrap] = p->ids ? p->ids[j] : 0; nwrap++; p->table[j] = 0;
+            wfp[nwrap] = p->table[j]; wid[nwrap] = p->ids ? p->ids[j] : 0; nwrap++; p->table[j].a = 0;
         }
     }
-    uint64_t *t = mremap(p->table, n * 8, size * 8, MREMAP_MAYMOVE);
+    FP *t = mremap(p->table, n * sizeof(FP), size * sizeof(FP), MREMAP_MAYMOVE);
     if (t == MAP_FAILED) abort();
 #ifdef MADV_HUGEPAGE
-    madvise(t, size * 8, MADV_HUGEPAGE);
+    madvise(t, size * sizeof(FP), MADV_HUGEPAGE);
 #endif
     uint32_t *ids = p->ids ? grow(p->ids, size * 4) : NULL;
     p->table = t; p->mask = mask; p->ids = ids;
@@ -176,8 +183,8 @@ static int table_grow(Priv *p) {  /* 0: stopped by Python part way (the table is
        slots between a placed entry's home and its slot are never emptied again */
     for (size_t i = 0; i < n; i++) {
         if ((i & 0xFFFFF) == 0 && p->r->stop) { free(wfp); free(wid); return 0; }  /* a stop within a second */
-        uint64_t fp = t[i]; if (!fp) continue;
-        t[i] = 0; place(t, ids, mask, fp, ids ? ids[i] : 0);
+        FP fp = t[i]; if (!fp.a) continue;
+        t[i].a = 0; place(t, ids, mask, fp, ids ? ids[i] : 0);
     }
     for (size_t k = 0; k < nwrap; k++) place(t, ids, mask, wfp[k], wid[k]);
     free(wfp); free(wid);
@@ -200,7 +207,7 @@ static uint64_t resident(void) {
    (re-placing 800 million fingerprints takes seconds too) */
 static int table_room(Priv *p, size_t n) {
     while (4 * (p->used + n + 1) > 3 * (p->mask + 1)) {
-        size_t more = (p->mask + 1) * (8 + (p->ids ? 4 : 0));  /* the upper half (and its indices) */
+        size_t more = (p->mask + 1) * (sizeof(FP) + (p->ids ? 4 : 0));  /* the upper half (and its indices) */
         if (p->r->max_memory && resident() + more > p->r->max_memory) return 0;
         if (!table_grow(p)) return -1;
     }
@@ -208,16 +215,21 @@ static int table_room(Priv *p, size_t n) {
 }
 #define ROOM_STOP(room) (r->verdict = 3, r->stopped = (room) ? 3 : 4)  /* table_room said no */
 /* adds fp unless it is there (table_room first): whether it was new (one probe sequence for
-   both); `*slot`: where it is */
-static int table_insert(Priv *p, uint64_t fp, size_t *slot) {
-    size_t j = fp & p->mask;
-    while (p->table[j]) { if (p->table[j] == fp) { *slot = j; return 0; } j = (j + 1) & p->mask; }
-    __atomic_store_n(&p->table[j], fp, __ATOMIC_RELAXED); p->used++; *slot = j; return 1;
+   both); `*slot`: where it is. The second word is written first and the first (which marks the
+   slot taken) after it, so phase A, reading meanwhile, sees a slot empty or whole. */
+static int table_insert(Priv *p, FP fp, size_t *slot) {
+    size_t j = fp.a & p->mask;
+    while (p->table[j].a) { if (fp_eq(p->table[j], fp)) { *slot = j; return 0; } j = (j + 1) & p->mask; }
+    __atomic_store_n(&p->table[j].b, fp.b, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->table[j].a, fp.a, __ATOMIC_RELEASE); p->used++; *slot = j; return 1;
 }
-/* read by phase A while phase B adds (never while the table grows): a slot is 0 or a whole fingerprint */
-static inline int table_has(const Priv *p, uint64_t fp) {
-    size_t j = fp & p->mask; uint64_t x;
-    while ((x = __atomic_load_n(&p->table[j], __ATOMIC_RELAXED))) { if (x == fp) return 1; j = (j + 1) & p->mask; }
+/* read by phase A while phase B adds (never while the table grows) */
+static inline int table_has(const Priv *p, FP fp) {
+    size_t j = fp.a & p->mask; uint64_t x;
+    while ((x = __atomic_load_n(&p->table[j].a, __ATOMIC_ACQUIRE))) {
+        if (x == fp.a && __atomic_load_n(&p->table[j].b, __ATOMIC_RELAXED) == fp.b) return 1;
+        j = (j + 1) & p->mask;
+    }
     return 0;
 }
 /* each state's (parent, ordinal), in state order: appended to a temporary file a block at a
@@ -314,10 +326,10 @@ static void ctx_free(Ctx *c) {
 }
 static inline void enter(Ctx *c, V *s) { c->s = s; c->gen++; c->depth = 0; }
 
-static void cand_push(Chunk *k, const V *w, uint64_t fp, uint32_t parent, uint32_t ord, int act, uint64_t fair) {
+static void cand_push(Chunk *k, const V *w, FP fp, uint32_t parent, uint32_t ord, int act, uint64_t fair) {
     if (k->ncand == k->cap) {
         k->cap = k->cap ? 2 * k->cap : 1024;
-        k->w = realloc(k->w, k->cap * NV_ALLOC * sizeof(V)); k->fp = realloc(k->fp, k->cap * 8); k->parent = realloc(k->parent, k->cap * 4);
+        k->w = realloc(k->w, k->cap * NV_ALLOC * sizeof(V)); k->fp = realloc(k->fp, k->cap * sizeof(FP)); k->parent = realloc(k->parent, k->cap * 4);
         k->ord = realloc(k->ord, k->cap * 4); k->act = realloc(k->act, k->cap * 2); k->inv = realloc(k->inv, k->cap * 2);
         k->pruned = realloc(k->pruned, k->cap); k->fair = realloc(k->fair, k->cap * 8);
         if (!k->w || !k->fp || !k->parent || !k->ord || !k->act || !k->inv || !k->pruned || !k->fair) abort();
@@ -337,7 +349,7 @@ static void expand_chunk(Priv *p, Ctx *c, Chunk *k) {
     for (size_t q = 0; q < k->n; q++) {
         if (r->stop) { k->stopped = 1; return; }
         V *s = k->pw + q * NV_ALLOC;
-        uint64_t pfp = k->pfp[q];
+        FP pfp = k->pfp[q];
         arena_reset(c);
         int code = setjmp(c->fail);
         if (code) { if (code == 2) k->stopped = 1; else k->error = 1; return; }
@@ -351,9 +363,12 @@ static void expand_chunk(Priv *p, Ctx *c, Chunk *k) {
         for (int a = 0; a < NA; a++) { size_t before = c->nsucc; ACTIONS[a](c, s); cnt[a] = (uint32_t)(c->nsucc - before); }
         for (size_t i = 0; i < c->nsucc; i++) {
             V *t = c->succ + i * NV_ALLOC;
-            uint64_t fp = pfp;
-            for (int v = 0; v < NV; v++) if (t[v] != s[v]) { t[v] = freeze(c->store, t[v]); fp += fp_term(v, t[v]) - fp_term(v, s[v]); }
-            __builtin_prefetch(&p->table[FP_KEY(fp) & p->mask]);
+            FP fp = pfp;
+            for (int v = 0; v < NV; v++) if (t[v] != s[v]) {
+                t[v] = freeze(c->store, t[v]);
+                FP now = fp_term(v, t[v]), was = fp_term(v, s[v]); fp.a += now.a - was.a; fp.b += now.b - was.b;
+            }
+            __builtin_prefetch(&p->table[FP_KEY(fp).a & p->mask]);
             cand_push(k, t, fp, (uint32_t)q, (uint32_t)i, c->succ_act[i], c->succ_fair[i]);
         }
         k->dead[q] = 0;
@@ -414,7 +429,7 @@ static void emit_init(Ctx *c, V *n) {
     if (r->max_states && p->n >= r->max_states) longjmp(c->fail, 3);
     V w[NV_ALLOC] = {0};
     for (int i = 0; i < NV; i++) w[i] = freeze(c->store, n[i]);
-    uint64_t fp = state_fp(w);
+    FP fp = state_fp(w);
     if (table_has(p, FP_KEY(fp))) return;
     V *loop = c->s;
     int pruned = 0;
@@ -495,7 +510,7 @@ int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned c
         for (size_t k = 0; k < ninit; k++) {
             arena_reset(c);
             for (int i = 0; i < NV; i++) w[i] = freeze(c->store, decode(c, &q));
-            uint64_t fp = state_fp(w);
+            FP fp = state_fp(w);
             size_t slot; table_insert(p, FP_KEY(fp), &slot); if (p->ids) p->ids[slot] = (uint32_t)k;
             record(p, UINT32_MAX, (uint32_t)k); level_push(&p->cur, w, fp); nstates++;
         }
@@ -516,7 +531,7 @@ int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned c
             for (size_t i = 0; i < 2 * WINDOW; i++) {
                 Chunk *k = &p->chunks[i];
                 k->cnt = malloc(CHUNK * NA_ALLOC * 4); k->dead = malloc(CHUNK); k->atoms = malloc(CHUNK * 8);
-                k->pw = malloc(CHUNK * NV_ALLOC * sizeof(V)); k->pfp = malloc(CHUNK * 8);
+                k->pw = malloc(CHUNK * NV_ALLOC * sizeof(V)); k->pfp = malloc(CHUNK * sizeof(FP));
                 if (!k->cnt || !k->dead || !k->atoms || !k->pw || !k->pfp) abort();
             }
             p->cap_chunks = 2 * WINDOW;
@@ -554,11 +569,11 @@ int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned c
                     for (int a = 0; a < NA; a++) {
                         gen_by[a] += cnt[a]; generated += cnt[a];
                         for (; j < k->ncand && k->parent[j] == qq && k->act[j] == a; j++) {
-                            if (j + 16 < k->ncand) __builtin_prefetch(&p->table[FP_KEY(k->fp[j + 16]) & p->mask]);
-                            uint64_t fp = FP_KEY(k->fp[j]);
+                            if (j + 16 < k->ncand) __builtin_prefetch(&p->table[FP_KEY(k->fp[j + 16]).a & p->mask]);
+                            FP fp = FP_KEY(k->fp[j]);
                             size_t slot;
                             if (r->record) {
-                                if (k->fp[j] == k->pfp[qq]) continue;  /* a stutter: no step, no edge */
+                                if (fp_eq(k->fp[j], k->pfp[qq])) continue;  /* a stutter: no step, no edge */
                                 en |= r->whole[a] | k->fair[j];
                             }
                             /* a pruned state is never added: it is pruned (and counted) each time it is reached */
@@ -607,7 +622,7 @@ out:
     if (r->verdict == 3) r->queue = nstates - head;
     if (r->verdict == 0) r->queue = 0;
     r->distinct = nstates; r->generated = generated;
-    r->bytes = (p->mask + 1) * 8;
+    r->bytes = (p->mask + 1) * sizeof(FP);
     if (r->record) { r->graph_bytes = (p->mask + 1) * 4 + p->cape * 12 + p->capst * 24; r->nedges = p->ne; }
     p->quit = 1;
     if (p->nthreads > 1) {
@@ -657,11 +672,16 @@ void graph_copy(Run *r, uint32_t *records, uint64_t *indptr, uint32_t *dst, uint
     if (p->nst) { memcpy(en, p->en, p->nst * 8); memcpy(atoms, p->atoms, p->nst * 8); }
 }
 
-/* the table's own check (tests/test_native.py): n distinct pseudo-random fingerprints, each with
-   an id, inserted into a table that starts small and doubles in place on the way, then each one
-   looked up; returns how many were not found with their id (0: every growth kept every entry).
-   With `stop` (Python's stop already asked for), the first doubling gives up at once instead:
-   0 when nothing was inserted past it. */
+/* the table's own check (tests/test_native.py): n distinct pseudo-random 128-bit fingerprints,
+   each with an id, inserted into a table that starts small and doubles in place on the way, then
+   each one looked up; returns how many were not found with their id (0: every growth kept every
+   entry). Fingerprints come four to a first word (they share a home slot and differ in the second
+   word only), so a table that compared one word would merge them; and a fingerprint that differs
+   from each one in its second word alone must not be found. With `stop` (Python's stop already
+   asked for), the first doubling gives up at once instead: 0 when nothing was inserted past it. */
+static FP check_fp(uint64_t seed, uint64_t i, uint64_t salt) {
+    FP fp = {mix(seed + (i >> 2)), mix2(seed + i + salt)}; return FP_KEY(fp);
+}
 uint64_t table_check(uint64_t n, uint64_t seed, int stop) {
     Priv p = {0};
     Run r = {0}; r.stop = stop; p.r = &r;
@@ -670,12 +690,14 @@ uint64_t table_check(uint64_t n, uint64_t seed, int stop) {
     uint64_t bad = 0, added = 0; size_t slot;
     for (uint64_t i = 0; i < n; i++, added++) {
         if (table_room(&p, 1) < 0) break;
-        if (table_insert(&p, FP_KEY(mix(seed + i)), &slot)) p.ids[slot] = (uint32_t)i; else bad++;
+        if (table_insert(&p, check_fp(seed, i, 0), &slot)) p.ids[slot] = (uint32_t)i; else bad++;
     }
     if (stop) bad += added != 3 * (1u << 16) / 4 - 1;
     else
-        for (uint64_t i = 0; i < n; i++)
-            if (table_insert(&p, FP_KEY(mix(seed + i)), &slot) || p.ids[slot] != (uint32_t)i) bad++;
+        for (uint64_t i = 0; i < n; i++) {
+            if (table_insert(&p, check_fp(seed, i, 0), &slot) || p.ids[slot] != (uint32_t)i) bad++;
+            if (table_has(&p, check_fp(seed, i, n))) bad++;
+        }
     if (p.used != added) bad++;
     table_free(p.table, p.mask + 1); free(p.ids);
     return bad;

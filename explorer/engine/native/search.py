@@ -35,6 +35,7 @@ from explorer.run.progress import publish
 _VERDICTS = {0: "holds", 1: "violated", 2: "deadlock", 3: "incomplete"}
 FRONTIER_SHARE = 8  # a level keeps up to this fraction of the memory budget in memory, the rest in a file
 _STOPPED = {1: "max-states", 2: "max-depth", 4: "max-memory"}
+FINGERPRINT_BITS = 128  # search.c's fingerprints: two 64-bit words (docs/engine.md, "Fingerprints")
 
 
 def prepare(model: Model) -> tuple[Any, Any, Generated]:
@@ -210,7 +211,7 @@ class _Initial:
 
     def incomplete(self, model: Model, stop: BaseException, started: float) -> Result:
         """A limit or a signal while the initial states were found: what the Python engine says."""
-        result = Result("incomplete", fingerprints=True)
+        result = Result("incomplete", fingerprints=True, fingerprint_bits=FINGERPRINT_BITS)
         report_limit(result, stop)
         result.engine = "native"
         result.distinct, result.generated, result.pruned = len(self.states), self.generated, self.pruned
@@ -236,7 +237,7 @@ def _result(model: Model, ffi, lib, run, initial: list[tuple], gen_by, new_by, s
                                                 "ran the search again to report it")
     if run.verdict == 5:  # a violation, no state or the state limit among the initial states
         return _python(model, deadlock, limits, None)
-    result = Result("holds", fingerprints=True)
+    result = Result("holds", fingerprints=True, fingerprint_bits=FINGERPRINT_BITS)
     result.engine = "native"
     if run.verdict == 3:
         result.verdict = "incomplete"
