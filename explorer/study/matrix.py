@@ -212,7 +212,7 @@ class Matrix:
             "trace_length": r.get("trace_length", 0), "seconds": r.get("seconds", 0),
             "cached": r.get("cached", False), "error": r.get("error"), "internal": r.get("internal", False),
             "fingerprints": r.get("fingerprints", False), "fingerprint_bits": r.get("fingerprint_bits", 64),
-            "files": r.get("files", []),
+            "spot_checked": r.get("spot_checked", 0), "files": r.get("files", []),
             **{k: r[k] for k in ("loop", "enabled", "livelock", "livelock_stopped_by") if k in r},  # a lasso's loop
             "command": command(self.grid.spec, run, self.grid), "key": run.key,
             **({"config": run.point.config} if run.point.config else {}),  # the configuration it came from

@@ -142,7 +142,7 @@ _NONE = type(None)
 RECORD_SHAPE = {"verdict": str, "property": (str, _NONE), "witness": (str, _NONE), "stopped_by": (str, _NONE),
                 "distinct": int, "generated": int, "depth": int, "trace_length": int, "error": (str, _NONE),
                 "internal": bool, "searched": bool, "fingerprints": bool, "fingerprint_bits": int,
-                "seconds": (int, float)}
+                "spot_checked": int, "seconds": (int, float)}
 TRACE_SHAPE = {"txt": str, "json": dict, "itf": dict, "dot": str, "view": str, "view_dot": str, "html": str}
 
 
@@ -219,7 +219,8 @@ def search_point(spec: str, constants: dict[str, Any], invariants: list[str] | N
     started = time.monotonic()
     record: dict[str, Any] = {"verdict": "incomplete", "property": None, "witness": None, "stopped_by": None,
                               "distinct": 0, "generated": 0, "depth": 0, "trace_length": 0, "error": None,
-                              "internal": False, "searched": False, "fingerprints": False, "fingerprint_bits": 0}
+                              "internal": False, "searched": False, "fingerprints": False, "fingerprint_bits": 0,
+                              "spot_checked": 0}
     try:
         with guard(limits):
             try:
@@ -241,7 +242,8 @@ def search_point(spec: str, constants: dict[str, Any], invariants: list[str] | N
                   distinct=result.distinct, generated=result.generated, depth=result.depth,
                   trace_length=len(result.trace), error=_located(result, spec), internal=result.internal,
                   fingerprints=result.fingerprints,
-                  fingerprint_bits=result.fingerprint_bits if result.fingerprints else 0)
+                  fingerprint_bits=result.fingerprint_bits if result.fingerprints else 0,
+                  spot_checked=result.spot_checked)
     if result.trace or result.verdict == "error":
         record["traces"] = _trace_set(model, result, spec, f"{record['verdict']} {record['property'] or ''}".strip(),
                                       deadlock)
