@@ -85,3 +85,25 @@ def test_the_kinds_of_loss_are_told_apart():
     _, r = search("route-no-barrier", ("no_prompt_skipped", "no_group_discarded"), CUT="lowest_unfinished",
                   REGISTER="late")
     assert r.verdict == "violated" and r.property == "no_prompt_skipped"
+
+
+def test_the_ledger_needs_its_lock_and_its_stamp_time_registration():
+    """Ablation at the point where the ledger holds: the cursor read after the ledger's (no common
+    lock), or the rows registered only after the filter, each loses the row in hand after its stamp."""
+    for ablate, length in (("lock", 12), ("stamp", 11)):
+        _, r = search("route-no-barrier", CUT="ledger", ABLATE=ablate)
+        assert r.verdict == "violated" and len(r.trace) == length and dict(r.witness) == {"p": 1}, ablate
+
+
+def test_locked_registration_misses_a_row_dispatched_between_the_reads():
+    """Registering the rows in hand with the take and the stamp closes the filter window but not the
+    reads' own: prompt 2 is dispatched after the outstanding read, its group finishes after the end
+    of the stream (discarded, its worker gone from outstanding) before the read under _pending_lock
+    and post's recheck; the cut passes it and the relaunch loses it."""
+    model, r = search("route-no-barrier", ("no_prompt_skipped", "no_group_discarded"), CUT="lowest_unfinished",
+                      REGISTER="locked")
+    assert r.verdict == "violated" and r.property == "no_group_discarded" and len(r.trace) == 22
+    labels = [s.label for s in r.trace]
+    first, hand = labels.index('ck_read(what="outstanding")'), labels.index('ck_read(what="hand")')
+    assert "reserve_split" in labels[first:hand] and "end_of_stream" in labels[first:hand]
+    assert r.trace[-1].label == 'restart(why="relaunch")' and dict(r.witness) == {"p": 2}
