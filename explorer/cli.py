@@ -517,8 +517,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--max-memory", type=memory_size, metavar="SIZE",
                    help="stop when resident memory exceeds SIZE, e.g. 4G (incomplete; default: 75%% of the machine)")
     c.add_argument("--fingerprints", action="store_true",
-                   help="remember states by 64-bit fingerprint (16-50 bytes a state; same results, with a "
-                        "reported chance of a collision)")
+                   help="remember states by fingerprint (the Python engine's are 64 bits, 16-50 bytes a state; "
+                        "the native engine always keeps 128-bit ones; same results, with a reported chance of a "
+                        "collision)")
     c.add_argument("--exact", action="store_true",
                    help=f"keep whole states however many there are (by default the search goes on by "
                         f"fingerprint past {AUTO_FINGERPRINTS:,} states)")

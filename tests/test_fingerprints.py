@@ -162,16 +162,19 @@ def test_the_cli_gives_the_same_report_for_one_and_two_workers():
     def run(*extra):
         proc = subprocess.run([sys.executable, "-m", "explorer", "check", "spec/collector.spec", "--no-deadlock",
                                *extra], capture_output=True, text=True, cwd=ROOT, timeout=120)
-        # "The Python engine ran: no C compiler ..." says which engine `auto` chose, not what it found
-        return proc.returncode, [line for line in proc.stdout.splitlines()
-                                 if not line.startswith(("Finished in", "The Python engine ran:"))]
+        # "The Python engine ran: no C compiler ..." says which engine `auto` chose, not what it found;
+        # the fingerprints' width (and so the collision estimate) is the engine's: returned apart
+        lines = [line for line in proc.stdout.splitlines() if not line.startswith(("Finished in", "The Python engine ran:"))]
+        width = [line.split("-bit")[0].split()[-1] for line in lines if line.startswith("States were remembered by")]
+        return proc.returncode, [line for line in lines if not line.startswith("States were remembered by")], width
 
     one = run("--fingerprints", "--engine", "python")
-    assert one[0] == 1
-    assert run("--workers", "2") == one  # native threads where a C compiler is present, else processes
+    assert one[0] == 1 and one[2] == ["64"]
+    native = ["128"] if compiler() is not None else ["64"]
+    assert run("--workers", "2") == (*one[:2], native)  # native threads where a C compiler is present, else processes
     if compiler() is not None:  # the native engine also remembers fingerprints
-        assert run("--engine", "native") == (1, one[1])
-    assert run("--exact") == (1, [line for line in one[1] if "fingerprint" not in line])
+        assert run("--engine", "native") == (1, one[1], ["128"])
+    assert run("--exact") == (1, one[1], [])
 
 
 @pytest.mark.parametrize("spec, consts, deadlock", CASES, ids=lambda x: str(x))
