@@ -251,9 +251,13 @@ def test_an_action_the_constants_rule_out_is_explained_not_flagged(tmp_path):
     model = load_model(COLLECTOR, {"CUT": "lowest_unfinished"}, invariants=["no_prompt_lost"])
     result = check(model, deadlock=False)
     assert result.verdict == "holds"
-    why = "`require not ATOMIC_DISPATCH` is false"
-    assert result_json(model, result)["impossible"] == {"pull": why, "reserve": why,
-                                                         "refit": "`require not IN_FLIGHT_UPDATES` is false"}
+    why = '`require not ATOMIC_DISPATCH and CKPT == "atomic"` is false'
+    split_only = '`require CKPT == "split"` is false'  # the split checkpoint's loop and reads (issue 49)
+    split = ("take", "pull_stamp", "filter", "process_start", "reserve_split", "process_end", "store", "ck_read",
+             "ck_loader", "ck_save")
+    assert result_json(model, result)["impossible"] == {
+        "pull": why, "reserve": "`require not ATOMIC_DISPATCH` is false", **{a: split_only for a in split},
+        "loop_dies": "`require LOOP_FAILURES > 0` is false", "refit": "`require not IN_FLIGHT_UPDATES` is false"}
     assert f"  pull: 0 / 0  (impossible with these constants: {why})" in format_result(model, result)
     page = check_html(model, result, COLLECTOR)
     assert "Never fired" not in page and '<tr class="never">' not in page
@@ -261,6 +265,7 @@ def test_an_action_the_constants_rule_out_is_explained_not_flagged(tmp_path):
     split = load_model(COLLECTOR, {"CUT": "lowest_unfinished", "ATOMIC_DISPATCH": False, "IN_FLIGHT_UPDATES": False},
                        invariants=["no_prompt_lost"])
     assert [a for a in ("pull", "reserve", "dispatch", "refit") if split.impossible(a)] == ["dispatch"]
+    assert split.impossible("take") and split.impossible("pull_stamp")
 
 
 def test_the_report_of_the_collector_from_the_command_line(tmp_path):
