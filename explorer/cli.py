@@ -268,8 +268,14 @@ def cmd_sweep(args) -> int:
     if args.jobs < 1:
         raise SpecError(f"--jobs takes a positive number of points at once, got {args.jobs}")
     grid = load_grid(args.grid, args.spec)
-    _writable("--html", args.html)
     out_dir = Path(args.out or f"sweep-{Path(args.grid).stem}")
+    page = Path(args.html) if args.html else None
+    if page is not None and page.parent.resolve().is_relative_to(out_dir.resolve()):
+        try:  # a folder of DIR's, as the sweep makes DIR itself
+            page.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise SpecError(f"cannot write --html {args.html}: {err.strerror}") from None
+    _writable("--html", args.html)
     done = run_sweep(grid, out_dir, jobs=args.jobs, fresh=args.fresh, stop_at_first=args.stop_at_first,
                      ray=args.ray, say=out, by=args.by)
     outcome, data = done.outcome, done.data
@@ -279,12 +285,16 @@ def cmd_sweep(args) -> int:
         + (f"; the sweep was {outcome.interrupted}: unfinished points are listed as incomplete"
            if outcome.interrupted else ""))
     for first in data["smallest_refuting"]:
-        out(f"smallest refuting point for {first['property']}" + (f" at {first['group']}" if first["group"] else "")
+        out(f"first refuting point (in size order) for {first['property']}" + (f" at {first['group']}" if first["group"] else "")
             + f": {first['point']}")
-    out(f"wrote {out_dir / 'sweep.json'}, {out_dir / 'sweep.md'}")
-    if args.html:  # the matrix page where asked, its links to the points' pages made relative to it
-        write_text(args.html, done.matrix.html(outcome.runs, data, base=Path(args.html).parent))
-        out(f"wrote {args.html}")
+    written = [str(out_dir / name) for name in ("sweep.json", "sweep.md", "sweep.html")]
+    traces = [p for p in (out_dir / "points").rglob("*") if p.is_file()]
+    if traces:
+        written.append(f"{len(traces)} trace files in {out_dir / 'points'}")
+    if page is not None:  # the matrix page where asked, its links to the points' pages made relative to it
+        write_text(args.html, done.matrix.html(outcome.runs, data, base=page.parent))
+        written.append(args.html)
+    out("wrote " + ", ".join(written[:-1]) + " and " + written[-1])
     return exit_code(outcome)
 
 
@@ -372,15 +382,17 @@ def cmd_eval(args) -> int:
             raise SpecError(err.message, "<expression>", args.expr, Loc(1, max(1, err.loc.col - len(prefix)))) from None
         raise
     body = next(d.body for d in model.spec.defs if d.name == EVAL_DEF)
-    value = Compiler(model.spec, list(model.constants.values())).state_value(body)
+    compiler = Compiler(model.spec, list(model.constants.values()))
+    value = compiler.state_value(body)
     with guard(Limits()):
         outcome = replay(model, load_trace_file(args.trace), args.trace)
-    rows = []
+    rows, failures = [], []
     for n, step in enumerate(outcome.steps, 1):
         try:
             shown = brief(value(step.state)) if not args.full else str(value(step.state))
         except EvalError as err:
             shown = f"error: {err.message}"
+            failures.append(err)
         rows.append((n, step.label or "initial state", shown))
     width = max((len(r[1]) for r in rows), default=0)
     out(f"{args.expr}, at each state of {args.trace}:")
@@ -390,6 +402,12 @@ def cmd_eval(args) -> int:
         out(f"The trace stops being a behaviour of the spec after state {len(outcome.steps)}: "
             f"{outcome.error or outcome.reason}")
         return 4 if outcome.failed is not None else 2
+    if failures and len(failures) == len(rows):  # a mistake in the expression, not in a state: located in it
+        err = failures[0]
+        loc = compiler.locs[err.loc] if isinstance(err.loc, int) else err.loc
+        loc = loc if loc is not None and loc.line == line else None
+        raise SpecError(f"the expression fails at every state of the trace: {err.message}", "<expression>",
+                        args.expr, loc and Loc(1, max(1, loc.col - len(prefix))))
     return 0
 
 

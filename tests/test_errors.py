@@ -63,6 +63,7 @@ STATIC_ERRORS = [
     ("domain_forall.spec", "var x = 0\naction a: x' = 1\ninvariant i: forall n in Int: n > x\n", 3, 26,
      "infinite"),
     ("recursion.spec", "var x = 0\ndef f = f + 1\naction a: x' = f\n", 2, 5, "only a definition with parameters may be recursive"),
+    ("missing_prime.spec", "var count = 0\naction a:\n    count = count + 1\n", 3, 5, "did you mean count'"),
     ("indent.spec", "var x = 0\naction a:\n        require x < 1\n    x' = 1\n", 4, 5, "indentation"),
 ]
 

@@ -142,7 +142,7 @@ def sweep_html(points: Iterable[Mapping[str, Any]], title: str = "Sweep", column
     perhaps followed by a note) and optionally `link` (the URL of that point's report, usually
     relative) and `name`; points come smallest first. `about` (label, text) pairs head the page
     (what was checked, the limits, the time). `by` (a varying constant; default `columns`, or the
-    last varying one) gets a summary per value (verdicts and the smallest refuting point) and is
+    last varying one) gets a summary per value (verdicts and the first refuting point in size order) and is
     the matrix's columns unless `columns` says otherwise; constants equal at every point are listed
     once, the other varying ones give the rows, and a cell holds every point of its row and column."""
     pts = [{"constants": dict(p["constants"]), "verdict": str(p["verdict"]), "link": p.get("link"),

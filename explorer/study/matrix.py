@@ -361,7 +361,7 @@ def markdown(data: dict[str, Any]) -> str:
     ] + ([md_text(head["Fingerprints"]) + ".", ""] if "Fingerprints" in head else [])
     if data["smallest_refuting"]:
         per = "property" + "".join(f" and {n}" for n in data["checks"]["group_by"])
-        lines += [f"Smallest refuting point per {per} (the first in the order below):", ""]
+        lines += [f"First refuting point per {per}, in the order below (by size, not by states searched):", ""]
         for s in data["smallest_refuting"]:
             r = rows[s["index"]]
             txt = next((f for f in r["files"] if f.endswith(".txt")), None)
