@@ -79,8 +79,10 @@ def test_diehard_grid_end_to_end(tmp_path):
     assert "**3 proved, 5 refuted, 0 incomplete, 0 error.**" in md
     assert "| 6 | 5 | 3 | **refuted** not_solved |" in md
     assert "- `not_solved`: BIG=4,SMALL=2, a trace of 2 states" in md
-    assert "smallest refuting point for not_solved: BIG=4,SMALL=2" in proc.stdout
+    assert "first refuting point (in size order) for not_solved: BIG=4,SMALL=2" in proc.stdout
     page = (out / "sweep.html").read_text()
+    # the first in size order is not the smallest by states (BIG=4,SMALL=3 has 3 too): no page says "smallest"
+    assert not any("smallest refuting" in text.lower() for text in (proc.stdout, md, page))
     in_matrix = page.split('<table id="matrix">')[1]  # the summary above it links each value's smallest one
     assert in_matrix.count('<a href="points/') == 5 and 'href="points/BIG=5,SMALL=3/not_solved.html"' in in_matrix
     assert "Error: Invariant not_solved is violated." not in page  # the matrix; each report is its own page
@@ -564,6 +566,19 @@ def test_sweep_html_writes_the_matrix_page_where_asked(tmp_path):
     assert all((page.parent / link).is_file() for link in links)  # each refuted cell's trace page
     bad = sweep(DIEHARD, "--grid", DIEHARD_GRID, "--out", tmp_path / "o2", "--html", tmp_path / "nope" / "x.html")
     assert bad.returncode == 2 and "--html" in bad.stdout + bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_sweep_html_inside_out_makes_its_folder_and_the_last_line_names_every_file(tmp_path):
+    out = tmp_path / "out"
+    page = out / "pages" / "matrix.html"  # neither folder exists yet: the sweep makes DIR, so it makes this
+    proc = sweep(DIEHARD, "--grid", DIEHARD_GRID, "--out", out, "--html", page)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert '<table id="matrix">' in page.read_text()
+    last = proc.stdout.splitlines()[-1]
+    traces = [p for p in (out / "points").rglob("*") if p.is_file()]
+    assert last == (f"wrote {out / 'sweep.json'}, {out / 'sweep.md'}, {out / 'sweep.html'}, "
+                    f"{len(traces)} trace files in {out / 'points'} and {page}")
+    assert {p.name for p in out.iterdir()} == {"sweep.json", "sweep.md", "sweep.html", "points", "pages", "cache"}
 
 
 def test_the_sweep_page_sums_up_each_value_of_the_axis_named_by_by(tmp_path):
