@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import signal
 import sys
@@ -18,13 +19,13 @@ import time
 import traceback
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from explorer.engine.explore import AUTO_FINGERPRINTS, ENGINES, explore
 from explorer.engine.result import Result
 from explorer.lang.config import config_constants
 from explorer.lang.ast import Loc
-from explorer.lang.errors import EvalError, SpecError, readable
+from explorer.lang.errors import EvalError, SpecError, did_you_mean, readable
 from explorer.lang.model import Model, load_model, parse_const_value, read_spec
 from explorer.lang.values import short
 from explorer.output.traces import (
@@ -514,11 +515,34 @@ def _epilog(command: str) -> str:
     return textwrap.fill("exit codes: " + codes, 100) + "\n\nexamples:\n" + "\n".join(f"  {e}" for e in examples)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with did-you-mean for a misspelt command, option or choice (Python 3.11's argparse
+    has none); the subcommands' parsers are of this class too."""
+
+    commands: dict[str, argparse.ArgumentParser]
+
+    def error(self, message: str) -> NoReturn:
+        choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if choice:
+            message += did_you_mean(choice.group(1), [c.strip(" '") for c in choice.group(2).split(",")])
+        super().error(message)
+
+    def unrecognized(self, extra: list[str]) -> NoReturn:
+        """`unrecognized arguments`, said by the subcommand's parser (its usage), with the option
+        each misspelt one is closest to."""
+        options = [s for a in self._actions for s in a.option_strings]
+        hints = [did_you_mean(word.split("=", 1)[0], options) for word in extra if word.startswith("-")]
+        close = [h.removeprefix(" (did you mean ").removesuffix("?)") for h in hints if h]
+        self.error(f"unrecognized arguments: {' '.join(extra)}" + (f" (did you mean {' and '.join(close)}?)"
+                                                                  if close else ""))
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="explorer", description="A TLA+-style explicit-state model checker.")
+    parser = _Parser(prog="explorer", description="A TLA+-style explicit-state model checker.")
     parser.add_argument("--version", action="version", version=f"explorer {__version__}")
     parser.add_argument("--debug", action="store_true", help="print the Python traceback of an internal error")
     sub = parser.add_subparsers(dest="command", required=True)
+    parser.commands = sub.choices
 
     c = sub.add_parser("check", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_epilog("check"), help="explore every reachable state breadth-first")
     _add_model_args(c)
@@ -653,7 +677,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        parser.commands[args.command].unrecognized(extra)
     # SIGTERM where no guard is in force (loading a spec for export-tla or replay, between phases)
     # stops the run as a guard does, rather than killing it with no report (status 143); a guard
     # takes over while it is in force (conformance runs NeMo RL's code and keeps the default)

@@ -194,6 +194,21 @@ def test_a_grid_must_set_a_constant_without_a_default(tmp_path):
     assert proc.returncode == 0 and "2 proved" in proc.stdout, proc.stdout + proc.stderr
 
 
+@pytest.mark.parametrize("args,said", [
+    (["check", "spec/examples/diehard.spec", "--max-sates", "3"],
+     "explorer check: error: unrecognized arguments: --max-sates 3 (did you mean --max-states?)"),
+    (["sweep", "spec/examples/diehard.spec", "--grid", "g.toml", "--jobz=2", "--outt", "d"],
+     "explorer sweep: error: unrecognized arguments: --jobz=2 --outt d (did you mean --jobs and --out?)"),
+    (["chek", "x"], "(did you mean check?)"),
+    (["check", "x", "--engine", "natve"], "invalid choice: 'natve' (choose from 'auto', 'native', 'python') "
+                                         "(did you mean native?)"),
+], ids=["option", "options", "command", "choice"])
+def test_a_misspelt_option_gets_did_you_mean(args, said):
+    proc = run_cli(*args)
+    assert proc.returncode == 2 and proc.stderr.rstrip().endswith(said), proc.stderr
+    assert_no_traceback(proc)
+
+
 def test_max_states_is_incomplete_exit_3():
     proc = run_cli("check", "spec/examples/diehard.spec", "--max-states", "5")
     assert proc.returncode == 3, proc.stdout + proc.stderr
