@@ -755,6 +755,22 @@ property back: always eventually x == 0
 """
 
 
+def test_the_itf_a_sweep_writes_carries_the_lassos_loop_as_check_writes_it(tmp_path):
+    spec, grid = tmp_path / "hidden.spec", tmp_path / "grid.toml"
+    spec.write_text(HIDDEN_LIVELOCK)
+    grid.write_text('[constants]\nSPIN = [true, false]\n[check]\ninvariants = []\nproperties = ["back"]\n'
+                    "deadlock = false\n")
+    assert sweep(spec, "--grid", grid, "--out", tmp_path / "out").returncode == 1
+    for folder in (tmp_path / "out" / "points").iterdir():
+        itf = json.loads((folder / "back.itf.json").read_text())
+        loop = json.loads((folder / "back.json").read_text())["loop"]
+        assert loop is not None and itf["loop"] == loop, (folder.name, itf.get("loop"), loop)
+        mine = tmp_path / f"{folder.name}.itf.json"
+        subprocess.run([sys.executable, "-m", "explorer", "check", str(spec), "--const", folder.name, "--no-deadlock",
+                        "--quiet", "--itf", str(mine)], cwd=ROOT, capture_output=True, timeout=120)
+        assert json.loads(mine.read_text())["loop"] == loop
+
+
 def test_a_sweep_looks_for_a_livelock_behind_a_lasso_that_stops(tmp_path):
     """`livelocks = true`: a property's lasso says what its loop is, and where it stops in one state
     the point is searched again for a cycle of real steps, with its own trace (what the collector
