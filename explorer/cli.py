@@ -8,6 +8,7 @@ a missing dependency."""
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import re
 import shutil
@@ -44,7 +45,7 @@ from explorer.output.traces import (
 from explorer.output.views import counterexample, find_view, grid_text, grids, grids_dot
 from explorer.run.limits import LimitReached, Limits, disarm, guard, memory_size, positive_int, positive_seconds
 from explorer.run.progress import reporting
-from explorer.version import __version__
+from explorer.version import JSON_SCHEMA, __version__, git_commit
 
 
 def _const_pairs(items: list[str]) -> dict[str, Any]:
@@ -165,9 +166,17 @@ def cmd_check(args) -> int:
                 _error_json(args, stopped_by=stop.reason)
                 return EXIT_CODES["incomplete"]
         if args.json:
-            write_json(args.json, result_json(model, result, deadlock=not args.no_deadlock))
+            write_json(args.json, {**_provenance(model), **result_json(model, result, deadlock=not args.no_deadlock)})
         return _report(model, result, args, format_result(model, result, args.spec, diff=args.diff,
                                                           deadlock=not args.no_deadlock))
+
+
+def _provenance(model: Model) -> dict[str, Any]:
+    """What a --json file records of what wrote it, so that a result can be traced to its code
+    and spec: the format's version, the explorer's (and its commit, run from a git checkout; else
+    null) and the spec text's sha256 (the constants are recorded beside the result)."""
+    return {"schema_version": JSON_SCHEMA, "explorer": {"version": __version__, "commit": git_commit()},
+            "spec_sha256": hashlib.sha256(model.spec.text.encode("utf-8")).hexdigest()}
 
 
 def _report(model: Model, result: Result, args, report: str) -> int:
@@ -257,7 +266,7 @@ def cmd_simulate(args) -> int:
             del data["checks"]  # a simulation establishes nothing per check (format_simulation says so)
             data.update(mode="simulation", seed=sim.seed, behaviours=sim.behaviours, max_length=sim.depth,
                         states_visited=sim.steps)
-            write_json(args.json, data)
+            write_json(args.json, {**_provenance(model), **data})
         return _report(model, sim.result, args, format_simulation(model, sim, args.spec, diff=args.diff, budget=budget))
 
 
@@ -352,7 +361,7 @@ def cmd_replay(args) -> int:
         disarm()  # the outcome is known: the report is not cut
     _on_sigterm(signal.SIG_IGN)  # nor by main's SIGTERM handler (main puts its own back)
     if args.json:
-        write_json(args.json, outcome.to_json(model))
+        write_json(args.json, {**_provenance(model), **outcome.to_json(model)})
     if recorded:
         changed = [f"{k} = {short(model.constants[k])} (the trace: {short(recorded[k])})"
                    for k in given if k in recorded and model.constants.get(k) != recorded[k]]
