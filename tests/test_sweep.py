@@ -771,6 +771,49 @@ def test_the_itf_a_sweep_writes_carries_the_lassos_loop_as_check_writes_it(tmp_p
         assert json.loads(mine.read_text())["loop"] == loop
 
 
+PAGE_PX, CHAR_PX, CELL_PX = 1280 - 32, 10, 21  # the page's width less body padding; a generous glyph; padding+border
+
+
+def min_content_px(table: str) -> int:
+    """How narrow a browser can lay `table` out: per column, the widest piece of text no line may
+    break (text breaks at spaces, <wbr>, <br> and after a hyphen), plus each cell's padding."""
+    import html as markup
+
+    widest: dict[int, int] = {}
+    for row in re.findall(r"<tr>(.*?)</tr>", table, re.S):
+        for i, cell in enumerate(re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)):
+            text = markup.unescape(re.sub(r"<[^>]+>", "", re.sub(r"<(wbr|br)>", " ", cell)))
+            pieces = re.split(r"\s+|(?<=-)", text)
+            widest[i] = max(widest.get(i, 0), max(map(len, pieces)))
+    return sum(n * CHAR_PX + CELL_PX for n in widest.values())
+
+
+def test_the_routes_matrix_names_its_rows_by_route_and_fits_a_1280_px_page():
+    """traces/routes (spec/study/routes.toml): each point is a route-* configuration and two axes.
+    Its matrix rows were the configurations' ten expanded constants, one row header wider than
+    the page, and sweep.md's table had no route at all and listed the routes' constants as fixed."""
+    from types import SimpleNamespace
+
+    from explorer.run.limits import Limits
+    from explorer.study.matrix import Matrix, markdown
+
+    grid = load_grid(ROOT / "spec/study/routes.toml", COLLECTOR)
+    data = matrix(ROOT / "traces" / "routes")
+    named = {p.name: p for p in grid.points}
+    runs = [SimpleNamespace(point=named[r["name"]]) for r in data["runs"]]
+    page = Matrix(grid, ROOT / "traces" / "routes", Limits(), 1).html(runs, data)
+    table = page.split('<table id="matrix">')[1].split("</table>")[0]
+    heads = [re.sub(r"<[^>]+>", "", h) for h in re.findall(r"<tr><th>(.*?)</th>", table)]
+    routes = list(dict.fromkeys(r["config"] for r in data["runs"]))
+    assert heads == ["config, SCHEDULE \\ CUT"] + [f"config={c}, SCHEDULE=&#34;{s}&#34;" for c in routes
+                                                    for s in ("any", "eager")]
+    assert min_content_px(table) <= PAGE_PX
+    md = markdown(data)
+    assert "| # | config | SCHEDULE | CUT | verdict |" in md and "| 1 | route-interleaving | any | frontier |" in md
+    assert "Fixed at every point: SAVE_EVERY = 1, IN_FLIGHT_UPDATES = true." in md
+    assert "Set by each point's configuration: STEPS, LOAD_REPLAY_BUFFER, BARRIER, P, AGE" in md
+
+
 def test_a_sweep_looks_for_a_livelock_behind_a_lasso_that_stops(tmp_path):
     """`livelocks = true`: a property's lasso says what its loop is, and where it stops in one state
     the point is searched again for a cycle of real steps, with its own trace (what the collector
