@@ -315,8 +315,8 @@ def test_the_sweep_matrix_links_each_refuted_cell_to_its_trace():
     _no_external_references(page)
     assert "4 points: 2 proved, 1 refuted, 1 incomplete." in page
     assert "For every point: <code>P = 1</code>." in page
-    rows = re.findall(r"<tr><th>(CUT=[^<]*)</th>(.*?)</tr>", page)
-    assert [r[0] for r in rows] == ['CUT=&#34;frontier&#34;', 'CUT=&#34;in_flight&#34;']
+    rows = re.findall(r"<tr><th>(CUT=.*?)</th>(.*?)</tr>", page)
+    assert [r[0] for r in rows] == ['CUT=&#34;frontier&#34;', 'CUT=&#34;in_<wbr>flight&#34;']  # may break after _
     matrix = page.split('<table id="matrix">')[1]
     assert re.findall(r"<th>(\d)</th>", matrix) == ["1", "2"]  # the columns: AGE
     assert '<td class="refuted"><a href="frontier-age2.html">refuted</a></td>' in rows[0][1]
