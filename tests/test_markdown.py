@@ -4,6 +4,7 @@ the README's usage names every option of each command, and the figures they stat
 code's (the temporal forms, which engine has the 1,000,000-state threshold)."""
 from __future__ import annotations
 
+import argparse
 import re
 import subprocess
 import tomllib
@@ -71,7 +72,9 @@ def usage_lines() -> dict[str, str]:
 
 def test_the_readme_usage_names_every_option_of_every_command():
     usage = usage_lines()
-    for name, parser in build_parser().commands.items():
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    for name, parser in commands.items():
         options = {s for a in parser._actions for s in a.option_strings if s.startswith("--") and s != "--help"}
         shown = set(re.findall(r"--[a-z][a-z-]*", usage.get(name, "")))
         shown |= {a.option_strings[-1] for a in parser._actions if a.option_strings[:1] == ["-o"]
