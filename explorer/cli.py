@@ -8,7 +8,9 @@ a missing dependency."""
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
+import re
 import shutil
 import signal
 import sys
@@ -18,13 +20,13 @@ import time
 import traceback
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from explorer.engine.explore import AUTO_FINGERPRINTS, ENGINES, explore
 from explorer.engine.result import Result
 from explorer.lang.config import config_constants
 from explorer.lang.ast import Loc
-from explorer.lang.errors import EvalError, SpecError, readable
+from explorer.lang.errors import EvalError, SpecError, did_you_mean, readable
 from explorer.lang.model import Model, load_model, parse_const_value, read_spec
 from explorer.lang.values import short
 from explorer.output.traces import (
@@ -43,7 +45,7 @@ from explorer.output.traces import (
 from explorer.output.views import counterexample, find_view, grid_text, grids, grids_dot
 from explorer.run.limits import LimitReached, Limits, disarm, guard, memory_size, positive_int, positive_seconds
 from explorer.run.progress import reporting
-from explorer.version import __version__
+from explorer.version import JSON_SCHEMA, __version__, git_commit
 
 
 def _const_pairs(items: list[str]) -> dict[str, Any]:
@@ -164,9 +166,17 @@ def cmd_check(args) -> int:
                 _error_json(args, stopped_by=stop.reason)
                 return EXIT_CODES["incomplete"]
         if args.json:
-            write_json(args.json, result_json(model, result, deadlock=not args.no_deadlock))
+            write_json(args.json, {**_provenance(model), **result_json(model, result, deadlock=not args.no_deadlock)})
         return _report(model, result, args, format_result(model, result, args.spec, diff=args.diff,
                                                           deadlock=not args.no_deadlock))
+
+
+def _provenance(model: Model) -> dict[str, Any]:
+    """What a --json file records of what wrote it, so that a result can be traced to its code
+    and spec: the format's version, the explorer's (and its commit, run from a git checkout; else
+    null) and the spec text's sha256 (the constants are recorded beside the result)."""
+    return {"schema_version": JSON_SCHEMA, "explorer": {"version": __version__, "commit": git_commit()},
+            "spec_sha256": hashlib.sha256(model.spec.text.encode("utf-8")).hexdigest()}
 
 
 def _report(model: Model, result: Result, args, report: str) -> int:
@@ -256,7 +266,7 @@ def cmd_simulate(args) -> int:
             del data["checks"]  # a simulation establishes nothing per check (format_simulation says so)
             data.update(mode="simulation", seed=sim.seed, behaviours=sim.behaviours, max_length=sim.depth,
                         states_visited=sim.steps)
-            write_json(args.json, data)
+            write_json(args.json, {**_provenance(model), **data})
         return _report(model, sim.result, args, format_simulation(model, sim, args.spec, diff=args.diff, budget=budget))
 
 
@@ -268,8 +278,14 @@ def cmd_sweep(args) -> int:
     if args.jobs < 1:
         raise SpecError(f"--jobs takes a positive number of points at once, got {args.jobs}")
     grid = load_grid(args.grid, args.spec)
-    _writable("--html", args.html)
     out_dir = Path(args.out or f"sweep-{Path(args.grid).stem}")
+    page = Path(args.html) if args.html else None
+    if page is not None and page.parent.resolve().is_relative_to(out_dir.resolve()):
+        try:  # a folder of DIR's, as the sweep makes DIR itself
+            page.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise SpecError(f"cannot write --html {args.html}: {err.strerror}") from None
+    _writable("--html", args.html)
     done = run_sweep(grid, out_dir, jobs=args.jobs, fresh=args.fresh, stop_at_first=args.stop_at_first,
                      ray=args.ray, say=out, by=args.by)
     outcome, data = done.outcome, done.data
@@ -279,12 +295,16 @@ def cmd_sweep(args) -> int:
         + (f"; the sweep was {outcome.interrupted}: unfinished points are listed as incomplete"
            if outcome.interrupted else ""))
     for first in data["smallest_refuting"]:
-        out(f"smallest refuting point for {first['property']}" + (f" at {first['group']}" if first["group"] else "")
+        out(f"first refuting point (in size order) for {first['property']}" + (f" at {first['group']}" if first["group"] else "")
             + f": {first['point']}")
-    out(f"wrote {out_dir / 'sweep.json'}, {out_dir / 'sweep.md'}")
-    if args.html:  # the matrix page where asked, its links to the points' pages made relative to it
-        write_text(args.html, done.matrix.html(outcome.runs, data, base=Path(args.html).parent))
-        out(f"wrote {args.html}")
+    written = [str(out_dir / name) for name in ("sweep.json", "sweep.md", "sweep.html")]
+    traces = [p for p in (out_dir / "points").rglob("*") if p.is_file()]
+    if traces:
+        written.append(f"{len(traces)} trace files in {out_dir / 'points'}")
+    if page is not None:  # the matrix page where asked, its links to the points' pages made relative to it
+        write_text(args.html, done.matrix.html(outcome.runs, data, base=page.parent))
+        written.append(args.html)
+    out("wrote " + ", ".join(written[:-1]) + " and " + written[-1])
     return exit_code(outcome)
 
 
@@ -341,7 +361,7 @@ def cmd_replay(args) -> int:
         disarm()  # the outcome is known: the report is not cut
     _on_sigterm(signal.SIG_IGN)  # nor by main's SIGTERM handler (main puts its own back)
     if args.json:
-        write_json(args.json, outcome.to_json(model))
+        write_json(args.json, {**_provenance(model), **outcome.to_json(model)})
     if recorded:
         changed = [f"{k} = {short(model.constants[k])} (the trace: {short(recorded[k])})"
                    for k in given if k in recorded and model.constants.get(k) != recorded[k]]
@@ -372,15 +392,17 @@ def cmd_eval(args) -> int:
             raise SpecError(err.message, "<expression>", args.expr, Loc(1, max(1, err.loc.col - len(prefix)))) from None
         raise
     body = next(d.body for d in model.spec.defs if d.name == EVAL_DEF)
-    value = Compiler(model.spec, list(model.constants.values())).state_value(body)
+    compiler = Compiler(model.spec, list(model.constants.values()))
+    value = compiler.state_value(body)
     with guard(Limits()):
         outcome = replay(model, load_trace_file(args.trace), args.trace)
-    rows = []
+    rows, failures = [], []
     for n, step in enumerate(outcome.steps, 1):
         try:
             shown = brief(value(step.state)) if not args.full else str(value(step.state))
         except EvalError as err:
             shown = f"error: {err.message}"
+            failures.append(err)
         rows.append((n, step.label or "initial state", shown))
     width = max((len(r[1]) for r in rows), default=0)
     out(f"{args.expr}, at each state of {args.trace}:")
@@ -390,6 +412,12 @@ def cmd_eval(args) -> int:
         out(f"The trace stops being a behaviour of the spec after state {len(outcome.steps)}: "
             f"{outcome.error or outcome.reason}")
         return 4 if outcome.failed is not None else 2
+    if failures and len(failures) == len(rows):  # a mistake in the expression, not in a state: located in it
+        err = failures[0]
+        loc = compiler.locs[err.loc] if isinstance(err.loc, int) else err.loc
+        loc = loc if loc is not None and loc.line == line else None
+        raise SpecError(f"the expression fails at every state of the trace: {err.message}", "<expression>",
+                        args.expr, loc and Loc(1, max(1, loc.col - len(prefix))))
     return 0
 
 
@@ -499,11 +527,34 @@ def _epilog(command: str) -> str:
     return textwrap.fill("exit codes: " + codes, 100) + "\n\nexamples:\n" + "\n".join(f"  {e}" for e in examples)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with did-you-mean for a misspelt command, option or choice (Python 3.11's argparse
+    has none); the subcommands' parsers are of this class too."""
+
+    commands: dict[str, argparse.ArgumentParser]
+
+    def error(self, message: str) -> NoReturn:
+        choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if choice:
+            message += did_you_mean(choice.group(1), [c.strip(" '") for c in choice.group(2).split(",")])
+        super().error(message)
+
+    def unrecognized(self, extra: list[str]) -> NoReturn:
+        """`unrecognized arguments`, said by the subcommand's parser (its usage), with the option
+        each misspelt one is closest to."""
+        options = [s for a in self._actions for s in a.option_strings]
+        hints = [did_you_mean(word.split("=", 1)[0], options) for word in extra if word.startswith("-")]
+        close = [h.removeprefix(" (did you mean ").removesuffix("?)") for h in hints if h]
+        self.error(f"unrecognized arguments: {' '.join(extra)}" + (f" (did you mean {' and '.join(close)}?)"
+                                                                  if close else ""))
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="explorer", description="A TLA+-style explicit-state model checker.")
+    parser = _Parser(prog="explorer", description="A TLA+-style explicit-state model checker.")
     parser.add_argument("--version", action="version", version=f"explorer {__version__}")
     parser.add_argument("--debug", action="store_true", help="print the Python traceback of an internal error")
     sub = parser.add_subparsers(dest="command", required=True)
+    parser.commands = sub.choices
 
     c = sub.add_parser("check", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_epilog("check"), help="explore every reachable state breadth-first")
     _add_model_args(c)
@@ -641,7 +692,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        parser.commands[args.command].unrecognized(extra)
     # SIGTERM where no guard is in force (loading a spec for export-tla or replay, between phases)
     # stops the run as a guard does, rather than killing it with no report (status 143); a guard
     # takes over while it is in force (conformance runs NeMo RL's code and keeps the default)

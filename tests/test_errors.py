@@ -63,6 +63,7 @@ STATIC_ERRORS = [
     ("domain_forall.spec", "var x = 0\naction a: x' = 1\ninvariant i: forall n in Int: n > x\n", 3, 26,
      "infinite"),
     ("recursion.spec", "var x = 0\ndef f = f + 1\naction a: x' = f\n", 2, 5, "only a definition with parameters may be recursive"),
+    ("missing_prime.spec", "var count = 0\naction a:\n    count = count + 1\n", 3, 5, "did you mean count'"),
     ("indent.spec", "var x = 0\naction a:\n        require x < 1\n    x' = 1\n", 4, 5, "indentation"),
 ]
 
@@ -136,6 +137,76 @@ def test_const_override_is_used():
     proc = run_cli("check", "spec/examples/diehard.spec", "--const", "BIG=7", "--const", "SMALL=4")
     assert proc.returncode == 1, proc.stderr
     assert "Constants: SMALL = 4, BIG = 7" in proc.stdout
+
+
+def test_config_without_a_configuration_file_says_the_file_is_missing(tmp_path):
+    proc = check_spec(tmp_path, "alone.spec", "var x = 0\naction a: x' = 1 - x\n", "--config", "small")
+    assert proc.returncode == 2
+    assert_no_traceback(proc)
+    assert f"--config small: the configuration file {tmp_path / 'alone.toml'} is missing" in proc.stderr
+
+
+def test_a_misspelt_action_of_a_hand_written_trace_is_located_with_did_you_mean(tmp_path):
+    trace = tmp_path / "jugs.trace"
+    trace.write_text("fill_big_jug\n  # pour\n  big_to_smal\n")
+    for command in (["replay", "spec/examples/diehard.spec"], ["eval", "spec/examples/diehard.spec", "big"]):
+        proc = run_cli(*command, "--trace", str(trace))
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        assert_no_traceback(proc)
+        assert_located(proc.stderr, trace, 3, 3, "no action named big_to_smal (did you mean big_to_small?)")
+
+
+NO_DEFAULT = "const N = 1\nconst K\nvar x = 0\naction up:\n    require x < K + N\n    x' = x + 1\ninvariant small: x <= K + N\n"
+
+
+def test_a_constant_without_a_default_is_set_by_const_or_a_configuration(tmp_path):
+    spec = tmp_path / "k.spec"
+    spec.write_text(NO_DEFAULT)
+    proc = run_cli("check", str(spec), "--no-deadlock", "--const", "K=3")
+    assert proc.returncode == 0 and "5 distinct states" in proc.stdout, proc.stdout + proc.stderr
+    (tmp_path / "k.toml").write_text('[two]\nK = "{1, 2}"\n')  # any kind: there is no default to match
+    proc = run_cli("check", str(spec), "--no-deadlock", "--config", "two", "--invariant", "small")
+    assert proc.returncode == 2 and "Constants: N = 1, K = {1, 2}" in proc.stdout  # set: the spec's + then fails
+    assert "+ needs two integers" in proc.stdout
+    proc = run_cli("check", str(spec), "--no-deadlock")
+    assert proc.returncode == 2
+    assert_no_traceback(proc)
+    assert_located(proc.stderr, spec, 2, 7, "constant K has no value")
+    assert "--const K=VALUE" in proc.stderr and "--config NAME" in proc.stderr
+    info = run_cli("info", str(spec))
+    assert info.returncode == 0 and "K: no default (set it with --const K=VALUE" in info.stdout
+    out = tmp_path / "tla"
+    proc = run_cli("export-tla", str(spec), "--const", "K=2", "-o", str(out))
+    assert proc.returncode == 0 and "K == 2" in (out / "k.tla").read_text(), proc.stderr
+    assert run_cli("export-tla", str(spec), "-o", str(out)).returncode == 2
+
+
+def test_a_grid_must_set_a_constant_without_a_default(tmp_path):
+    spec, grid = tmp_path / "k.spec", tmp_path / "g.toml"
+    spec.write_text(NO_DEFAULT)
+    grid.write_text("[constants]\nN = [1, 2]\n")
+    proc = run_cli("sweep", str(spec), "--grid", str(grid), "--out", str(tmp_path / "out"))
+    assert proc.returncode == 2
+    assert_no_traceback(proc)
+    assert "constant K has no default" in proc.stderr and "N=1 does not set it" in proc.stderr
+    grid.write_text("[constants]\nN = [1, 2]\nK = [1]\n\n[check]\ndeadlock = false\ninvariants = [\"small\"]\n")
+    proc = run_cli("sweep", str(spec), "--grid", str(grid), "--out", str(tmp_path / "out"))
+    assert proc.returncode == 0 and "2 proved" in proc.stdout, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("args,said", [
+    (["check", "spec/examples/diehard.spec", "--max-sates", "3"],
+     "explorer check: error: unrecognized arguments: --max-sates 3 (did you mean --max-states?)"),
+    (["sweep", "spec/examples/diehard.spec", "--grid", "g.toml", "--jobz=2", "--outt", "d"],
+     "explorer sweep: error: unrecognized arguments: --jobz=2 --outt d (did you mean --jobs and --out?)"),
+    (["chek", "x"], "(did you mean check?)"),
+    (["check", "x", "--engine", "natve"], "invalid choice: 'natve' (choose from 'auto', 'native', 'python') "
+                                         "(did you mean native?)"),
+], ids=["option", "options", "command", "choice"])
+def test_a_misspelt_option_gets_did_you_mean(args, said):
+    proc = run_cli(*args)
+    assert proc.returncode == 2 and proc.stderr.rstrip().endswith(said), proc.stderr
+    assert_no_traceback(proc)
 
 
 def test_max_states_is_incomplete_exit_3():

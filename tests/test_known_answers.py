@@ -423,7 +423,9 @@ def test_cli_json_itf_encodings_of_sets_maps_records(tmp_path):
     assert proc.returncode == 1, proc.stderr
     last = json.loads(out2.read_text())["trace"][-1]["state"]
     assert last["msgs"] == {"#set": [{"n": 1, "type": "Commit"}]}
-    assert last["p"] == {"#tup": [1, "a"]}
+    assert last["p"] == [1, "a"]  # a sequence: ITF's list, a JSON array (#tup is ITF's tuple)
+    from explorer.lang.values import from_itf
+    assert from_itf({"#tup": [1, "a"]}) == from_itf([1, "a"]) == (1, "a")  # files written before still read
 
 
 # ---------------------------------------------------------------------------------------------

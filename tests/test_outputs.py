@@ -476,3 +476,34 @@ def test_an_unwritable_json_is_not_tried_again_for_the_error_record(tmp_path, mo
     monkeypatch.setattr(traces, "_write_through", lambda path, *a: (tries.append(path), real(path, *a)))
     assert cli_module.main(["check", DIEHARD, "--json", str(fifo), "--quiet"]) == 2
     assert tries == [str(fifo)]
+
+
+def test_json_records_the_explorer_its_commit_the_spec_hash_and_a_schema_version(tmp_path):
+    import hashlib
+    import shutil
+
+    from explorer.version import JSON_SCHEMA, __version__
+
+    steps = tmp_path / "jugs.trace"
+    steps.write_text("fill_big_jug\nbig_to_small\n")
+    for command in (["check", DIEHARD], ["simulate", DIEHARD, "--traces", "1"], ["replay", DIEHARD, "--trace", str(steps)]):
+        out = tmp_path / f"{command[0]}.json"
+        proc = cli(*command, "--json", str(out))
+        data = json.loads(out.read_text())
+        assert data["schema_version"] == JSON_SCHEMA == 1, (command, proc.stderr)
+        assert data["explorer"]["version"] == __version__
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True) \
+            if shutil.which("git") else None
+        assert data["explorer"]["commit"] == (head.stdout.strip() if head and head.returncode == 0 else None)
+        assert data["spec_sha256"] == hashlib.sha256((ROOT / DIEHARD).read_bytes()).hexdigest()
+        assert data["constants"] == {"SMALL": 3, "BIG": 5}
+    # a copy outside the explorer's own checkout (an installed one; one inside another project) has no commit
+    copy = tmp_path / "project" / "site" / "explorer"
+    copy.mkdir(parents=True)
+    shutil.copy(ROOT / "explorer" / "version.py", copy / "version.py")
+    (copy / "__init__.py").write_text("")
+    if shutil.which("git"):
+        subprocess.run(["git", "init", "-q", str(tmp_path / "project")], check=True)
+    said = subprocess.run([sys.executable, "-c", "from explorer.version import git_commit; print(git_commit())"],
+                          cwd=copy.parent, capture_output=True, text=True, timeout=60)
+    assert said.stdout.strip() == "None", said.stderr

@@ -75,9 +75,30 @@ def test_a_live_line_on_a_terminal(tmp_path):
                           timeout=600, env=env)
     assert done.returncode == 3, done.stdout + done.stderr
     screen = log.read_text(errors="replace")
-    frames = re.findall(r"depth \d+, [\d,]+ distinct, queue [\d,]+, [\d,]+ distinct/s, [\d.]+ (?:KiB|MiB|GiB), \d+s",
-                        screen)
+    frames = re.findall(r"\d+s: depth \d+, [\d,]+ distinct, queue [\d,]+, [\d,]+ distinct/s, [\d.]+ (?:KiB|MiB|GiB)",
+                        screen)  # the elapsed time first: it is what moves when nothing else does
     assert len(frames) >= 3, screen[-2000:]
     assert "\x1b[2K" in screen  # the line is erased and redrawn, not appended
     assert "Progress(" not in screen
     assert "states left on queue." in report.read_text() and "depth" not in report.read_text().split("\n")[0]
+
+
+def test_the_terminal_line_leads_with_the_time_and_its_rate_does_not_zig_zag(monkeypatch):
+    """The searches publish in bursts (here 2,000 states every second, read every half second):
+    the rate is over the last few seconds, so it reads 2,000/s, not 0 and 4,000 in turn."""
+    from explorer.run import progress
+
+    clock = [100.0]
+    monkeypatch.setattr(progress.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(progress, "resident_memory", lambda: 50 << 20)
+    line = progress._Line(compact=True)
+    rates = []
+    for tick in range(1, 41):  # 20 seconds, a line every half second
+        clock[0] += 0.5
+        progress.publish(3, 2000 * ((tick + 1) // 2), 10, 0)
+        shown = line()
+        assert re.fullmatch(rf"{tick * 0.5:.0f}s: depth 3, [\d,]+ distinct, queue 10, [\d,]+ distinct/s, 50.0 MiB",
+                            shown), shown
+        rates.append(int(re.search(r"([\d,]+) distinct/s", shown).group(1).replace(",", "")))
+    window = int(progress.RATE_WINDOW / 0.5)
+    assert all(1800 <= r <= 2200 for r in rates[window:]), rates

@@ -163,6 +163,14 @@ def test_eval_locates_a_mistake_in_the_expression():
     assert proc.returncode == 2 and proc.stderr.startswith("<expression>:1:")
 
 
+def test_eval_of_an_expression_that_fails_at_every_state_is_bad_input_with_did_you_mean():
+    proc = cli("eval", "spec/collector.spec", "--trace", "traces/frontier-smallest.json", "1 + ckpt.cutt")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "has no field cutt (did you mean cut?)" in proc.stdout  # each state's line says why
+    assert proc.stderr.startswith("<expression>:1:10: error: the expression fails at every state")
+    assert "    1 + ckpt.cutt\n             ^" in proc.stderr
+
+
 # ---- simulate: until the first violation by default, and the same artefacts as check ----
 
 def test_simulate_runs_until_the_first_violation_and_writes_what_check_writes(tmp_path):

@@ -79,8 +79,10 @@ def test_diehard_grid_end_to_end(tmp_path):
     assert "**3 proved, 5 refuted, 0 incomplete, 0 error.**" in md
     assert "| 6 | 5 | 3 | **refuted** not_solved |" in md
     assert "- `not_solved`: BIG=4,SMALL=2, a trace of 2 states" in md
-    assert "smallest refuting point for not_solved: BIG=4,SMALL=2" in proc.stdout
+    assert "first refuting point (in size order) for not_solved: BIG=4,SMALL=2" in proc.stdout
     page = (out / "sweep.html").read_text()
+    # the first in size order is not the smallest by states (BIG=4,SMALL=3 has 3 too): no page says "smallest"
+    assert not any("smallest refuting" in text.lower() for text in (proc.stdout, md, page))
     in_matrix = page.split('<table id="matrix">')[1]  # the summary above it links each value's smallest one
     assert in_matrix.count('<a href="points/') == 5 and 'href="points/BIG=5,SMALL=3/not_solved.html"' in in_matrix
     assert "Error: Invariant not_solved is violated." not in page  # the matrix; each report is its own page
@@ -566,6 +568,19 @@ def test_sweep_html_writes_the_matrix_page_where_asked(tmp_path):
     assert bad.returncode == 2 and "--html" in bad.stdout + bad.stderr and "Traceback" not in bad.stderr
 
 
+def test_sweep_html_inside_out_makes_its_folder_and_the_last_line_names_every_file(tmp_path):
+    out = tmp_path / "out"
+    page = out / "pages" / "matrix.html"  # neither folder exists yet: the sweep makes DIR, so it makes this
+    proc = sweep(DIEHARD, "--grid", DIEHARD_GRID, "--out", out, "--html", page)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert '<table id="matrix">' in page.read_text()
+    last = proc.stdout.splitlines()[-1]
+    traces = [p for p in (out / "points").rglob("*") if p.is_file()]
+    assert last == (f"wrote {out / 'sweep.json'}, {out / 'sweep.md'}, {out / 'sweep.html'}, "
+                    f"{len(traces)} trace files in {out / 'points'} and {page}")
+    assert {p.name for p in out.iterdir()} == {"sweep.json", "sweep.md", "sweep.html", "points", "pages", "cache"}
+
+
 def test_the_sweep_page_sums_up_each_value_of_the_axis_named_by_by(tmp_path):
     """Issue 31: sweep.html opens with the description, what was checked, the limits and the time;
     `--by AXIS` gives a summary per value of AXIS and makes it the matrix's columns."""
@@ -742,6 +757,65 @@ fair action spin:     # 1 -> 2 -> 1 ...: a livelock farther away, x never back t
     x' = 3 - x
 property back: always eventually x == 0
 """
+
+
+def test_the_itf_a_sweep_writes_carries_the_lassos_loop_as_check_writes_it(tmp_path):
+    spec, grid = tmp_path / "hidden.spec", tmp_path / "grid.toml"
+    spec.write_text(HIDDEN_LIVELOCK)
+    grid.write_text('[constants]\nSPIN = [true, false]\n[check]\ninvariants = []\nproperties = ["back"]\n'
+                    "deadlock = false\n")
+    assert sweep(spec, "--grid", grid, "--out", tmp_path / "out").returncode == 1
+    for folder in (tmp_path / "out" / "points").iterdir():
+        itf = json.loads((folder / "back.itf.json").read_text())
+        loop = json.loads((folder / "back.json").read_text())["loop"]
+        assert loop is not None and itf["loop"] == loop, (folder.name, itf.get("loop"), loop)
+        mine = tmp_path / f"{folder.name}.itf.json"
+        subprocess.run([sys.executable, "-m", "explorer", "check", str(spec), "--const", folder.name, "--no-deadlock",
+                        "--quiet", "--itf", str(mine)], cwd=ROOT, capture_output=True, timeout=120)
+        assert json.loads(mine.read_text())["loop"] == loop
+
+
+PAGE_PX, CHAR_PX, CELL_PX = 1280 - 32, 10, 21  # the page's width less body padding; a generous glyph; padding+border
+
+
+def min_content_px(table: str) -> int:
+    """How narrow a browser can lay `table` out: per column, the widest piece of text no line may
+    break (text breaks at spaces, <wbr>, <br> and after a hyphen), plus each cell's padding."""
+    import html as markup
+
+    widest: dict[int, int] = {}
+    for row in re.findall(r"<tr>(.*?)</tr>", table, re.S):
+        for i, cell in enumerate(re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)):
+            text = markup.unescape(re.sub(r"<[^>]+>", "", re.sub(r"<(wbr|br)>", " ", cell)))
+            pieces = re.split(r"\s+|(?<=-)", text)
+            widest[i] = max(widest.get(i, 0), max(map(len, pieces)))
+    return sum(n * CHAR_PX + CELL_PX for n in widest.values())
+
+
+def test_the_routes_matrix_names_its_rows_by_route_and_fits_a_1280_px_page():
+    """traces/routes (spec/study/routes.toml): each point is a route-* configuration and two axes.
+    Its matrix rows were the configurations' ten expanded constants, one row header wider than
+    the page, and sweep.md's table had no route at all and listed the routes' constants as fixed."""
+    from types import SimpleNamespace
+
+    from explorer.run.limits import Limits
+    from explorer.study.matrix import Matrix, markdown
+
+    grid = load_grid(ROOT / "spec/study/routes.toml", COLLECTOR)
+    data = matrix(ROOT / "traces" / "routes")
+    named = {p.name: p for p in grid.points}
+    runs = [SimpleNamespace(point=named[r["name"]]) for r in data["runs"]]
+    page = Matrix(grid, ROOT / "traces" / "routes", Limits(), 1).html(runs, data)
+    table = page.split('<table id="matrix">')[1].split("</table>")[0]
+    heads = [re.sub(r"<[^>]+>", "", h) for h in re.findall(r"<tr><th>(.*?)</th>", table)]
+    routes = list(dict.fromkeys(r["config"] for r in data["runs"]))
+    assert heads == ["config, SCHEDULE \\ CUT"] + [f"config={c}, SCHEDULE=&#34;{s}&#34;" for c in routes
+                                                    for s in ("any", "eager")]
+    assert min_content_px(table) <= PAGE_PX
+    md = markdown(data)
+    assert "| # | config | SCHEDULE | CUT | verdict |" in md and "| 1 | route-interleaving | any | frontier |" in md
+    assert "Fixed at every point: SAVE_EVERY = 1, IN_FLIGHT_UPDATES = true." in md
+    assert "Set by each point's configuration: STEPS, LOAD_REPLAY_BUFFER, BARRIER, P, AGE" in md
 
 
 def test_a_sweep_looks_for_a_livelock_behind_a_lasso_that_stops(tmp_path):

@@ -14,7 +14,7 @@ from typing import Any
 
 from explorer.engine.result import Step, witness
 from explorer.lang.ast import Loc, unparse
-from explorer.lang.errors import EvalError, SpecError, format_located
+from explorer.lang.errors import EvalError, SpecError, did_you_mean, format_located
 from explorer.lang.model import Model, load_spec, parse_const_value, read_spec
 from explorer.lang.runtime import UNSET, Unevaluable
 from explorer.lang.values import from_itf, short, to_itf
@@ -255,14 +255,34 @@ def _source_line(model: Model, line: int) -> str:
     return lines[line - 1].strip() if 0 < line <= len(lines) else ""
 
 
-def _check_params(model: Model, step: TraceStep, where: str) -> None:
+def _check_params(model: Model, step: TraceStep, path: str) -> None:
     if step.action is None:
         return
+    names = [a.name for a in model.actions]
+    if step.action not in names:
+        _unknown_action(step, names, path)
+    where = f"{path}:{step.line}"
     action = model.action(step.action)
     unknown = [k for k in step.params if k not in action.params]
     if unknown:
         raise SpecError(f"{where}: action {action.name} has no parameter {unknown[0]} "
                         f"(its parameters: {', '.join(action.params) or 'none'})")
+
+
+def _unknown_action(step: TraceStep, names: list[str], path: str) -> None:
+    """A misspelt action: at its line and column in a text trace (read again: this is the error's
+    path only), at its step in a JSON or ITF one (whose steps record their state)."""
+    message = f"no action named {step.action}{did_you_mean(step.action, names)}; the spec has {', '.join(names)}"
+    if step.state is not None:
+        raise SpecError(f"step {step.line}: {message}", path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError):  # gone since it was read: said without its line
+        raise SpecError(f"line {step.line}: {message}", path) from None
+    lines = text.splitlines()
+    line = lines[step.line - 1] if 0 < step.line <= len(lines) else ""
+    raise SpecError(message, path, text, Loc(step.line, len(line) - len(line.lstrip()) + 1))
 
 
 def _check_state(model: Model, step: TraceStep, where: str) -> None:
@@ -310,7 +330,7 @@ def _runtime_error(model: Model, err: EvalError, when: str) -> str:
 def replay(model: Model, steps: list[TraceStep], path: str = "trace") -> Outcome:
     out = Outcome()
     for step in steps:
-        _check_params(model, step, f"{path}:{step.line}")
+        _check_params(model, step, path)
         _check_state(model, step, f"{path}: state {step.line}")
     first = match = None
     try:

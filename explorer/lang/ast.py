@@ -237,7 +237,7 @@ def has_choice(s: Node) -> bool:
 @dataclass(eq=False)
 class Const(Node):
     name: str
-    value: Expr
+    value: Expr | None  # None: no default (TLC's CONSTANTS): set by --const or a configuration
 
 
 @dataclass(eq=False)

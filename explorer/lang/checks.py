@@ -100,7 +100,8 @@ class Checker:
         for i, c in enumerate(spec.consts):
             scope = {n: r for n, r in self.globals.items()
                      if r.kind == "const" and r.target < i}
-            self.expr(c.value, [scope], where="a constant", allow_globals=False)
+            if c.value is not None:
+                self.expr(c.value, [scope], where="a constant", allow_globals=False)
         for d in spec.defs:
             self.resolve_def(self.defs[d.name], d.loc)
         for i, v in enumerate(spec.vars):

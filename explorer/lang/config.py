@@ -45,6 +45,9 @@ def load_configs(spec: str | Path) -> dict[str, dict[str, Any]]:
 def config_constants(spec: str | Path, name: str) -> dict[str, Any]:
     """The constants a named configuration sets (with those of the one it extends)."""
     configs = load_configs(spec)
+    if not configs and not config_path(spec).exists():
+        raise SpecError(f"--config {name}: the configuration file {config_path(spec)} is missing (named "
+                        "configurations are [tables] in SPEC.toml beside the spec, as spec/collector.toml)")
     if name not in configs:
         known = ", ".join(sorted(configs)) or "none"
         raise SpecError(f"no configuration named {name}{did_you_mean(name, configs)} in {config_path(spec)} "

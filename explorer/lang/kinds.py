@@ -124,7 +124,7 @@ class Kinds:
             self.consts = const_kinds
         else:  # only the container kind: an override must keep it, but may hold other elements
             for c in spec.consts:  # each may use the earlier ones
-                self.consts.append(_plain(self.of(c.value)))
+                self.consts.append(ANY if c.value is None else _plain(self.of(c.value)))
         self.vars: list[Any] = [NONE] * len(spec.vars)
         if infer:
             self._infer(spec)

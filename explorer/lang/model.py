@@ -146,6 +146,8 @@ def override_error(c: A.Const, value: Any, spec: A.Spec, values: list[Any]) -> s
     """Why an override does not fit its constant, or None. It must be of the kind of the
     constant's default: `--const BARRIER=False` (a string) for a boolean constant would silently
     change the question."""
+    if c.value is None:
+        return None  # no default: any kind
     try:
         default = eval_constant(c.value, spec, values)
     except (EvalError, RecursionError):
@@ -278,6 +280,9 @@ def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
             if problem:
                 raise SpecError(problem, spec.path, spec.text, c.loc)
             values.append(overrides[c.name])
+        elif c.value is None:
+            raise SpecError(f"constant {c.name} has no value: the spec gives it no default, so set it with --const "
+                            f"{c.name}=VALUE or in a named configuration (--config NAME)", spec.path, spec.text, c.loc)
         else:
             values.append(_evaluate(c.value, spec, values, f"constant {c.name}"))
 

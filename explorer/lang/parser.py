@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast as pyast
 import hashlib
 import io
+import os
+import re
 import sys
 import warnings
 from functools import lru_cache
@@ -223,7 +225,7 @@ class _ToAst(Transformer):
         return items
 
     def const_decl(self, meta, c):
-        return A.Const(_tok_loc(c[0]), str(c[0]), c[1])
+        return A.Const(_tok_loc(c[0]), str(c[0]), c[1] if len(c) > 1 else None)
 
     def var_eq(self, meta, c):
         return A.Var(_tok_loc(c[0]), str(c[0]), c[1], False)
@@ -514,6 +516,10 @@ def _syntax_error(err: Exception, path: str, text: str) -> SpecError:
         if tok.type == "NAME":  # a misspelt keyword: `requre` where `require` was expected
             words = [w.strip("'") for w in map(_readable, accepts) if w.startswith("'") and w[1:-1].isidentifier()]
             exp += did_you_mean(str(tok.value), words).replace(" (did you mean ", "; did you mean '").replace("?)", "'?")
+            lines = text.splitlines()
+            after = lines[loc.line - 1][loc.col - 1 + len(str(tok.value)):] if loc.line <= len(lines) else ""
+            if "PRIMED" in accepts and re.match(r"\s*=(?!=)", after):  # `count = count + 1` in an action
+                exp += f"; did you mean {tok.value}' (the variable's next value)?"
         return SpecError(f"syntax error: {what}" + (f"; {exp}" if exp else ""), path, text, loc)
     if isinstance(err, UnexpectedCharacters):
         exp = _expected(err.allowed or set())

@@ -6,7 +6,7 @@ from __future__ import annotations
 from itertools import product
 from typing import Any
 
-from explorer.lang.errors import DepthError, EvalError
+from explorer.lang.errors import DepthError, EvalError, did_you_mean
 from explorer.lang.values import FALSE, INT, NAT, TRUE, InfiniteSet, Map, Record, kind_of, ordered, short, sort_key
 
 EMPTY = frozenset()
@@ -297,7 +297,8 @@ def field(c: Any, name: str, loc) -> Any:
             return c[name]
         except KeyError:
             pass
-    raise EvalError(f"{_show(c)} has no field {name}", loc)
+    known = [k for k in c if type(k) is str] if type(c) is Record or type(c) is Map else []
+    raise EvalError(f"{_show(c)} has no field {name}{did_you_mean(name, known)}", loc)
 
 
 def slice_(c: Any, lo: Any, hi: Any, loc) -> tuple:

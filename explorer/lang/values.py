@@ -287,8 +287,8 @@ def to_itf(v: Any) -> Any:
         return v
     if t is int:
         return v if -JSON_INT < v < JSON_INT else {"#bigint": str(v)}
-    if t is tuple:
-        return {"#tup": [to_itf(x) for x in v]}
+    if t is tuple:  # a sequence (the language's tuples are its sequences): ITF's list, a JSON array
+        return [to_itf(x) for x in v]
     if t is frozenset:
         if _plain_ints(v):  # a set of plain integers, directly
             return {"#set": sorted(v)}
@@ -311,7 +311,7 @@ def from_itf(j: Any) -> Any:
     if isinstance(j, dict):
         if "#bigint" in j:
             return int(j["#bigint"])
-        if "#tup" in j:
+        if "#tup" in j:  # ITF's tuple, as Apalache writes one and this explorer wrote sequences before
             return tuple(from_itf(x) for x in j["#tup"])
         if "#set" in j:
             return frozenset(from_itf(x) for x in j["#set"])

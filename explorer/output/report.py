@@ -141,15 +141,19 @@ def sweep_html(points: Iterable[Mapping[str, Any]], title: str = "Sweep", column
     """A sweep's page. Each point is a mapping with `constants` (name -> value, a Python value or
     spec value), `verdict` (proved/holds, refuted/violated/deadlock, incomplete, error, or any word,
     perhaps followed by a note) and optionally `link` (the URL of that point's report, usually
-    relative) and `name`; points come smallest first. `about` (label, text) pairs head the page
+    relative), `name` and `config` (the named configuration it was taken from: the point is shown
+    by that name, as a varying constant would be); points come smallest first. `about` (label, text) pairs head the page
     (what was checked, the limits, the time). `by` (a varying constant; default `columns`, or the
-    last varying one) gets a summary per value (verdicts and the smallest refuting point) and is
+    last varying one) gets a summary per value (verdicts and the first refuting point in size order) and is
     the matrix's columns unless `columns` says otherwise; constants equal at every point are listed
     once, the other varying ones give the rows, and a cell holds every point of its row and column."""
     pts = [{"constants": dict(p["constants"]), "verdict": str(p["verdict"]), "link": p.get("link"),
-            "css": _CSS.get(str(p["verdict"]).split(" ")[0], "error")} for p in points]
+            "css": _CSS.get(str(p["verdict"]).split(" ")[0], "error"), "config": p.get("config")} for p in points]
     names = list(dict.fromkeys(k for p in pts for k in p["constants"]))
     shown = {k: [short(p["constants"].get(k)) if k in p["constants"] else "-" for p in pts] for k in names}
+    if any(p["config"] for p in pts):  # a configuration by its name (route-interleaving), not its constants
+        names.insert(0, "config")
+        shown["config"] = [p["config"] or "-" for p in pts]
     varying = [k for k in names if len(set(shown[k])) > 1]
     fixed = [(k, shown[k][0]) for k in names if k not in varying and pts]
     for option, axis in (("columns", columns), ("by", by)):

@@ -525,7 +525,9 @@ def format_info(spec: A.Spec, configs: dict[str, dict[str, Any]]) -> str:
 
     lines = [f"Spec {spec.path}"]
     sections = [
-        ("Constants (--const NAME=VALUE)", [f"{c.name} = {A.unparse(c.value)}" for c in spec.consts]),
+        ("Constants (--const NAME=VALUE)", [f"{c.name} = {A.unparse(c.value)}" if c.value is not None
+                                            else f"{c.name}: no default (set it with --const {c.name}=VALUE "
+                                                 "or a configuration)" for c in spec.consts]),
         ("Configurations (--config NAME)", [f"{name}: {table.get('description', '')}".rstrip(": ")
                                             for name, table in configs.items()]),
         ("Variables", [f"{v.name} {'in' if v.choose else '='} {A.unparse(v.value)}" for v in spec.vars]),

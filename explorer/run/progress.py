@@ -11,6 +11,7 @@ import os
 import sys
 import threading
 import time
+from collections import deque
 from contextlib import contextmanager
 from typing import Iterator, TextIO
 
@@ -18,6 +19,7 @@ from explorer.run.limits import resident_memory
 
 LIVE_INTERVAL = 0.5  # seconds between updates of the terminal line
 PLAIN_INTERVAL = 30.0  # seconds between plain lines when stderr is not a terminal
+RATE_WINDOW = 5.0  # seconds the rate is taken over (at least the last interval)
 INTERVAL_ENV = "EXPLORER_PROGRESS_INTERVAL"  # overrides both intervals (seconds), for tests
 
 
@@ -48,12 +50,15 @@ def _size(n: int) -> str:
 
 
 class _Line:
-    """Formats the progress line; the rate is over the last interval (as TLC's per-minute rates)."""
+    """Formats the progress line. The rate is over the last RATE_WINDOW seconds, or the last
+    interval when that is longer (the plain lines': as TLC's per-minute rates): the searches publish
+    in bursts, so a rate over each half-second of the terminal's line swung between 0 and twice
+    the true one."""
 
     def __init__(self, compact: bool) -> None:
         self.compact = compact  # the terminal's one line: short enough for 80 columns
-        self.started = self.last_time = time.monotonic()
-        self.last_distinct = 0
+        self.started = time.monotonic()
+        self.samples: deque[tuple[float, int]] = deque([(self.started, 0)])  # (time, distinct), oldest first
 
     def __call__(self) -> str:
         c = COUNTERS
@@ -62,18 +67,21 @@ class _Line:
         memory = _size(resident_memory())
         if not c.distinct:
             if self.compact:
-                return f"loading the spec, computing the initial states, {memory}, {elapsed:.0f}s"
+                return f"{elapsed:.0f}s: loading the spec, computing the initial states, {memory}"
             return f"Progress at {time.strftime('%H:%M:%S')}: loading the spec, computing the initial states; memory {memory}; {elapsed:.0f}s"
         if c.phase:
             if self.compact:
-                return f"{c.phase}, {c.distinct:,} states, {memory}, {elapsed:.0f}s"
+                return f"{elapsed:.0f}s: {c.phase}, {c.distinct:,} states, {memory}"
             return (f"Progress at {time.strftime('%H:%M:%S')}: {c.phase}; {c.distinct:,} states; "
                     f"memory {memory}; {elapsed:.0f}s")
-        rate = (c.distinct - self.last_distinct) / max(now - self.last_time, 1e-9)
-        self.last_time, self.last_distinct = now, c.distinct
+        while len(self.samples) > 1 and self.samples[1][0] <= now - RATE_WINDOW:  # keep one at or before the window
+            self.samples.popleft()
+        since, before = self.samples[0]
+        rate = (c.distinct - before) / max(now - since, 1e-9)
+        self.samples.append((now, c.distinct))
         if self.compact:
-            return (f"depth {c.depth}, {c.distinct:,} distinct, queue {c.queue:,}, {rate:,.0f} distinct/s, "
-                    f"{memory}, {elapsed:.0f}s")
+            return (f"{elapsed:.0f}s: depth {c.depth}, {c.distinct:,} distinct, queue {c.queue:,}, "
+                    f"{rate:,.0f} distinct/s, {memory}")
         return (f"Progress({c.depth}) at {time.strftime('%H:%M:%S')}: {c.generated:,} states generated, "
                 f"{c.distinct:,} distinct states found ({rate:,.0f} distinct/s), {c.queue:,} states left on "
                 f"queue; memory {memory}; {elapsed:.0f}s")

@@ -310,6 +310,11 @@ def _build(src: _Layers, data: dict[str, Any], path: str, spec_path: str | Path)
     if not kept:
         raise src.error("no point is left once `where` and [[exclude]] are applied", "",
                         "where" if "where" in data else "")
+    unset = next(((c.name, p) for p in kept for c in spec.consts if c.value is None and c.name not in p), None)
+    if unset is not None:  # no default (TLC's CONSTANTS): every point must give it, or none could run
+        raise src.error(f"constant {unset[0]} has no default in {spec_path}, and the point "
+                        f"{', '.join(f'{k}={v}' for k, v in unset[1].items())} does not set it: give it "
+                        f"values under [constants] (e.g. {unset[0]} = [...])", "constants")
     sizes = [size.value(p) if size.source else _default_size(p, axes) for p in kept]
     order = sorted(range(len(kept)), key=lambda i: sizes[i])  # stable: ties keep the written order
     config_of = [configs[frozenset(kept[i].items())] for i in order]
@@ -442,6 +447,8 @@ class _Values:
         self.consts = {c.name: c for c in spec.consts}
         self.defaults: list[Any] = []
         for c in spec.consts:  # the defaults, for the kind check (as load_model does)
+            if c.value is None:  # no default: any kind here, and the later ones may use it
+                break
             try:
                 self.defaults.append(eval_constant(c.value, spec, self.defaults))
             except (EvalError, RecursionError):

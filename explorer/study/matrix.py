@@ -24,7 +24,7 @@ from explorer.engine.result import collision_probability
 from explorer.lang.values import to_itf
 from explorer.output.traces import stop_reason, write_json
 from explorer.run.limits import Limits
-from explorer.study.grid import Grid
+from explorer.study.grid import Grid, Point
 from explorer.study.sweep import STOPPED, Run, command, engine_version, limits_json
 
 MARKER = "sweep.json"  # a folder holding it is a sweep's: its points/ may be cleared and rewritten
@@ -155,7 +155,16 @@ class Matrix:
                 return page
             return Path(os.path.relpath((self.out / page).resolve(), base.resolve())).as_posix()
 
-        points = [{"constants": run.point.constants,
+        def constants(point: Point) -> dict[str, Any]:
+            """A configuration's point by its axes and the constants equal at every point: the others
+            vary with the configuration, whose name the page shows instead (route-interleaving)."""
+            if point.config is None:
+                return point.constants
+            return {k: v for k, v in point.constants.items() if k in data["axes"] or k in same}
+
+        every = [run.point.constants for run in runs]
+        same = {k for k in every[0] if all(k in c and c[k] == every[0][k] for c in every)} if every else set()
+        points = [{"constants": constants(run.point), "config": run.point.config,
                    "verdict": row["verdict"] + (f" ({row['checks']})" if row["checks"] != "all" else ""),
                    "link": link(row["files"])}
                   for run, row in zip(runs, data["runs"])]
@@ -371,7 +380,7 @@ def markdown(data: dict[str, Any]) -> str:
     ] + ([md_text(head["Fingerprints"]) + ".", ""] if "Fingerprints" in head else [])
     if data["smallest_refuting"]:
         per = "property" + "".join(f" and {n}" for n in data["checks"]["group_by"])
-        lines += [f"Smallest refuting point per {per} (the first in the order below):", ""]
+        lines += [f"First refuting point per {per}, in the order below (by size, not by states searched):", ""]
         for s in data["smallest_refuting"]:
             r = rows[s["index"]]
             txt = next((f for f in r["files"] if f.endswith(".txt")), None)
@@ -386,22 +395,27 @@ def markdown(data: dict[str, Any]) -> str:
         lines += [f"Incomplete ({len(cut)}): nothing is claimed about " + ", ".join(md_text(r["name"]) for r in cut[:20])
                   + (f" and {len(cut) - 20} more" if len(cut) > 20 else "") + ".", ""]
     axes = data["axes"]
-    head = ["#"] + axes + (["checks"] if data["checks"]["separately"] else []) + \
+    configs = any("config" in r for r in rows)  # points of named configurations: each row names its own
+    head = ["#"] + (["config"] if configs else []) + axes + (["checks"] if data["checks"]["separately"] else []) + \
         ["verdict", "distinct", "generated", "depth", "trace", "seconds", "files"]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         files = " ".join(f"[{file_kind(f)}]({f})" for f in r["files"])
-        cells = [r["index"] + 1] + [md_text(r["shown"].get(a, "")) for a in axes] + \
+        cells = [r["index"] + 1] + ([md_text(r.get("config", ""))] if configs else []) + \
+            [md_text(r["shown"].get(a, "")) for a in axes] + \
             ([md_text(r["checks"])] if data["checks"]["separately"] else []) + \
             [verdict_text(r), f"{r['distinct']:,}", f"{r['generated']:,}", r["depth"], r["trace_length"] or "",
              f"{r['seconds']:.2f}" + (" (cached)" if r["cached"] else ""), files]
         lines.append("| " + " | ".join(md_cell(x) for x in cells) + " |")
-    fixed = {}
+    values: dict[str, set[str]] = {}
     for r in rows:
         for k, v in r["shown"].items():
             if k not in axes:
-                fixed[k] = v
+                values.setdefault(k, set()).add(v)
+    fixed = {k: next(iter(v)) for k, v in values.items() if len(v) == 1 and all(k in r["shown"] for r in rows)}
     if fixed:
         lines += ["", "Fixed at every point: " + ", ".join(f"{md_text(k)} = {md_text(v)}" for k, v in fixed.items()) + "."]
+    if len(fixed) < len(values):  # set by the configurations: they differ between them
+        lines += ["", "Set by each point's configuration: " + ", ".join(md_text(k) for k in values if k not in fixed) + "."]
     return "\n".join(lines) + "\n"
 

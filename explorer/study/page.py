@@ -1,5 +1,5 @@
 """A study's page: what each section of a study file says about its sweeps' matrices (a verdict
-matrix, the smallest refuting point, an ablation, flips, costs, least bounds, replays), the
+matrix, the first refuting point, an ablation, flips, costs, least bounds, replays), the
 study's own templates (a section, or the whole page), each claim with its bounds, laid out by
 templates/study.md.j2 (docs/study.md)."""
 from __future__ import annotations
@@ -324,7 +324,7 @@ def _smallest(view: SweepView, s: Section) -> Drawn:
             out.summary.append(f"No point is refuted: {tally(view.rows)}.")
         else:
             files = " ".join(f"[{file_kind(f)}]({view.name}/{f})" for f in row["files"])
-            out.summary.append(f"The smallest refuting point (the first in size order{stops}) is **{md_text(row['name'])}**: "
+            out.summary.append(f"The first refuting point in size order{stops} is **{md_text(row['name'])}**: "
                                + md_text(f"{row['property']}" + (f" ({row['witness']})" if row["witness"] else ""))
                                + f" is violated by a trace of {row['trace_length']} states. Its files: {files}.")
             out.summary.append("Its constants: " + md_text(", ".join(f"{k} = {v}" for k, v in row["shown"].items())) + "."
@@ -342,7 +342,7 @@ def _smallest(view: SweepView, s: Section) -> Drawn:
 
     pivot = s.options.get("pivot")
     out.table = (_pivoted(view, [a for a in by if a != pivot], pivot, cell) if pivot else
-                 Table([*by, "smallest refuting point"], [[*map(md_text, k), cell(g)] for k, g in groups.items()]))
+                 Table([*by, "first refuting point"], [[*map(md_text, k), cell(g)] for k, g in groups.items()]))
     refuted = sum(r is not None for r in first.values())
     out.summary.append(f"A refuting point in {refuted} of the {len(groups)} groups of {', '.join(by)}. Each cell is "
                        f"the first refuting point of its group in size order{stops}, with its shortest trace.")
@@ -364,7 +364,7 @@ def _ablation(view: SweepView, s: Section) -> Drawn:
         out.refuted[value] = row is not None
         found = view.refuted(row, (axis,)) if row else f"no counterexample found within {view.bounds(group, (axis,), brief=True)}: {tally(group)}"
         rows.append([md_code(value), *([md_text(labels.get(value, ""))] if labels else []), found])
-    out.table = Table([axis, *([s.options.get("label", "what it is")] if labels else []), "smallest counterexample"], rows)
+    out.table = Table([axis, *([s.options.get("label", "what it is")] if labels else []), "first counterexample"], rows)
     shown = [v for v, r in out.refuted.items() if r]
     unshown = [v for v, r in out.refuted.items() if not r]
     out.summary.append(f"A counterexample for {len(shown)} of the {len(out.refuted)} values of {axis}"

@@ -274,7 +274,8 @@ def _trace_set(model: Model, result: Result, spec: str, title: str, deadlock: bo
     traces: dict[str, Any] = {"txt": format_result(model, result, spec, deadlock=deadlock),
                               "json": result_json(model, result, deadlock)}
     if result.trace:
-        traces.update(itf=itf_trace(model, result.trace, title), dot=trace_dot(model, result.trace, title))
+        traces.update(itf=itf_trace(model, result.trace, title, loop=result.loop),
+                      dot=trace_dot(model, result.trace, title, result.loop, result.loop_step))
     shown = counterexample(result)
     try:
         drawn = grids(model, shown) if shown and model.views else []
