@@ -366,7 +366,7 @@ def test_the_collector_study_reuses_the_committed_sweeps(tmp_path, monkeypatch):
     finished = [p.parent.name for p in (ROOT / "traces").glob("*/sweep.json") if finished_sweep(p.parent)]
     ran = [s.name for s in study.sweeps if not s.separate]  # a separate sweep is read as it stands, never run
     assert sorted(ran) == sorted(n for n in finished if n in ran)  # every sweep the study runs has finished
-    assert [s.name for s in study.sweeps if s.separate] == ["proof-lowest"]
+    assert [s.name for s in study.sweeps if s.separate] == ["ring-lowest", "proof-lowest"]
     for s in study.sweeps:
         (tmp_path / s.name).mkdir()
         shutil.copy(ROOT / "traces" / s.name / "sweep.json", tmp_path / s.name / "sweep.json")
@@ -377,6 +377,7 @@ def test_the_collector_study_reuses_the_committed_sweeps(tmp_path, monkeypatch):
     assert proc.returncode == 1, proc.stdout + proc.stderr  # the earlier rules are refuted
     assert proc.stdout.count(": reusing ") == len(ran) and "sweeping" not in proc.stdout
     assert "proof-lowest: not run by the study (separate = true); reading" in proc.stdout
+    assert "ring-lowest: not run by the study (separate = true); reading" in proc.stdout
     page = (tmp_path / "README.md").read_text()  # the study's page is traces/README.md (its frame: `page`)
     assert page == (ROOT / "traces" / "README.md").read_text()  # what is committed is what the study draws
     for section in study.sections:
