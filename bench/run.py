@@ -428,12 +428,13 @@ def java_version(java: str | None) -> str:
     return first[0] if first else "java (version unknown)"
 
 
-def write_markdown(path: Path, section: str) -> None:
+def write_markdown(path: Path, section: str, begin: str = BEGIN, end: str = END) -> None:
+    """`section` between the markers `begin` and `end` of the file at `path` (appended without them)."""
     text = path.read_text() if path.exists() else ""
-    block = f"{BEGIN}\n{section.rstrip()}\n{END}"
-    if BEGIN in text and END in text and text.index(BEGIN) < text.index(END):
-        start, end = text.index(BEGIN), text.index(END) + len(END)
-        text = text[:start] + block + text[end:]
+    block = f"{begin}\n{section.rstrip()}\n{end}"
+    if begin in text and end in text and text.index(begin) < text.index(end):
+        first, last = text.index(begin), text.index(end) + len(end)
+        text = text[:first] + block + text[last:]
     else:
         text = (text.rstrip() + "\n\n" if text.strip() else "") + block + "\n"
     path.write_text(text)

@@ -53,6 +53,7 @@ class Result:
     engine: str = "python"  # python | native: which engine searched
     engine_note: str | None = None  # why the engine is not the one asked for (auto, or a fallback)
     spot_checked: int = 0  # native: states whose invariants and constraints the Python engine evaluated again (spot.py)
+    spot_seconds: float = 0.0  # the time those spot checks took (not in `seconds`, the search's)
     in_liveness: bool = False  # the breadth-first search completed with nothing violated; the temporal pass stopped it
 
 

@@ -298,6 +298,7 @@ def result_json(model: Model, result: Result, deadlock: bool | None = None) -> d
         "engine": result.engine,
         "engine_note": result.engine_note,
         "spot_checked": result.spot_checked if result.engine == "native" else None,
+        "spot_check_seconds": round(result.spot_seconds, 3) if result.engine == "native" else None,
         "fingerprints": result.fingerprints,
         "fingerprint_bits": result.fingerprint_bits if result.fingerprints else None,
         "fingerprint_collision_probability": collision(result) if result.fingerprints else None,

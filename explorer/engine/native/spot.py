@@ -17,7 +17,7 @@ from explorer.engine.result import Result
 from explorer.lang.model import Model
 
 SHARE = 0.03      # of the search's own time
-FLOOR = 0.05      # seconds a small search may always spend
+FLOOR = 0.02      # seconds a small search may always spend
 MIN_STATES = 300  # checked whatever the time, when the search found that many
 
 
@@ -32,7 +32,8 @@ def spot_check(model: Model, result: Result, path_to: Callable[[int], list[int]]
     when Python found them (else re-found here); `skip`: a state index C reported violating (checked
     by `_confirm` already), or -1."""
     n = result.distinct
-    deadline = time.monotonic() + max(FLOOR, SHARE * result.seconds)
+    began = time.monotonic()
+    deadline = began + max(FLOOR, SHARE * result.seconds)
     checks = [(p.name, p.holds) for p in model.constraints]
     checked = 0
 
@@ -85,7 +86,7 @@ def spot_check(model: Model, result: Result, path_to: Callable[[int], list[int]]
                 break
         if len(known) >= n - first:  # every state on the sampled paths is checked
             break
-    result.spot_checked = checked
+    result.spot_checked, result.spot_seconds = checked, time.monotonic() - began
 
 
 def taken_initial(model: Model) -> Iterator[tuple]:
