@@ -107,9 +107,10 @@ EDGE_INTS = [0, 1, -1, 2, -2, 2 ** 31, -2 ** 31, 2 ** 31 - 1, 2 ** 62, -2 ** 62,
              2 ** 62 + 1, 2 ** 63 - 1, -2 ** 63, 2 ** 63, 2 ** 64, -2 ** 64 - 1]
 SMALL_SET_EDGE = [58, 59, 60, 61, 62, 63, 64]
 EDGE_TEXT = {2 ** 31: "2^31", -2 ** 31: "-2^31", 2 ** 31 - 1: "(2^31 - 1)", 2 ** 62: "2^62", -2 ** 62: "-2^62",
-             2 ** 62 - 1: "(2^62 - 1)", -(2 ** 62 - 1): "(1 - 2^62)", 2 ** 62 + 1: "(2^62 + 1)",
+             2 ** 62 - 1: "(2^61 - 1 + 2^61)", -(2 ** 62 - 1): "(1 - 2^61 - 2^61)", 2 ** 62 + 1: "(2^62 + 1)",
              2 ** 63 - 1: "(2^63 - 1)", -2 ** 63: "-2^63", 2 ** 63: "2^63", 2 ** 64: "2^64",
              -2 ** 64 - 1: "(-2^64 - 1)"}
+NATIVE_INTS = range(-2 ** 62 + 1, 2 ** 62)  # the integers a literal (or a constant) may have natively
 HUGE_INTS = ["4294967296", "9223372036854775808", "1" + "0" * 40, "9" * 300, "9" * 4299, "9" * 4301,
              "1" + "0" * 5000, "00000000000000000000001"]
 
@@ -213,6 +214,13 @@ class ExprGen:
             if chance(rng, 0.3):
                 return str(rng.choice(SMALL_SET_EDGE))
             v = rng.choice(EDGE_INTS)
+            state = sorted(n for n in self.var_names if n in self.scopes[0]) if not self.const_only else []
+            if v not in NATIVE_INTS and state and chance(rng, 0.8):
+                # a constant past 63 bits keeps the whole spec off the native engine: computed from
+                # the state (len([x]) is 1), the value is reached at run time, where C hands over
+                self.used_state = True
+                a = 2 ** 61
+                return f"(len([{rng.choice(state)}]) * {a} * {v // a} + {v % a})"
             return EDGE_TEXT[v] if v in EDGE_TEXT and chance(rng, 0.5) else str(v)
         return str(pick(rng, [(10, 0), (10, 1), (8, 2), (5, 3), (2, 4), (3, -1), (1, -2), (1, -3), (1, 5),
                               (1, -7), (1, 10), (1, 100)]))
@@ -497,7 +505,7 @@ class ExprGen:
         op = rng.choice(["//", "%"])
         b = self._signed(d)
         if self.safe or chance(rng, 0.5):  # never by zero
-            b = str(rng.choice([-7, -3, -2, -1, 1, 2, 3, 7, 2 ** 31, -2 ** 62]))
+            b = str(rng.choice([-7, -3, -2, -1, 1, 2, 3, 7, 2 ** 31, -(2 ** 62 - 1)]))
             b = f"({b})" if b.startswith("-") else b
         return f"({self._signed(d)} {op} {b})"
 
@@ -776,7 +784,7 @@ _VAR_KINDS = [
     (2, Set(STR), "{{}, NAMES}"), (1, Seq(STR), '{["a"]}'), (1, Tup([INT, STR]), '{(0, "a")}'),
     # the native engine's small-set boundary (bitset sets hold 0..61), integers past 63 bits, mixed kinds
     (2, Set(INT), "subsets(60..62)"), (1, Set(INT), "{{61}, {62, 63}, {}}"),
-    (2, INT, "{-2^62, 2^62 - 1, 2^62}"), (1, INT, "{-1, 2^63 - 1, 2^64}"),
+    (3, INT, "{-4611686018427387903, 2^61, 4611686018427387903}"),
     (2, Set(ANY), '{{}, {1, "a", true}, {[a = 1], {"a": 1}}, {[a = 1], {"b": 1}}}'),
 ]
 _TAME = {INT: ["0", "1", "N"], BOOL: ["false", "true"], STR: ['"a"', "min(NAMES)"], Set(INT): ["{}", "{0}"],
@@ -833,7 +841,7 @@ def gen_spec(rng, ill: float | None = None, depth: int | None = None, weird: flo
         g.var_names.add(name)
         top[name] = t
         info.vars.append((name, t))
-        if t == INT and (chance(rng, 0.7) or "^" in dom):  # integers past 63 bits stay few too
+        if t == INT and (chance(rng, 0.7) or "^" in dom):  # integers near 63 bits stay few too
             bound = rng.choice(['0..N', '-1..N + 1', '0..3'])
             constraints.append(f"constraint {name}_small: {name} in {bound}" if "^" not in dom else
                                f"constraint {name}_small: {name} in ({dom} | ({bound}))")
@@ -938,7 +946,7 @@ def _update(g: ExprGen, name: str, t) -> str:
     if chance(rng, 0.35):
         templates = {
             INT: [f"{name} + 1", f"{name} - 1", "0", f"({name} + 1) % (N + 1)", f"-{name}", f"{name} * 2",
-                  f"{name} + 2^62", f"({name}) ^ 2", f"{name} // (-2)", f"{name} % (-3)"],
+                  f"{name} + 2^61 + 2^61", f"({name}) ^ 2", f"{name} // (-2)", f"{name} % (-3)"],
             BOOL: [f"not {name}", "true", "false"],
             STR: ['"a"', f"{name} + \"b\"", "min(NAMES)"],
             Set(INT): [f"{name} | {{N}}", f"{name} - {{0}}", "{}", f"{name} | {{61}}", f"{name} | {{62}}",
