@@ -5,12 +5,21 @@ from one seed, and the same functions work from hypothesis through `st.randoms()
 Only `rng.random()`, `rng.randint()`, `rng.choice()` and `rng.shuffle()` are used.
 
 (a) `gen_spec(rng)`: grammar-aware generation of whole specs (consts, vars, defs with parameters,
-    actions with parameters, guards, lets, if/elif/else, assignments; invariants, constraints,
-    terminal, init, assume) over expressions of every kind the language has. Generation is
-    type-directed, so a good fraction of specs load and explore; with probability `ill` per
-    node it picks an expression of a random type instead (booleans mixed with integers, sets
-    with ints, ...). State spaces are kept small by small ranges and `constraint` declarations.
-    `deep_spec(rng)` builds expressions and statements nested near the engine's limits.
+    actions with parameters, guards, lets, if/elif/else, either, pick, assignments; invariants,
+    constraints, terminal, init, assume, fairness, views) over expressions of every kind the
+    language has, every operator and built-in. Generation is type-directed (and constants and
+    assumptions, evaluated at load time, avoid the partial operations), so nearly nine specs in
+    ten load and explore; with probability `ill` per node it picks an expression of a random
+    type instead (booleans mixed with integers, sets with ints, ...), which by default only a
+    few specs do (`api_input` and `cli_input`, the front end's campaign, draw it more often).
+    It draws the values where engines differ on purpose (issue 48): edge integers (0, ±1, ±2,
+    ±2^31, ±2^62, ±(2^62 - 1), 2^63 and past, where the C engine hands over to Python), the
+    native engine's small-set boundary (ints 58..64), `^` of negative bases, `//` and `%` of
+    negative operands, function sets with an empty domain or range, mixed-kind sets (records
+    and maps with equal or different keys, booleans, ints, strings, sequences together) and
+    empty collections. State spaces are kept small by small ranges and `constraint`
+    declarations. `deep_spec(rng)` builds expressions and statements nested near the engine's
+    limits.
 (b) `mutate_tokens`, `mutate_bytes`, `special_mutation`: token- and byte-level mutation of the
     repo's .spec files (`corpus()`), with tabs, non-UTF-8 bytes, `\\ud800`-style escapes, huge
     integers, keywords glued to names, deep nesting.
@@ -62,6 +71,7 @@ def chance(rng, p: float) -> bool:
 # ("tup", (t1, t2, ...))
 
 INT, BOOL, STR = ("int",), ("bool",), ("str",)
+ANY = ("any",)  # a value of any kind: the elements of mixed-kind sets, sequences and maps
 
 
 def Set(t):
@@ -85,11 +95,22 @@ def Tup(ts):
 
 
 FIELDS = ["a", "b", "name", "age", "IF", "n"]
+_FIELD_KEY = re.compile(r'"[A-Za-z_][A-Za-z0-9_]*"')
 STRINGS = ['"a"', '"b"', '"c"', '"ab"', '""', '"x y"', '"al"', '"bo"']
 WEIRD_STRINGS = ['"\\ud800"', '"\\udfff"', '"\\ud83d\\ude00"', '"\\u00e9"', '"\\n"', '"\\t"', '"\\\\"',
                  '"\\""', '"\\x00"', '"\\x80"', '"\\N{BULLET}"', '"\\N{NO SUCH NAME}"', '"\\777"',
                  '"\\x"', '"\\u12"', '"é"', '"\U0001F600"', '"\\U0010ffff"', '"\\U00110000"', '"\\q"',
                  '"\\\n"', '"a\\\nb"', '"\u2028"', '"\\r"', '"\x7f"', '"\\0"']
+# integers where an engine's representation changes: 32 bits, the C engine's 63-bit integers (past
+# them it hands the run over to Python), and the small-set boundary (bitset sets hold 0..61)
+EDGE_INTS = [0, 1, -1, 2, -2, 2 ** 31, -2 ** 31, 2 ** 31 - 1, 2 ** 62, -2 ** 62, 2 ** 62 - 1, -(2 ** 62 - 1),
+             2 ** 62 + 1, 2 ** 63 - 1, -2 ** 63, 2 ** 63, 2 ** 64, -2 ** 64 - 1]
+SMALL_SET_EDGE = [58, 59, 60, 61, 62, 63, 64]
+EDGE_TEXT = {2 ** 31: "2^31", -2 ** 31: "-2^31", 2 ** 31 - 1: "(2^31 - 1)", 2 ** 62: "2^62", -2 ** 62: "-2^62",
+             2 ** 62 - 1: "(2^61 - 1 + 2^61)", -(2 ** 62 - 1): "(1 - 2^61 - 2^61)", 2 ** 62 + 1: "(2^62 + 1)",
+             2 ** 63 - 1: "(2^63 - 1)", -2 ** 63: "-2^63", 2 ** 63: "2^63", 2 ** 64: "2^64",
+             -2 ** 64 - 1: "(-2^64 - 1)"}
+NATIVE_INTS = range(-2 ** 62 + 1, 2 ** 62)  # the integers a literal (or a constant) may have natively
 HUGE_INTS = ["4294967296", "9223372036854775808", "1" + "0" * 40, "9" * 300, "9" * 4299, "9" * 4301,
              "1" + "0" * 5000, "00000000000000000000001"]
 
@@ -102,7 +123,9 @@ def random_type(rng, depth: int = 2):
 
 def _random_type(rng, depth):
     k = pick(rng, [(30, "int"), (20, "bool"), (10, "str"), (14, "set"), (9, "seq"), (6, "map"),
-                   (5, "rec"), (3, "tup")])
+                   (5, "rec"), (3, "tup"), (5, "mixed")])
+    if k == "mixed":
+        return pick(rng, [(4, Set(ANY)), (1, Seq(ANY)), (1, Map(STR, ANY))])
     if k == "int":
         return INT
     if k == "bool":
@@ -122,7 +145,10 @@ def _random_type(rng, depth):
     return Tup(random_type(rng, depth - 1) for _ in range(rng.randint(2, 3)))
 
 
-COLLECTIONS = [Set(INT), Seq(INT), Map(STR, INT), Rec([("a", INT), ("b", BOOL)]), STR, Set(STR), Seq(STR)]
+COLLECTIONS = [Set(INT), Seq(INT), Map(STR, INT), Rec([("a", INT), ("b", BOOL)]), STR, Set(STR), Seq(STR),
+               Set(ANY), Seq(ANY)]
+# makers whose operation can fail on some values: none of them in a constant or an assumption
+_PARTIAL = {"_choose", "_head", "_index", "_mapget", "_slice", "_tail", "_call", "_eq_any"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -144,11 +170,13 @@ class SpecInfo:
 class ExprGen:
     """Expressions of a requested type over the names in scope."""
 
-    def __init__(self, rng, ill: float = 0.0, depth: int = 3, weird: float = 0.0):
+    def __init__(self, rng, ill: float = 0.0, depth: int = 3, weird: float = 0.0, edge: float = 0.0):
         self.rng = rng
         self.ill = ill
         self.depth = depth
         self.weird = weird
+        self.edge = edge  # how often an integer literal is an edge value (EDGE_INTS, SMALL_SET_EDGE)
+        self.safe = False  # no partial operation (constants and assumptions are evaluated at load time)
         self.scopes: list[dict[str, Any]] = [{}]  # name -> type
         self.var_names: set[str] = set()
         self.funcs: dict[str, tuple[list, Any, bool]] = {}  # def name -> (param types, type, uses state)
@@ -159,7 +187,7 @@ class ExprGen:
     # ---- names ----
     def fresh(self, hint: str = "", shadow: bool = True) -> str:
         self.counter += 1
-        if shadow and self.var_names and chance(self.rng, 0.04):  # a bound name shadowing a variable
+        if shadow and self.ill and self.var_names and chance(self.rng, 0.04):  # a bound name shadowing a variable
             return self.rng.choice(sorted(self.var_names))
         return (hint or self.rng.choice("ijkpqu")) + str(self.counter)
 
@@ -182,7 +210,20 @@ class ExprGen:
         rng = self.rng
         if self.weird and chance(rng, self.weird * 0.3):
             return rng.choice(HUGE_INTS)
-        return str(pick(rng, [(10, 0), (10, 1), (8, 2), (5, 3), (2, 4), (3, -1), (1, -2), (1, 10), (1, 100)]))
+        if self.edge and chance(rng, self.edge):
+            if chance(rng, 0.3):
+                return str(rng.choice(SMALL_SET_EDGE))
+            v = rng.choice(EDGE_INTS)
+            state = sorted(n for n in self.var_names if n in self.scopes[0]) if not self.const_only else []
+            if v not in NATIVE_INTS and state and chance(rng, 0.8):
+                # a constant past 63 bits keeps the whole spec off the native engine: computed from
+                # the state (len([x]) is 1), the value is reached at run time, where C hands over
+                self.used_state = True
+                a = 2 ** 61
+                return f"(len([{rng.choice(state)}]) * {a} * {v // a} + {v % a})"
+            return EDGE_TEXT[v] if v in EDGE_TEXT and chance(rng, 0.5) else str(v)
+        return str(pick(rng, [(10, 0), (10, 1), (8, 2), (5, 3), (2, 4), (3, -1), (1, -2), (1, -3), (1, 5),
+                              (1, -7), (1, 10), (1, 100)]))
 
     def str_lit(self) -> str:
         if self.weird and chance(self.rng, self.weird):
@@ -192,6 +233,8 @@ class ExprGen:
     def literal(self, t, d: int = 1) -> str:
         rng = self.rng
         k = t[0]
+        if k == "any":
+            return self.literal(random_type(rng, 1), d)
         if k == "int":
             return self.int_lit()
         if k == "bool":
@@ -200,8 +243,10 @@ class ExprGen:
             return self.str_lit()
         if k == "set":
             if t[1] == INT and chance(rng, 0.3):
-                lo = rng.randint(-1, 1)
+                lo = rng.randint(-1, 1) if not (self.edge and chance(rng, 0.3)) else rng.choice(SMALL_SET_EDGE)
                 return f"({lo}..{lo + rng.randint(-1, 3)})"
+            if t[1] == ANY and d > 0:
+                return self._mixed_lit(d)
             if t[1] == BOOL and chance(rng, 0.3):
                 return "BOOLEAN"
             n = rng.randint(0, 3) if d > 0 else 0
@@ -216,14 +261,51 @@ class ExprGen:
             n = rng.randint(0, 2) if d > 0 else 0
             if n == 0:
                 return "{:}"
-            return "{" + ", ".join(f"{self.literal(t[1], d - 1)}: {self.literal(t[2], d - 1)}" for _ in range(n)) + "}"
+            keys = list(dict.fromkeys(self.literal(t[1], d - 1) for _ in range(n)))  # one value per key
+            if t[1] == STR and all(_FIELD_KEY.fullmatch(x) for x in keys) and chance(rng, 0.2):
+                return "[" + ", ".join(f"{x[1:-1]} = {self.literal(t[2], d - 1)}" for x in keys) + "]"  # a record
+            return "{" + ", ".join(f"{x}: {self.literal(t[2], d - 1)}" for x in keys) + "}"
         if k == "rec":
+            if chance(rng, 0.15):  # the same value, spelt as a map (a record is the map of its fields)
+                return "{" + ", ".join(f'"{f}": {self.literal(ft, d - 1)}' for f, ft in t[1]) + "}"
             return "[" + ", ".join(f"{f} = {self.literal(ft, d - 1)}" for f, ft in t[1]) + "]"
         if k == "tup":
             return "(" + ", ".join(self.literal(x, d - 1) for x in t[1]) + ")"
         raise AssertionError(t)
 
+    def _mixed_lit(self, d: int) -> str:
+        """A set literal whose elements are of different kinds: records and maps with equal or
+        different keys, booleans, integers, strings, sequences, sets."""
+        rng = self.rng
+        how = pick(rng, [(3, "recmap"), (3, "scalars"), (2, "any")])
+        if how == "recmap":
+            items = []
+            for _ in range(rng.randint(1, 3)):
+                fields = list(FIELDS[:3])
+                rng.shuffle(fields)
+                fields = sorted(fields[:rng.randint(0, 2)])
+                vals = [self.literal(INT if chance(rng, 0.7) else STR, 0) for _ in fields]
+                if fields and chance(rng, 0.5):
+                    items.append("[" + ", ".join(f"{f} = {v}" for f, v in zip(fields, vals)) + "]")
+                else:
+                    items.append("{" + ", ".join(f'"{f}": {v}' for f, v in zip(fields, vals)) + "}" if fields
+                                 else "{:}")
+            return "{" + ", ".join(items) + "}"
+        if how == "scalars":
+            kinds = [INT, BOOL, STR, Seq(INT), Set(INT), Tup([INT, STR])]
+            rng.shuffle(kinds)
+            return "{" + ", ".join(self.literal(k, d - 1) for k in kinds[:rng.randint(2, 4)]) + "}"
+        return "{" + ", ".join(self.literal(random_type(rng, 1), d - 1) for _ in range(rng.randint(0, 3))) + "}"
+
     def leaf(self, t) -> str:
+        if t == ANY:
+            names = sorted(self.visible())
+            if names and chance(self.rng, 0.5):
+                name = self.rng.choice(names)
+                if name in self.var_names and name in self.scopes[0]:
+                    self.used_state = True
+                return name
+            return self.literal(t)
         names = [n for n, ty in self.visible().items() if ty == t]
         if names and chance(self.rng, 0.75):
             name = self.rng.choice(sorted(names))
@@ -248,6 +330,8 @@ class ExprGen:
         if funcs:
             makers.append((4, self._call))
         makers += getattr(self, "_makers_" + t[0])(t)
+        if self.safe:
+            makers = [(w, m) for w, m in makers if m.__name__ not in _PARTIAL]
         fn = pick(rng, makers)
         return fn(t, d - 1)
 
@@ -259,9 +343,19 @@ class ExprGen:
 
     def _choose(self, t, d):
         name = self.fresh()
+        if t == ANY:  # among elements of several kinds: the engines must order them alike
+            dom = self.expr(Set(ANY), min(d, 2))
+            if chance(self.rng, 0.5):
+                dom = f"({dom}) | {{{self.expr(ANY, min(d, 1))}}}"
+            self.push({name: ANY})
+            body = self._any_test(name, d)
+            self.pop()
+            return f"(choose {name} in {dom}: {body})"
         dom = self.small_set(t, min(d, 2))
+        if chance(self.rng, 0.5):  # not empty: a choose that finds nothing ends the search in an error
+            dom = f"({dom}) | {{{self.expr(t, min(d, 1))}}}"
         self.push({name: t})
-        body = self.expr(BOOL, d)
+        body = self.expr(BOOL, d) if chance(self.rng, 0.4) else "true"
         self.pop()
         return f"(choose {name} in {dom}: {body})"
 
@@ -286,7 +380,7 @@ class ExprGen:
         if ptypes is None:
             return name
         args = [self.expr(pt, d) for pt in ptypes]
-        if chance(rng, 0.02):  # wrong arity: a static error
+        if self.ill and chance(rng, 0.02):  # wrong arity: a static error
             args = args[:-1] if args else ["1"]
         return f"{name}({', '.join(args)})"
 
@@ -317,17 +411,43 @@ class ExprGen:
             return "BOOLEAN"
         if self.ill and chance(rng, self.ill * 0.3):
             return rng.choice(["Nat", "Int", "N", "1", '"s"', "[1, 2]", "{1: 2}", "true"])
+        if et == INT and self.edge and chance(rng, self.edge):  # a few integers past 63 bits or near 61
+            lo = self.int_lit()
+            return f"({lo})..({lo} + {rng.randint(-1, 3)})"
         return self.expr(Set(et), min(d, 2))
 
+    def _any_test(self, name: str, d: int) -> str:
+        """A condition on `name`, a value of any kind."""
+        rng = self.rng
+        how = pick(rng, [(6, "true"), (3, "eq"), (3, "in"), (2, "kind"), (1, "fnset"), (1, "recset")])
+        if how == "true":
+            return "true"
+        if how == "eq":  # `in {e}`: `==` of evidently different kinds is a static error
+            return f"{name} {rng.choice(['in', 'not in'])} {{{self.expr(ANY, min(d, 1))}}}"
+        if how == "in":
+            return f"{name} {rng.choice(['in', 'not in'])} {self.expr(Set(ANY), min(d, 1))}"
+        if how == "kind":
+            return f"{name} {rng.choice(['in', 'not in'])} {rng.choice(['Int', 'Nat', 'BOOLEAN'])}"
+        if how == "fnset":
+            dom = rng.choice(["{}", "{1}", "{0, 1}", '{"a"}', '{"a", "b"}'])
+            return f"{name} in [{dom} -> {rng.choice(['{}', '{1}', '{1, 2}', 'Int', 'BOOLEAN'])}]"
+        return f"{name} in [a: {rng.choice(['{1}', '{0, 1}', '{}', '{1, 2}'])}]"
+
     # ---- per type ----
+    def _makers_any(self, t):
+        return [(6, self._concrete), (3, self._choose), (1, self._head), (1, self._index), (1, self._mapget)]
+
+    def _concrete(self, t, d):
+        return self.expr(random_type(self.rng, 1), d)
+
     def _makers_int(self, t):
-        return [(6, self._arith), (2, self._neg), (3, self._len), (2, self._sum), (1, self._abs),
+        return [(6, self._arith), (2, self._neg), (3, self._len), (2, self._sum), (2, self._abs),
                 (3, self._minmax), (1, self._head), (2, self._index), (2, self._mapget),
-                (2, self._field), (1, self._tupidx), (1, self._pow)]
+                (2, self._field), (1, self._tupidx), (3, self._pow), (3, self._divmod)]
 
     def _makers_bool(self, t):
         return [(5, self._cmp_eq), (5, self._cmp_ord), (5, self._member), (2, self._subset),
-                (6, self._logic), (2, self._not), (4, self._quant)]
+                (6, self._logic), (2, self._not), (4, self._quant), (2, self._eq_any)]
 
     def _makers_str(self, t):
         return [(2, self._concat), (1, self._head), (2, self._minmax), (2, self._index),
@@ -346,6 +466,8 @@ class ExprGen:
             m += [(2, self._fn_set)]
         if t[1][0] == "rec":
             m += [(2, self._rec_set)]
+        if t[1] == ANY:
+            m += [(3, self._mixed)]
         return m
 
     def _makers_seq(self, t):
@@ -364,14 +486,66 @@ class ExprGen:
     # int
     def _arith(self, t, d):
         op = pick(self.rng, [(5, "+"), (4, "-"), (3, "*"), (1, "//"), (1, "%")])
+        if op in ("//", "%") and self.safe:
+            return self._divmod(t, d)
         return f"({self.expr(INT, d)} {op} {self.expr(INT, d)})"
 
+    def _signed(self, d) -> str:
+        """An integer operand, often a negative one."""
+        rng = self.rng
+        if chance(rng, 0.4):
+            return f"({pick(rng, [(4, -1), (3, -2), (2, -3), (2, -7), (1, 2), (1, 3), (1, 7), (1, 0)])})"
+        if chance(rng, 0.3):
+            return f"(-{self.expr(INT, d)})"
+        return self.expr(INT, d)
+
+    def _divmod(self, t, d):
+        """`//` and `%` (floored, as in Python) of operands of either sign."""
+        rng = self.rng
+        op = rng.choice(["//", "%"])
+        b = self._signed(d)
+        if self.safe or chance(rng, 0.5):  # never by zero
+            b = str(rng.choice([-7, -3, -2, -1, 1, 2, 3, 7, 2 ** 31, -(2 ** 62 - 1)]))
+            b = f"({b})" if b.startswith("-") else b
+        return f"({self._signed(d)} {op} {b})"
+
     def _pow(self, t, d):
-        exp = str(pick(self.rng, [(3, 0), (3, 1), (3, 2), (1, 3)])) if chance(self.rng, 0.8) else self.expr(INT, d)
-        return f"({self.expr(INT, d)} ^ {exp})"
+        """`^` of bases of either sign, exponents 0..5 (more, or a negative one, is rarer)."""
+        rng = self.rng
+        base = self._signed(d) if chance(rng, 0.7) else f"({self.int_lit()})"
+        if chance(rng, 0.8) or self.safe:
+            exp = str(pick(rng, [(3, 0), (3, 1), (3, 2), (2, 3), (1, 4), (1, 5)]))
+        elif chance(rng, 0.7):
+            exp = f"({self.expr(INT, d)} % 6)"
+        else:
+            exp = self.expr(INT, d)
+        return f"({base} ^ {exp})"
 
     def _fn_set(self, t, d):
-        return f"[{self.small_set(t[1][1], min(d, 1))} -> {self.small_set(t[1][2], min(d, 1))}]"
+        """[S -> T], S or T sometimes empty: [{} -> T] is {{:}}, [S -> {}] is {} for a non-empty S."""
+        rng = self.rng
+        dom = "{}" if chance(rng, 0.15) else self.small_set(t[1][1], min(d, 1))
+        rng_ = "{}" if chance(rng, 0.15) else self.small_set(t[1][2], min(d, 1))
+        return f"[{dom} -> {rng_}]"
+
+    def _eq_any(self, t, d):
+        """Values of any kind compared (as `in {e}`: `==` of evidently different kinds is a static
+        error): one side is a `choose` among elements of several kinds."""
+        return f"(({self._choose(ANY, d)}) {self.rng.choice(['in', 'not in'])} {{{self.expr(ANY, d)}}})"
+
+    def _mixed(self, t, d):
+        """A set of elements of several kinds, built by an operator."""
+        rng = self.rng
+        how = pick(rng, [(3, "lit"), (2, "union"), (1, "comp")])
+        if how == "lit":
+            return self._mixed_lit(d)
+        if how == "union":
+            return f"({self.expr(Set(random_type(rng, 1)), d)} | {self.expr(Set(random_type(rng, 1)), d)})"
+        text, bound = self.binders(d)
+        self.push(bound)
+        elem = self.expr(random_type(rng, 1), d) if chance(rng, 0.5) else self.rng.choice(sorted(bound))
+        self.pop()
+        return f"{{{elem} for {text}}}"
 
     def _neg(self, t, d):
         return f"(-{self.expr(t, d)})"
@@ -386,20 +560,35 @@ class ExprGen:
         return f"abs({self.expr(INT, d)})"
 
     def _minmax(self, t, d):
-        fn = self.rng.choice(["min", "max"])
-        if chance(self.rng, 0.5):
-            return f"{fn}({', '.join(self.expr(t, d) for _ in range(self.rng.randint(1, 3)))})"
-        return f"{fn}({self.expr(self.rng.choice([Set(t), Seq(t)]), d)})"
+        rng = self.rng
+        fn = rng.choice(["min", "max"])
+        if chance(rng, 0.5):
+            return f"{fn}({', '.join(self.expr(t, d) for _ in range(rng.randint(2, 3)))})"
+        ct = rng.choice([Set(t), Seq(t)])
+        c = self.expr(ct, d)
+        if self.safe or chance(rng, 0.6):  # not empty
+            c = f"({c}) | {{{self.expr(t, d)}}}" if ct[0] == "set" else f"append({c}, {self.expr(t, d)})"
+        return f"{fn}({c})"
 
+    # the partial operations are often written so that they cannot fail (an error ends the search)
     def _head(self, t, d):
+        if chance(self.rng, 0.5):
+            return f"head({self.expr(Seq(t), d)} + [{self.expr(t, d)}])"
         return f"head({self.expr(Seq(t), d)})"
 
     def _index(self, t, d):
+        if chance(self.rng, 0.5):
+            s = self.fresh("s", shadow=False)
+            return f"(let {s} = (append({self.expr(Seq(t), d)}, {self.expr(t, d)})) in {s}[len({s}) - 1])"
         i = self.rng.choice(["0", "1", self.expr(INT, d)])
         return f"({self.expr(Seq(t), d)})[{i}]"
 
     def _mapget(self, t, d):
         kt = random_type(self.rng, 0)
+        if chance(self.rng, 0.5):
+            m, k = self.fresh("m", shadow=False), self.fresh("k", shadow=False)
+            return (f"(let {m} = ({self.expr(Map(kt, t), d)}), {k} = ({self.expr(kt, d)}) in "
+                    f"if {k} in {m} then {m}[{k}] else {self.expr(t, d)})")
         return f"({self.expr(Map(kt, t), d)})[{self.expr(kt, d)}]"
 
     def _record_with(self, t):
@@ -425,7 +614,7 @@ class ExprGen:
         return f"({self.expr(u, d)} {self.rng.choice(['==', '!='])} {self.expr(u, d)})"
 
     def _cmp_ord(self, t, d):
-        u = pick(self.rng, [(12, INT), (1, STR), (3, Set(INT))])
+        u = pick(self.rng, [(12, INT), (3, Set(INT)), (1, Set(ANY))])
         op = self.rng.choice(["<", "<=", ">", ">="])
         return f"({self.expr(u, d)} {op} {self.expr(u, d)})"
 
@@ -489,8 +678,12 @@ class ExprGen:
         return f"{{{elem} for {text}{cond}}}"
 
     def _range(self, t, d):
-        dd = min(d, 1)
-        return f"({self.expr(INT, dd)}..{self.expr(INT, dd)})"
+        """`lo..lo + k`: a few integers wherever `lo` is (edge values included), or none."""
+        lo, k = self.expr(INT, min(d, 1)), self.rng.randint(-1, 4)
+        if re.fullmatch(r"-?\w+", lo):
+            return f"({lo}..{lo} + {k})"
+        a = self.fresh("a", shadow=False)
+        return f"(let {a} = ({lo}) in {a}..{a} + {k})"
 
     def _domain_of(self, t, d):
         if t[1] == INT and chance(self.rng, 0.4):
@@ -524,6 +717,8 @@ class ExprGen:
         return f"append({self.expr(t, d)}, {self.expr(t[1], d)})"
 
     def _tail(self, t, d):
+        if chance(self.rng, 0.5):
+            return f"tail(append({self.expr(t, d)}, {self.expr(t[1], d)}))"
         return f"tail({self.expr(t, d)})"
 
     def _slice(self, t, d):
@@ -537,12 +732,21 @@ class ExprGen:
 
     # map / rec / tup
     def _maplit(self, t, d):
-        n = self.rng.randint(0, 2)
+        n = self.rng.randint(0, 1 if self.safe else 2)
         if n == 0:
             return "{:}"
-        return "{" + ", ".join(f"{self.expr(t[1], d)}: {self.expr(t[2], d)}" for _ in range(n)) + "}"
+        keys = list(dict.fromkeys(self.expr(t[1], d) for _ in range(n)))
+        return "{" + ", ".join(f"{k}: {self.expr(t[2], d)}" for k in keys) + "}"
 
     def _mapcomp(self, t, d):
+        if self.safe or chance(self.rng, 0.6):  # keyed by the bound name: one value per key
+            k = self.fresh()
+            dom = self.small_set(t[1], d)
+            self.push({k: t[1]})
+            v = self.expr(t[2], d)
+            cond = f" if {self.expr(BOOL, d)}" if chance(self.rng, 0.3) else ""
+            self.pop()
+            return f"{{{k}: {v} for {k} in {dom}{cond}}}"
         text, bound = self.binders(d)
         self.push(bound)
         k, v = self.expr(t[1], d), self.expr(t[2], d)
@@ -560,6 +764,8 @@ class ExprGen:
         return "[" + ", ".join(f"{f}: {self.small_set(ft, min(d, 1))}" for f, ft in t[1][1]) + "]"
 
     def _reclit(self, t, d):
+        if chance(self.rng, 0.15):  # spelt as a map: the same value
+            return "{" + ", ".join(f'"{f}": {self.expr(ft, d)}' for f, ft in t[1]) + "}"
         return "[" + ", ".join(f"{f} = {self.expr(ft, d)}" for f, ft in t[1]) + "]"
 
     def _recupdate(self, t, d):
@@ -576,6 +782,10 @@ _VAR_KINDS = [
     (3, Seq(INT), "{[], [0]}"), (2, Map(STR, INT), "{{n: 0 for n in NAMES}}"),
     (2, Map(INT, BOOL), "{{0: false}, {0: true}}"), (2, Rec([("a", INT), ("b", BOOL)]), "{[a = 0, b = false]}"),
     (2, Set(STR), "{{}, NAMES}"), (1, Seq(STR), '{["a"]}'), (1, Tup([INT, STR]), '{(0, "a")}'),
+    # the native engine's small-set boundary (bitset sets hold 0..61), integers past 63 bits, mixed kinds
+    (2, Set(INT), "subsets(60..62)"), (1, Set(INT), "{{61}, {62, 63}, {}}"),
+    (3, INT, "{-4611686018427387903, 2^61, 4611686018427387903}"),
+    (2, Set(ANY), '{{}, {1, "a", true}, {[a = 1], {"a": 1}}, {[a = 1], {"b": 1}}}'),
 ]
 _TAME = {INT: ["0", "1", "N"], BOOL: ["false", "true"], STR: ['"a"', "min(NAMES)"], Set(INT): ["{}", "{0}"],
          Seq(INT): ["[]", "[0]"], Map(STR, INT): ["{n: 0 for n in NAMES}"], Map(INT, BOOL): ["{0: false}"],
@@ -586,16 +796,17 @@ _NAMES_VALUES = ['{"a", "b"}', '{"al", "bo", "cy"}', '{"a", "b", "ab"}', '{"x"}'
 def gen_spec(rng, ill: float | None = None, depth: int | None = None, weird: float | None = None,
              single_init: bool | None = None) -> SpecInfo:
     """A whole spec. Parameters left out are drawn from `rng` (a profile per spec)."""
-    if ill is None:
-        ill = pick(rng, [(45, 0.0), (20, 0.01), (20, 0.03), (10, 0.1), (5, 0.3)])
+    if ill is None:  # mostly well-typed: a spec that fails to load tests the front end only
+        ill = pick(rng, [(94, 0.0), (6, 0.01)])
     if depth is None:
         depth = pick(rng, [(3, 2), (5, 3), (2, 4)])
     if weird is None:
-        weird = pick(rng, [(90, 0.0), (10, 0.2)])
+        weird = pick(rng, [(98, 0.0), (2, 0.2)])
     if single_init is None:
         single_init = chance(rng, 0.4)
-    g = ExprGen(rng, ill, depth, weird)
-    info = SpecInfo("", profile={"ill": ill, "depth": depth, "weird": weird})
+    edge = pick(rng, [(3, 0.0), (4, 0.1), (3, 0.3)])
+    g = ExprGen(rng, ill, depth, weird, edge)
+    info = SpecInfo("", profile={"ill": ill, "depth": depth, "weird": weird, "edge": edge})
     lines: list[str] = []
     top = g.scopes[0]
 
@@ -604,13 +815,14 @@ def gen_spec(rng, ill: float | None = None, depth: int | None = None, weird: flo
     consts = [f"const N = {n_value}", f"const NAMES = {rng.choice(_NAMES_VALUES)}"]
     top["N"], top["NAMES"] = INT, Set(STR)
     info.consts += [("N", INT), ("NAMES", Set(STR))]
-    g.const_only = True
+    g.const_only = g.safe = True
     for i in range(rng.randint(0, 3)):
         t = random_type(rng, 2)
         name = rng.choice(["K", "S", "R", "M", "Q", "C"]) + str(i)
         consts.append(f"const {name} = {g.expr(t, 2)}")
         top[name] = t
         info.consts.append((name, t))
+    g.safe = False
     lines += consts
 
     # variables
@@ -629,8 +841,10 @@ def gen_spec(rng, ill: float | None = None, depth: int | None = None, weird: flo
         g.var_names.add(name)
         top[name] = t
         info.vars.append((name, t))
-        if t == INT and chance(rng, 0.7):
-            constraints.append(f"constraint {name}_small: {name} in {rng.choice(['0..N', '-1..N + 1', '0..3'])}")
+        if t == INT and (chance(rng, 0.7) or "^" in dom):  # integers near 63 bits stay few too
+            bound = rng.choice(['0..N', '-1..N + 1', '0..3'])
+            constraints.append(f"constraint {name}_small: {name} in {bound}" if "^" not in dom else
+                               f"constraint {name}_small: {name} in ({dom} | ({bound}))")
         elif t in (STR, Seq(INT), Seq(STR)) and chance(rng, 0.7):
             constraints.append(f"constraint {name}_short: len({name}) <= {rng.randint(2, 4)}")
         elif t[0] in ("set", "map") and chance(rng, 0.5):
@@ -666,16 +880,18 @@ def gen_spec(rng, ill: float | None = None, depth: int | None = None, weird: flo
     if constraints and chance(rng, 0.85):
         lines += constraints
     if chance(rng, 0.25):
-        lines.append(f"constraint c_extra: {g.expr(BOOL, 2)}")
+        lines.append(f"constraint c_extra: {g.expr(BOOL, 2)} implies {g.expr(BOOL, 2)} or {g.expr(BOOL, 2)}")
     if chance(rng, 0.3):
         lines.append(f"terminal done:" + _predicate(g, [g.expr(BOOL, 2)]))
     if chance(rng, 0.15):
-        lines.append(f"init start:" + _predicate(g, [g.expr(BOOL, 2)]))
+        lines.append(f"init start:" + _predicate(g, [f"{g.expr(BOOL, 2)} or {g.expr(BOOL, 2)}"]))
         info.single_init = False
-    if chance(rng, 0.15):
-        g.const_only = True
-        lines.append(f"assume sane:" + _predicate(g, [g.expr(BOOL, 2)]))
-        g.const_only = False
+    if chance(rng, 0.15):  # one that holds, mostly: evaluated at load time, a false one stops the load
+        g.const_only = g.safe = True
+        e = g.expr(BOOL, 2)
+        how = pick(rng, [(3, "({e}) or true"), (2, "({e}) in BOOLEAN"), (2, "({e}) == ({e})"), (1, "{e}")])
+        lines.append(f"assume sane:" + _predicate(g, [how.format(e=e)]))
+        g.const_only = g.safe = False
 
     if chance(rng, 0.2):  # declaration order is free except among constants
         head, rest = lines[:len(consts)], lines[len(consts):]
@@ -701,8 +917,8 @@ def _invariant_conjuncts(g: ExprGen, info: SpecInfo) -> list[str]:
             g.push(bound)
             out.append(f"forall {text}: {g.expr(BOOL, 2)}")
             g.pop()
-        else:
-            out.append(g.expr(BOOL))
+        else:  # a disjunction holds in more states: the search goes deeper before a violation
+            out.append(" or ".join(g.expr(BOOL) for _ in range(pick(rng, [(3, 1), (3, 2), (2, 3)]))))
     return out
 
 
@@ -729,12 +945,16 @@ def _update(g: ExprGen, name: str, t) -> str:
     rng = g.rng
     if chance(rng, 0.35):
         templates = {
-            INT: [f"{name} + 1", f"{name} - 1", "0", f"({name} + 1) % (N + 1)"],
+            INT: [f"{name} + 1", f"{name} - 1", "0", f"({name} + 1) % (N + 1)", f"-{name}", f"{name} * 2",
+                  f"{name} + 2^61 + 2^61", f"({name}) ^ 2", f"{name} // (-2)", f"{name} % (-3)"],
             BOOL: [f"not {name}", "true", "false"],
             STR: ['"a"', f"{name} + \"b\"", "min(NAMES)"],
-            Set(INT): [f"{name} | {{N}}", f"{name} - {{0}}", "{}"],
+            Set(INT): [f"{name} | {{N}}", f"{name} - {{0}}", "{}", f"{name} | {{61}}", f"{name} | {{62}}",
+                       f"{name} - {{61}}", f"({name} | {{63}}) - {{60}}"],
             Seq(INT): [f"append({name}, 0)", f"tail({name})", "[]"],
             Map(STR, INT): [f"{name} | {{min(NAMES): 1}}", f"{{n: 1 for n in domain({name})}}"],
+            Set(ANY): [f"{name} | {{1}}", f"{name} | {{[a = 1]}}", f'{name} | {{{{"a": 2}}}}', f'{name} - {{"a"}}',
+                       f"{name} | {{[b = 1], {{:}}}}", "{}"],
         }.get(t)
         if templates:
             return rng.choice(templates)
@@ -763,6 +983,8 @@ def _gen_action(g: ExprGen, info: SpecInfo, name: str) -> list[str]:
     body = _block(g, top_vars, rest, types, 1, allow_if=True)
     g.pop()
     head = f"action {name}" + (f"({', '.join(params)})" if params else "") + ":"
+    if chance(rng, 0.1):  # fairness: no effect on a safety search, but parsed and checked
+        head = pick(rng, [(3, "fair "), (1, "strong fair ")]) + head
     if len(body) == 1 and not body[0].startswith("if") and chance(rng, 0.6):
         return [head + " " + body[0].strip()]
     return [head] + ["    " + line for line in body]
@@ -1296,6 +1518,13 @@ def _limits(rng) -> dict[str, Any]:
             "max_seconds": 2.0}
 
 
+def _front_end_spec(rng, single_init: bool | None = None) -> SpecInfo:
+    """A generated spec for the front end's campaign: ill-typed and weird more often than
+    `gen_spec`'s default, for the errors a user's mistakes meet (about half fail to load)."""
+    ill = pick(rng, [(45, 0.0), (20, 0.01), (20, 0.03), (10, 0.1), (5, 0.3)])
+    return gen_spec(rng, ill=ill, weird=pick(rng, [(90, 0.0), (10, 0.2)]), single_init=single_init)
+
+
 def api_input(rng) -> dict[str, Any]:
     """One input for `load_model` + `check`: the spec (text or not-UTF-8 bytes, loaded from text or
     from a file), constant overrides as `--const` text, invariants, deadlock flag and limits."""
@@ -1303,7 +1532,7 @@ def api_input(rng) -> dict[str, Any]:
     consts: dict[str, str] = {}
     invariants = None
     if kind in ("gen", "gen-consts", "gen-mut"):
-        info = gen_spec(rng)
+        info = _front_end_spec(rng)
         data: str | bytes = info.text
         origin = "gen:" + ",".join(f"{k}={v}" for k, v in info.profile.items())
         if kind == "gen-consts":
@@ -1359,7 +1588,7 @@ def cli_input(rng) -> dict[str, Any]:
     source = pick(rng, [(50, "gen"), (35, "mut"), (10, "repo"), (5, "deep")])
     single = command == "replay" and chance(rng, 0.8)
     if source == "gen":
-        info = gen_spec(rng, single_init=True if single else None)
+        info = _front_end_spec(rng, single_init=True if single else None)
         data: str | bytes = info.text
         facts = {"consts": [n for n, _ in info.consts], "actions": [(a, [p for p, _ in ps]) for a, ps in info.actions],
                  "invariants": info.invariants}

@@ -106,6 +106,8 @@ def test_generated_specs_give_the_python_result():
     rng = random.Random(20261203)
     compared = 0
     for _ in range(120):
+        if compared == 60:  # nearly every generated spec loads: as many as when half of them did
+            break
         text = gen_spec(rng).text
         try:
             model = load_model("t.spec", text=text)

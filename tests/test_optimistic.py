@@ -49,6 +49,8 @@ def test_generated_specs_give_the_careful_result(monkeypatch):
     rng = random.Random(20261201)
     compared = 0
     for _ in range(150):
+        if compared == 75:  # nearly every generated spec loads: as many as when half of them did
+            break
         text = gen_spec(rng).text
         try:
             load_model("t.spec", text=text)
