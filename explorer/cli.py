@@ -18,35 +18,23 @@ import time
 import traceback
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from explorer.engine.explore import AUTO_FINGERPRINTS, ENGINES, explore
-from explorer.engine.result import Result
-from explorer.lang.config import config_constants
-from explorer.lang.ast import Loc
-from explorer.lang.errors import EvalError, SpecError, readable
-from explorer.lang.model import Model, load_model, parse_const_value, read_spec
-from explorer.lang.values import short
-from explorer.output.traces import (
-    EXIT_BROKEN_PIPE,
-    EXIT_CODES,
-    EXIT_INTERNAL,
-    dot_to_svg,
-    format_result,
-    itf_trace,
-    result_json,
-    stop_reason,
-    trace_dot,
-    write_json,
-    write_text,
-)
-from explorer.output.views import counterexample, find_view, grid_text, grids, grids_dot
+from explorer.engine.explore import AUTO_FINGERPRINTS, ENGINES
+from explorer.lang.errors import SpecError
 from explorer.run.limits import LimitReached, Limits, disarm, guard, memory_size, positive_int, positive_seconds
-from explorer.run.progress import reporting
 from explorer.version import __version__
+
+# The language, the engines and the outputs are imported by the commands that use them (bench/README.md,
+# Start-up): `--version`, `--help` and a bad option answer in the interpreter's own start-up time.
+if TYPE_CHECKING:
+    from explorer.engine.result import Result
+    from explorer.lang.model import Model
 
 
 def _const_pairs(items: list[str]) -> dict[str, Any]:
+    from explorer.lang.model import parse_const_value
+
     out: dict[str, Any] = {}
     for item in items or []:
         name, sep, value = item.partition("=")
@@ -58,6 +46,8 @@ def _const_pairs(items: list[str]) -> dict[str, Any]:
 
 def _given(args) -> dict[str, Any]:
     """The constants the command line sets: a named configuration's, then --const."""
+    from explorer.lang.config import config_constants
+
     constants = config_constants(args.spec, args.config) if args.config else {}
     constants.update(_const_pairs(args.const))
     return constants
@@ -66,6 +56,8 @@ def _given(args) -> dict[str, Any]:
 def _model(args, base: dict[str, Any] | None = None, text: str | None = None) -> Model:
     """The model with the command line's constants over `base` (a replayed trace's); `text`: the
     spec's text, if not the file's."""
+    from explorer.lang.model import load_model
+
     constants = {**(base or {}), **_given(args)}
     named = getattr(args, "invariant", None)
     # naming invariants checks those alone, unless properties are named too
@@ -146,6 +138,9 @@ def _check_writable(option: str, path: str) -> None:
 
 
 def cmd_check(args) -> int:
+    from explorer.output.traces import EXIT_CODES, format_result, result_json, stop_reason, write_json
+    from explorer.run.progress import reporting
+
     _check_outputs(args)
     limits = Limits(args.max_states, args.max_depth, args.max_seconds, args.max_memory)
     with guard(limits):
@@ -172,6 +167,9 @@ def cmd_check(args) -> int:
 def _report(model: Model, result: Result, args, report: str) -> int:
     """The trace's artefacts (--itf, --dot, --svg, --html, the views), the report, and the exit
     code: the same for `check` and `simulate`."""
+    from explorer.output.traces import EXIT_CODES, EXIT_INTERNAL, itf_trace, write_json
+    from explorer.output.views import counterexample, grid_text, grids
+
     shown = counterexample(result)
     drawn, view_error = [], None
     if shown and model.views and (args.view or args.html or args.view_dot or args.view_svg):
@@ -204,6 +202,8 @@ def _check_outputs(args) -> None:
 
 def _check_views(args, model: Model) -> None:
     """Before the search: the views named exist, and there is one to draw if --view-* asks."""
+    from explorer.output.views import find_view
+
     for name in args.view or []:
         find_view(model, name)
     if (args.view_dot or args.view_svg) and not model.views:
@@ -211,6 +211,8 @@ def _check_views(args, model: Model) -> None:
 
 
 def _search(model: Model, args, limits: Limits) -> Result:
+    from explorer.engine.explore import explore
+
     return explore(model, limits, deadlock=not args.no_deadlock, fingerprints=args.fingerprints,
                    workers=args.workers, exact=args.exact, ray=args.ray, engine=args.engine)
 
@@ -218,6 +220,9 @@ def _search(model: Model, args, limits: Limits) -> Result:
 def _pictures(model: Model, result, args, drawn: list) -> None:
     """--dot, --svg, --view-dot, --view-svg (when there is a trace and its views could be drawn:
     `drawn`) and --html (always)."""
+    from explorer.output.traces import dot_to_svg, trace_dot, write_text
+    from explorer.output.views import grids_dot
+
     title = f"{result.verdict} {result.property or ''}".strip()
     if result.trace and (args.dot or args.svg):
         source = trace_dot(model, result.trace, title, result.loop, result.loop_step)
@@ -239,7 +244,7 @@ def _pictures(model: Model, result, args, drawn: list) -> None:
 
 def cmd_simulate(args) -> int:
     from explorer.engine.simulate import simulate
-    from explorer.output.traces import format_simulation
+    from explorer.output.traces import EXIT_CODES, format_simulation, result_json, write_json
 
     _check_outputs(args)
     # by default, as TLC's -simulate: behaviours until the first violation, within a time budget
@@ -263,6 +268,7 @@ def cmd_simulate(args) -> int:
 def cmd_sweep(args) -> int:
     from explorer.study.grid import load_grid
     from explorer.study.study import run_sweep
+    from explorer.output.traces import write_text
     from explorer.study.sweep import exit_code
 
     if args.jobs < 1:
@@ -305,6 +311,8 @@ def _guarded_model(args) -> Model | None:
     """The model, or None (reported) when a limit or a signal stopped the run while the spec was
     being loaded (its constants evaluated). The model's `load_seconds` is how long that took, so
     that the time reported covers the whole run (`traces.run_seconds`)."""
+    from explorer.output.traces import stop_reason, write_json
+
     started = time.monotonic()
     try:
         model = _model(args)
@@ -327,7 +335,8 @@ def _guarded_model(args) -> Model | None:
 
 def cmd_replay(args) -> int:
     from explorer.engine.replay import load_trace_file, replay, trace_constants
-    from explorer.output.traces import format_replay
+    from explorer.lang.values import short
+    from explorer.output.traces import format_replay, write_json
 
     # Only a limit the user asks for: without one, replay bounds its closing remark on its own.
     limited = args.max_seconds is not None or args.max_memory is not None
@@ -359,7 +368,10 @@ def cmd_eval(args) -> int:
     Toolbox's trace explorer): the expression joins the spec as a definition, so it may use the
     spec's variables, constants and definitions, and a mistake in it is located in it."""
     from explorer.engine.replay import load_trace_file, replay, trace_constants
+    from explorer.lang.ast import Loc
     from explorer.lang.compiler import Compiler
+    from explorer.lang.errors import EvalError
+    from explorer.lang.model import read_spec
     from explorer.lang.values import brief
 
     text = read_spec(args.spec)
@@ -406,6 +418,7 @@ def cmd_conformance(args) -> int:
 
 def cmd_export(args) -> int:
     from explorer.output.tla import export_tla
+    from explorer.output.traces import EXIT_CODES
 
     with guard(Limits()):  # SIGTERM or Ctrl-C while the constants are evaluated: INCOMPLETE (exit 3)
         model = _guarded_model(args)
@@ -421,6 +434,7 @@ def cmd_export(args) -> int:
 def cmd_cross_check(args) -> int:
     """Exit codes: 0 agree, 1 disagree, 2 an error, 3 stopped (a signal, --max-seconds, TLC's own
     timeout), 5 the verdicts differ on a formula TLC is known to misjudge (crosscheck.known_tlc_issue)."""
+    from explorer.output.traces import EXIT_CODES
     from explorer.study.crosscheck import cross_check, format_cross_check
 
     started = time.monotonic()
@@ -438,7 +452,7 @@ def cmd_cross_check(args) -> int:
 
 def cmd_info(args) -> int:
     from explorer.lang.config import load_configs
-    from explorer.lang.model import load_spec
+    from explorer.lang.model import load_spec, read_spec
     from explorer.output.traces import format_info
 
     spec = load_spec(read_spec(args.spec), args.spec)
@@ -635,7 +649,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(argv)  # --version and --help end here, before anything below is imported
+    from explorer.output.traces import EXIT_BROKEN_PIPE, EXIT_INTERNAL, stop_reason
+    from explorer.lang.errors import readable
+
     # SIGTERM where no guard is in force (loading a spec for export-tla or replay, between phases)
     # stops the run as a guard does, rather than killing it with no report (status 143); a guard
     # takes over while it is in force (conformance runs NeMo RL's code and keeps the default)
@@ -691,6 +708,8 @@ def _error_json(args, message: str | None = None, stopped_by: str | None = None,
     """With --json, the file always describes this run, even one that stopped at a bad spec (`message`),
     at a limit (`stopped_by`, the reason `check`'s own JSON gives) or at a bug of the explorer's
     (`internal`: the record `check` writes for one, `internal_error` true)."""
+    from explorer.output.traces import write_json
+
     path = getattr(args, "json", None)
     if path and path != unwritable:  # not again where writing just failed (a FIFO nobody reads: 10 s more)
         what = ({"verdict": "error", "error": message, "internal_error": internal} if stopped_by is None

@@ -177,9 +177,9 @@ def test_dev_null_stays_a_device(tmp_path):
 
 # ---- item 7: an internal error writes an error record ----
 
-CRASH = ("import sys\nimport explorer.cli as cli\n"
+CRASH = ("import sys\nimport explorer.cli as cli\nimport explorer.lang.model as model\n"
          "def broken(*args, **kwargs):\n    raise RuntimeError('a bug')\n"
-         "cli.load_model = broken\nsys.exit(cli.main(sys.argv[1:]))\n")
+         "model.load_model = broken\nsys.exit(cli.main(sys.argv[1:]))\n")
 
 
 @pytest.mark.parametrize("command", [["check", DIEHARD], ["replay", DIEHARD, "--trace", "TRACE"]])

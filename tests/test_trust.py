@@ -424,12 +424,12 @@ def test_a_runtime_error_in_an_invariant_shows_the_failing_state(tmp_path):
 
 def test_an_internal_error_has_its_own_exit_code(monkeypatch, capsys):
     from explorer import cli as cli_module
-    from explorer.engine import explore as explore_module
+    from explorer.engine import search as search_module
 
     def broken(*args, **kwargs):
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(explore_module, "check", broken)
+    monkeypatch.setattr(search_module, "check", broken)  # the Python engine's search, as explore calls it
     assert cli_module.main(["check", "spec/examples/diehard.spec", "--engine", "python"]) == 70
     err = capsys.readouterr().err
     assert "internal error: RuntimeError: a bug" in err and "not a verdict" in err and "Traceback" not in err
