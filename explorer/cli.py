@@ -18,10 +18,11 @@ import time
 import traceback
 from contextlib import nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from explorer.engine.explore import AUTO_FINGERPRINTS, ENGINES
 from explorer.lang.errors import SpecError
+from explorer.run.clock import process_seconds
 from explorer.run.limits import LimitReached, Limits, disarm, guard, memory_size, positive_int, positive_seconds
 from explorer.version import __version__
 
@@ -90,13 +91,23 @@ def _add_output_args(p: argparse.ArgumentParser) -> None:
                                                   "trace with what changed, its picture, the views)")
     p.add_argument("--dot", metavar="FILE", help="write the trace (if any) as a graphviz picture")
     p.add_argument("--svg", metavar="FILE", help="draw the trace (if any) as SVG (needs graphviz's dot)")
-    p.add_argument("--diff", action="store_true",
-                   help="print only the variables each step changed after the first state (TLC's -difftrace)")
+    shown = p.add_mutually_exclusive_group()
+    shown.add_argument("--diff", action="store_true",
+                       help="print only the variables each step changed after the first state (TLC's -difftrace; "
+                            "the default for a state of more variables than fit a screen, over 20)")
+    shown.add_argument("--full", action="store_true",
+                       help="print every variable of every state (TLC's form), however many there are")
     p.add_argument("--view", action="append", metavar="NAME",
                    help="print the spec's view NAME as a grid of the trace (repeatable; --html and --view-* "
                         "then draw only these; by default they draw every view)")
     p.add_argument("--view-dot", metavar="FILE", help="write the views of the trace (if any) as a graphviz table")
     p.add_argument("--view-svg", metavar="FILE", help="draw the views of the trace (if any) as SVG")
+
+
+def _diff(args) -> bool | None:
+    """How the trace is printed: changed variables only (--diff), every variable (--full), or
+    whichever fits the state (None: `traces.changed_only`)."""
+    return True if args.diff else False if args.full else None
 
 
 def out(text: str) -> None:
@@ -160,13 +171,14 @@ def cmd_check(args) -> int:
                 return EXIT_CODES["incomplete"]
         if args.json:
             write_json(args.json, result_json(model, result, deadlock=not args.no_deadlock))
-        return _report(model, result, args, format_result(model, result, args.spec, diff=args.diff,
-                                                          deadlock=not args.no_deadlock))
+        return _report(model, result, args, lambda: format_result(
+            model, result, args.spec, diff=_diff(args), deadlock=not args.no_deadlock, finished=process_seconds()))
 
 
-def _report(model: Model, result: Result, args, report: str) -> int:
+def _report(model: Model, result: Result, args, report: Callable[[], str]) -> int:
     """The trace's artefacts (--itf, --dot, --svg, --html, the views), the report, and the exit
-    code: the same for `check` and `simulate`."""
+    code: the same for `check` and `simulate`. The report is written last, when its "Finished
+    in" can say how long the whole process took."""
     from explorer.output.traces import EXIT_CODES, EXIT_INTERNAL, itf_trace, write_json
     from explorer.output.views import counterexample, grid_text, grids
 
@@ -181,7 +193,7 @@ def _report(model: Model, result: Result, args, report: str) -> int:
         write_json(args.itf, itf_trace(model, result.trace, f"{result.verdict} {result.property or ''}".strip(),
                                        loop=result.loop))
     _pictures(model, result, args, drawn)
-    out(report)
+    out(report())
     if view_error is not None:  # after the report: the --json file keeps the verdict
         print(view_error, file=sys.stderr)
         return EXIT_CODES["error"]
@@ -262,7 +274,8 @@ def cmd_simulate(args) -> int:
             data.update(mode="simulation", seed=sim.seed, behaviours=sim.behaviours, max_length=sim.depth,
                         states_visited=sim.steps)
             write_json(args.json, data)
-        return _report(model, sim.result, args, format_simulation(model, sim, args.spec, diff=args.diff, budget=budget))
+        return _report(model, sim.result, args, lambda: format_simulation(
+            model, sim, args.spec, diff=_diff(args), budget=budget, finished=process_seconds()))
 
 
 def cmd_sweep(args) -> int:
@@ -372,7 +385,7 @@ def cmd_eval(args) -> int:
     from explorer.lang.compiler import Compiler
     from explorer.lang.errors import EvalError
     from explorer.lang.model import read_spec
-    from explorer.lang.values import brief
+    from explorer.lang.values import brief, short
 
     text = read_spec(args.spec)
     line = len(text.splitlines()) + 1
@@ -390,7 +403,7 @@ def cmd_eval(args) -> int:
     rows = []
     for n, step in enumerate(outcome.steps, 1):
         try:
-            shown = brief(value(step.state)) if not args.full else str(value(step.state))
+            shown = brief(value(step.state)) if not args.full else short(value(step.state))
         except EvalError as err:
             shown = f"error: {err.message}"
         rows.append((n, step.label or "initial state", shown))

@@ -436,6 +436,23 @@ def test_finished_in_covers_the_whole_run(tmp_path):
     assert json.loads(out.read_text())["seconds"] >= 9.9
 
 
+@pytest.mark.parametrize("command", [["check", "--max-states", "5"], ["simulate", "--traces", "1", "--depth", "3"]])
+def test_finished_in_is_the_whole_process(tmp_path, command):
+    """"Finished in" is how long the process ran, as its user waited (issue 50: simulate said 0.00s
+    after seconds of loading): at least the loading and the search the JSON records, and at most
+    the wall time the caller saw. The constants take a few tenths of a second to evaluate."""
+    text = "const C = len({i * j for i in 0..1000, j in 0..1000})\nvar x = 0\naction a: x' = (x + 1) % C\n"
+    out = tmp_path / "r.json"
+    began = time.monotonic()
+    proc = cli(command[0], spec_file(tmp_path, text), *command[1:], "--no-deadlock", "--json", str(out))
+    waited = time.monotonic() - began
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    finished = float(re.search(r"Finished in ([\d.]+)s", proc.stdout).group(1))
+    data = json.loads(out.read_text())
+    assert data["startup_seconds"] > 0.05, data  # the loading this test is about took time
+    assert data["startup_seconds"] + data["search_seconds"] - 0.01 <= finished <= waited + 0.01, (finished, waited, data)
+
+
 # ---- the reliability campaign's findings (issue 27) ----
 
 def test_a_file_name_too_long_is_refused_before_the_search(tmp_path):

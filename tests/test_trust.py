@@ -248,11 +248,13 @@ def test_the_time_limit_applies_inside_one_expensive_step(tmp_path):
     there, never inside the step this test is about."""
     text = "var x = 0\naction a: x' = len({i * j + x for i in 0..3000, j in 0..3000}) + x\n"
     started = time.monotonic()
-    proc = cli("check", spec_file(tmp_path, text), "--max-seconds", "3", "--engine", "python")
-    assert time.monotonic() - started < 15
+    proc = cli("check", spec_file(tmp_path, text), "--max-seconds", "3", "--engine", "python", "--json",
+               str(tmp_path / "r.json"))
+    assert time.monotonic() - started < 30
     assert proc.returncode == 3 and "Model checking stopped because the time limit was reached" in proc.stdout, proc.stdout
-    # each step takes a second or two: stopped inside one, not at the end of the step under way
-    assert float(re.search(r"Finished in ([\d.]+)s", proc.stdout).group(1)) < 4.5, proc.stdout
+    # each step takes a second or two: stopped inside one, not at the end of the step under way (on the
+    # run's own clock, which the limit counts: "Finished in" also counts the interpreter's start-up)
+    assert json.loads((tmp_path / "r.json").read_text())["seconds"] < 4.5, proc.stdout
 
 
 def test_the_time_limit_applies_while_constants_are_evaluated(tmp_path):
