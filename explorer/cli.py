@@ -279,9 +279,9 @@ def cmd_simulate(args) -> int:
 
 
 def cmd_sweep(args) -> int:
+    from explorer.output.traces import write_text
     from explorer.study.grid import load_grid
     from explorer.study.study import run_sweep
-    from explorer.output.traces import write_text
     from explorer.study.sweep import exit_code
 
     if args.jobs < 1:
@@ -663,8 +663,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)  # --version and --help end here, before anything below is imported
-    from explorer.output.traces import EXIT_BROKEN_PIPE, EXIT_INTERNAL, stop_reason
     from explorer.lang.errors import readable
+    from explorer.output.traces import EXIT_BROKEN_PIPE, EXIT_INTERNAL, stop_reason
 
     # SIGTERM where no guard is in force (loading a spec for export-tla or replay, between phases)
     # stops the run as a guard does, rather than killing it with no report (status 143); a guard

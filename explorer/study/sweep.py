@@ -291,11 +291,12 @@ def warm() -> None:
     it holds state a search reads, so a point's record is the one a fresh process computes."""
     import graphviz  # noqa: F401  (trace_dot's)
 
-    from explorer.engine import search  # noqa: F401  (the Python engine)
+    from explorer.engine import search  # noqa: F401  (the Python engine's)
+    from explorer.engine.native import search as native_search  # noqa: F401
     from explorer.output.report import preload
 
     try:
-        from explorer.engine.native import abi, search as native_search  # noqa: F401
+        from explorer.engine.native import abi  # noqa: F401  (the C declarations, on cffi's backend)
     except ImportError:  # no cffi: each point says why the Python engine ran, as `check` does
         pass
     preload()
@@ -384,9 +385,9 @@ class Sweeper:
     def run(self) -> Outcome:
         started = time.monotonic()
         runs = self.runs
-        # Ray installs its own signal handlers when it starts: start it first, then take over
         if not self.ray:
             warm()
+        # Ray installs its own signal handlers when it starts: start it first, then take over
         pool = RayPool(search_point, self.ray, self.jobs) if self.ray else ForkPool(search_point)
         old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
         signal.signal(signal.SIGINT, lambda *_: self._stop("interrupted"))
