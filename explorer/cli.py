@@ -8,7 +8,6 @@ a missing dependency."""
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
 import re
 import shutil
@@ -20,35 +19,24 @@ import time
 import traceback
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, Callable, NoReturn
 
-from explorer.engine.explore import AUTO_FINGERPRINTS, ENGINES, explore
-from explorer.engine.result import Result
-from explorer.lang.config import config_constants
-from explorer.lang.ast import Loc
-from explorer.lang.errors import EvalError, SpecError, did_you_mean, readable
-from explorer.lang.model import Model, load_model, parse_const_value, read_spec
-from explorer.lang.values import short
-from explorer.output.traces import (
-    EXIT_BROKEN_PIPE,
-    EXIT_CODES,
-    EXIT_INTERNAL,
-    dot_to_svg,
-    format_result,
-    itf_trace,
-    result_json,
-    stop_reason,
-    trace_dot,
-    write_json,
-    write_text,
-)
-from explorer.output.views import counterexample, find_view, grid_text, grids, grids_dot
+from explorer.engine.explore import AUTO_FINGERPRINTS, ENGINES
+from explorer.lang.errors import SpecError, did_you_mean
+from explorer.run.clock import process_seconds
 from explorer.run.limits import LimitReached, Limits, disarm, guard, memory_size, positive_int, positive_seconds
-from explorer.run.progress import reporting
-from explorer.version import JSON_SCHEMA, __version__, git_commit
+from explorer.version import __version__
+
+# The language, the engines and the outputs are imported by the commands that use them (bench/README.md,
+# Start-up): `--version`, `--help` and a bad option answer in the interpreter's own start-up time.
+if TYPE_CHECKING:
+    from explorer.engine.result import Result
+    from explorer.lang.model import Model
 
 
 def _const_pairs(items: list[str]) -> dict[str, Any]:
+    from explorer.lang.model import parse_const_value
+
     out: dict[str, Any] = {}
     for item in items or []:
         name, sep, value = item.partition("=")
@@ -60,6 +48,8 @@ def _const_pairs(items: list[str]) -> dict[str, Any]:
 
 def _given(args) -> dict[str, Any]:
     """The constants the command line sets: a named configuration's, then --const."""
+    from explorer.lang.config import config_constants
+
     constants = config_constants(args.spec, args.config) if args.config else {}
     constants.update(_const_pairs(args.const))
     return constants
@@ -68,6 +58,8 @@ def _given(args) -> dict[str, Any]:
 def _model(args, base: dict[str, Any] | None = None, text: str | None = None) -> Model:
     """The model with the command line's constants over `base` (a replayed trace's); `text`: the
     spec's text, if not the file's."""
+    from explorer.lang.model import load_model
+
     constants = {**(base or {}), **_given(args)}
     named = getattr(args, "invariant", None)
     # naming invariants checks those alone, unless properties are named too
@@ -100,13 +92,23 @@ def _add_output_args(p: argparse.ArgumentParser) -> None:
                                                   "trace with what changed, its picture, the views)")
     p.add_argument("--dot", metavar="FILE", help="write the trace (if any) as a graphviz picture")
     p.add_argument("--svg", metavar="FILE", help="draw the trace (if any) as SVG (needs graphviz's dot)")
-    p.add_argument("--diff", action="store_true",
-                   help="print only the variables each step changed after the first state (TLC's -difftrace)")
+    shown = p.add_mutually_exclusive_group()
+    shown.add_argument("--diff", action="store_true",
+                       help="print only the variables each step changed after the first state (TLC's -difftrace; "
+                            "the default for a state of more variables than fit a screen, over 20)")
+    shown.add_argument("--full", action="store_true",
+                       help="print every variable of every state (TLC's form), however many there are")
     p.add_argument("--view", action="append", metavar="NAME",
                    help="print the spec's view NAME as a grid of the trace (repeatable; --html and --view-* "
                         "then draw only these; by default they draw every view)")
     p.add_argument("--view-dot", metavar="FILE", help="write the views of the trace (if any) as a graphviz table")
     p.add_argument("--view-svg", metavar="FILE", help="draw the views of the trace (if any) as SVG")
+
+
+def _diff(args) -> bool | None:
+    """How the trace is printed: changed variables only (--diff), every variable (--full), or
+    whichever fits the state (None: `traces.changed_only`)."""
+    return True if args.diff else False if args.full else None
 
 
 def out(text: str) -> None:
@@ -148,6 +150,9 @@ def _check_writable(option: str, path: str) -> None:
 
 
 def cmd_check(args) -> int:
+    from explorer.output.traces import EXIT_CODES, format_result, result_json, stop_reason, write_json
+    from explorer.run.progress import reporting
+
     _check_outputs(args)
     limits = Limits(args.max_states, args.max_depth, args.max_seconds, args.max_memory)
     with guard(limits):
@@ -167,21 +172,28 @@ def cmd_check(args) -> int:
                 return EXIT_CODES["incomplete"]
         if args.json:
             write_json(args.json, {**_provenance(model), **result_json(model, result, deadlock=not args.no_deadlock)})
-        return _report(model, result, args, format_result(model, result, args.spec, diff=args.diff,
-                                                          deadlock=not args.no_deadlock))
+        return _report(model, result, args, lambda: format_result(
+            model, result, args.spec, diff=_diff(args), deadlock=not args.no_deadlock, finished=process_seconds()))
 
 
 def _provenance(model: Model) -> dict[str, Any]:
     """What a --json file records of what wrote it, so that a result can be traced to its code
     and spec: the format's version, the explorer's (and its commit, run from a git checkout; else
     null) and the spec text's sha256 (the constants are recorded beside the result)."""
+    import hashlib
+
+    from explorer.version import JSON_SCHEMA, git_commit
     return {"schema_version": JSON_SCHEMA, "explorer": {"version": __version__, "commit": git_commit()},
             "spec_sha256": hashlib.sha256(model.spec.text.encode("utf-8")).hexdigest()}
 
 
-def _report(model: Model, result: Result, args, report: str) -> int:
+def _report(model: Model, result: Result, args, report: Callable[[], str]) -> int:
     """The trace's artefacts (--itf, --dot, --svg, --html, the views), the report, and the exit
-    code: the same for `check` and `simulate`."""
+    code: the same for `check` and `simulate`. The report is written last, when its "Finished
+    in" can say how long the whole process took."""
+    from explorer.output.traces import EXIT_CODES, EXIT_INTERNAL, itf_trace, write_json
+    from explorer.output.views import counterexample, grid_text, grids
+
     shown = counterexample(result)
     drawn, view_error = [], None
     if shown and model.views and (args.view or args.html or args.view_dot or args.view_svg):
@@ -193,7 +205,7 @@ def _report(model: Model, result: Result, args, report: str) -> int:
         write_json(args.itf, itf_trace(model, result.trace, f"{result.verdict} {result.property or ''}".strip(),
                                        loop=result.loop))
     _pictures(model, result, args, drawn)
-    out(report)
+    out(report())
     if view_error is not None:  # after the report: the --json file keeps the verdict
         print(view_error, file=sys.stderr)
         return EXIT_CODES["error"]
@@ -214,6 +226,8 @@ def _check_outputs(args) -> None:
 
 def _check_views(args, model: Model) -> None:
     """Before the search: the views named exist, and there is one to draw if --view-* asks."""
+    from explorer.output.views import find_view
+
     for name in args.view or []:
         find_view(model, name)
     if (args.view_dot or args.view_svg) and not model.views:
@@ -221,6 +235,8 @@ def _check_views(args, model: Model) -> None:
 
 
 def _search(model: Model, args, limits: Limits) -> Result:
+    from explorer.engine.explore import explore
+
     return explore(model, limits, deadlock=not args.no_deadlock, fingerprints=args.fingerprints,
                    workers=args.workers, exact=args.exact, ray=args.ray, engine=args.engine)
 
@@ -228,6 +244,9 @@ def _search(model: Model, args, limits: Limits) -> Result:
 def _pictures(model: Model, result, args, drawn: list) -> None:
     """--dot, --svg, --view-dot, --view-svg (when there is a trace and its views could be drawn:
     `drawn`) and --html (always)."""
+    from explorer.output.traces import dot_to_svg, trace_dot, write_text
+    from explorer.output.views import grids_dot
+
     title = f"{result.verdict} {result.property or ''}".strip()
     if result.trace and (args.dot or args.svg):
         source = trace_dot(model, result.trace, title, result.loop, result.loop_step)
@@ -249,7 +268,7 @@ def _pictures(model: Model, result, args, drawn: list) -> None:
 
 def cmd_simulate(args) -> int:
     from explorer.engine.simulate import simulate
-    from explorer.output.traces import format_simulation
+    from explorer.output.traces import EXIT_CODES, format_simulation, result_json, write_json
 
     _check_outputs(args)
     # by default, as TLC's -simulate: behaviours until the first violation, within a time budget
@@ -267,10 +286,12 @@ def cmd_simulate(args) -> int:
             data.update(mode="simulation", seed=sim.seed, behaviours=sim.behaviours, max_length=sim.depth,
                         states_visited=sim.steps)
             write_json(args.json, {**_provenance(model), **data})
-        return _report(model, sim.result, args, format_simulation(model, sim, args.spec, diff=args.diff, budget=budget))
+        return _report(model, sim.result, args, lambda: format_simulation(
+            model, sim, args.spec, diff=_diff(args), budget=budget, finished=process_seconds()))
 
 
 def cmd_sweep(args) -> int:
+    from explorer.output.traces import write_text
     from explorer.study.grid import load_grid
     from explorer.study.study import run_sweep
     from explorer.study.sweep import exit_code
@@ -325,6 +346,8 @@ def _guarded_model(args) -> Model | None:
     """The model, or None (reported) when a limit or a signal stopped the run while the spec was
     being loaded (its constants evaluated). The model's `load_seconds` is how long that took, so
     that the time reported covers the whole run (`traces.run_seconds`)."""
+    from explorer.output.traces import stop_reason, write_json
+
     started = time.monotonic()
     try:
         model = _model(args)
@@ -347,7 +370,8 @@ def _guarded_model(args) -> Model | None:
 
 def cmd_replay(args) -> int:
     from explorer.engine.replay import load_trace_file, replay, trace_constants
-    from explorer.output.traces import format_replay
+    from explorer.lang.values import short
+    from explorer.output.traces import format_replay, write_json
 
     # Only a limit the user asks for: without one, replay bounds its closing remark on its own.
     limited = args.max_seconds is not None or args.max_memory is not None
@@ -379,8 +403,11 @@ def cmd_eval(args) -> int:
     Toolbox's trace explorer): the expression joins the spec as a definition, so it may use the
     spec's variables, constants and definitions, and a mistake in it is located in it."""
     from explorer.engine.replay import load_trace_file, replay, trace_constants
+    from explorer.lang.ast import Loc
     from explorer.lang.compiler import Compiler
-    from explorer.lang.values import brief
+    from explorer.lang.errors import EvalError
+    from explorer.lang.model import read_spec
+    from explorer.lang.values import brief, short
 
     text = read_spec(args.spec)
     line = len(text.splitlines()) + 1
@@ -399,7 +426,7 @@ def cmd_eval(args) -> int:
     rows, failures = [], []
     for n, step in enumerate(outcome.steps, 1):
         try:
-            shown = brief(value(step.state)) if not args.full else str(value(step.state))
+            shown = brief(value(step.state)) if not args.full else short(value(step.state))
         except EvalError as err:
             shown = f"error: {err.message}"
             failures.append(err)
@@ -437,6 +464,7 @@ def cmd_conformance(args) -> int:
 
 def cmd_export(args) -> int:
     from explorer.output.tla import export_tla
+    from explorer.output.traces import EXIT_CODES
 
     with guard(Limits()):  # SIGTERM or Ctrl-C while the constants are evaluated: INCOMPLETE (exit 3)
         model = _guarded_model(args)
@@ -452,6 +480,7 @@ def cmd_export(args) -> int:
 def cmd_cross_check(args) -> int:
     """Exit codes: 0 agree, 1 disagree, 2 an error, 3 stopped (a signal, --max-seconds, TLC's own
     timeout), 5 the verdicts differ on a formula TLC is known to misjudge (crosscheck.known_tlc_issue)."""
+    from explorer.output.traces import EXIT_CODES
     from explorer.study.crosscheck import cross_check, format_cross_check
 
     started = time.monotonic()
@@ -469,7 +498,7 @@ def cmd_cross_check(args) -> int:
 
 def cmd_info(args) -> int:
     from explorer.lang.config import load_configs
-    from explorer.lang.model import load_spec
+    from explorer.lang.model import load_spec, read_spec
     from explorer.output.traces import format_info
 
     spec = load_spec(read_spec(args.spec), args.spec)
@@ -692,9 +721,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args, extra = parser.parse_known_args(argv)
+    args, extra = parser.parse_known_args(argv)  # --version and --help end here, before anything below is imported
     if extra:
         parser.commands[args.command].unrecognized(extra)
+    from explorer.lang.errors import readable
+    from explorer.output.traces import EXIT_BROKEN_PIPE, EXIT_INTERNAL, stop_reason
+
     # SIGTERM where no guard is in force (loading a spec for export-tla or replay, between phases)
     # stops the run as a guard does, rather than killing it with no report (status 143); a guard
     # takes over while it is in force (conformance runs NeMo RL's code and keeps the default)
@@ -750,6 +782,8 @@ def _error_json(args, message: str | None = None, stopped_by: str | None = None,
     """With --json, the file always describes this run, even one that stopped at a bad spec (`message`),
     at a limit (`stopped_by`, the reason `check`'s own JSON gives) or at a bug of the explorer's
     (`internal`: the record `check` writes for one, `internal_error` true)."""
+    from explorer.output.traces import write_json
+
     path = getattr(args, "json", None)
     if path and path != unwritable:  # not again where writing just failed (a FIFO nobody reads: 10 s more)
         what = ({"verdict": "error", "error": message, "internal_error": internal} if stopped_by is None

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import explorer.lang.model as model_module
+import explorer.lang.parser as parser_module
 from explorer import check, load_model
 from explorer.engine.native.loader import compiler
 from explorer.lang import cache
@@ -28,12 +29,12 @@ def home(tmp_path, monkeypatch):
 def counting(monkeypatch) -> list[str]:
     """Record every real parse (a cache hit parses nothing)."""
     parsed: list[str] = []
-    real = model_module.parse_spec
+    real = parser_module.parse_spec
 
     def parse(text, path="<spec>"):
         parsed.append(path)
         return real(text, path)
-    monkeypatch.setattr(model_module, "parse_spec", parse)
+    monkeypatch.setattr(parser_module, "parse_spec", parse)  # model.py imports it where it parses
     return parsed
 
 

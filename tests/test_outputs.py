@@ -177,9 +177,9 @@ def test_dev_null_stays_a_device(tmp_path):
 
 # ---- item 7: an internal error writes an error record ----
 
-CRASH = ("import sys\nimport explorer.cli as cli\n"
+CRASH = ("import sys\nimport explorer.cli as cli\nimport explorer.lang.model as model\n"
          "def broken(*args, **kwargs):\n    raise RuntimeError('a bug')\n"
-         "cli.load_model = broken\nsys.exit(cli.main(sys.argv[1:]))\n")
+         "model.load_model = broken\nsys.exit(cli.main(sys.argv[1:]))\n")
 
 
 @pytest.mark.parametrize("command", [["check", DIEHARD], ["replay", DIEHARD, "--trace", "TRACE"]])
@@ -434,6 +434,23 @@ def test_finished_in_covers_the_whole_run(tmp_path):
     seconds = float(re.search(r"Finished in ([\d.]+)s", proc.stdout).group(1))
     assert seconds >= 9.9, proc.stdout
     assert json.loads(out.read_text())["seconds"] >= 9.9
+
+
+@pytest.mark.parametrize("command", [["check", "--max-states", "5"], ["simulate", "--traces", "1", "--depth", "3"]])
+def test_finished_in_is_the_whole_process(tmp_path, command):
+    """"Finished in" is how long the process ran, as its user waited (issue 50: simulate said 0.00s
+    after seconds of loading): at least the loading and the search the JSON records, and at most
+    the wall time the caller saw. The constants take a few tenths of a second to evaluate."""
+    text = "const C = len({i * j for i in 0..1000, j in 0..1000})\nvar x = 0\naction a: x' = (x + 1) % C\n"
+    out = tmp_path / "r.json"
+    began = time.monotonic()
+    proc = cli(command[0], spec_file(tmp_path, text), *command[1:], "--no-deadlock", "--json", str(out))
+    waited = time.monotonic() - began
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    finished = float(re.search(r"Finished in ([\d.]+)s", proc.stdout).group(1))
+    data = json.loads(out.read_text())
+    assert data["startup_seconds"] > 0.05, data  # the loading this test is about took time
+    assert data["startup_seconds"] + data["search_seconds"] - 0.01 <= finished <= waited + 0.01, (finished, waited, data)
 
 
 # ---- the reliability campaign's findings (issue 27) ----

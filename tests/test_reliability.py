@@ -151,7 +151,7 @@ def test_sigterm_in_the_liveness_phase_stops_the_run(tmp_path):
     proc.send_signal(signal.SIGTERM)
     sent = time.monotonic()
     stdout, _ = proc.communicate(timeout=60)
-    assert time.monotonic() - sent < 3
+    assert time.monotonic() - sent < 15  # stopped, not run to its end (the graph of 244,008 states)
     assert proc.returncode == 3, stdout
     assert "INCOMPLETE" in stdout
     data = json.loads(out.read_text())
@@ -161,14 +161,17 @@ def test_sigterm_in_the_liveness_phase_stops_the_run(tmp_path):
 def test_max_seconds_stops_the_liveness_phase(tmp_path):
     """A spec whose safety search is instant and whose liveness phase takes half a minute (3,001
     property bindings, each over the whole 2,000-state cycle): the time limit, counted from the
-    start of the run, lands in the liveness phase whatever the machine's load."""
+    start of the run, lands in the liveness phase whatever the machine's load (its C compiled
+    first, by a run of one state: on a loaded machine the compile could take the 8 seconds)."""
     spec = spec_file(tmp_path, "var x = 0\nfair action step: x' = (x + 1) % 2000\n"
                                "property visits(i in 0..3000): always eventually x == i % 2000\n")
+    subprocess.run([sys.executable, "-m", "explorer", "check", spec, "--max-states", "1"], cwd=ROOT,
+                   capture_output=True, timeout=300)
     proc, out = _start(["check", spec, "--max-seconds", "8"], tmp_path)
     started = time.monotonic()
     stdout, stderr = proc.communicate(timeout=120)
     assert "liveness" in stderr
-    assert time.monotonic() - started < 8 + 4
+    assert time.monotonic() - started < 8 + 12  # the start-up, the limit, the report: not the half minute
     assert proc.returncode == 3, stdout
     assert "INCOMPLETE" in stdout
     data = json.loads(out.read_text())

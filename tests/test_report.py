@@ -169,6 +169,76 @@ def test_diff_prints_only_what_changed_and_json_keeps_whole_states(jobs, tmp_pat
     assert all(set(step["state"]) == {"done", "busy"} for step in data["trace"])
 
 
+# ---- a trace a person reads (issue 50) ----
+# 21 variables, more than a screen's worth: one of them changes at each step
+WIDE = "".join(f"var v{i} = 0\n" for i in range(20)) + """\
+var r = [a = 1, s = [1, 2], m = {"k": true}]
+action a: v0' = v0 + 1
+invariant small: v0 < 3
+"""
+
+
+def _states(stdout: str) -> list[list[str]]:
+    """The trace's states, each as its lines (`State n: <action>`, then `/\\ name = value` ones)."""
+    states: list[list[str]] = []
+    for line in stdout.split("Error: The behavior up to this point is:\n")[1].splitlines():
+        if line.startswith("State "):
+            states.append([line])
+        elif line.startswith("/\\ ") and states:
+            states[-1].append(line)
+        elif line:
+            break
+    return states
+
+
+@pytest.mark.parametrize("command", [["check"], ["simulate", "--traces", "5"]])
+def test_a_wide_state_prints_what_each_step_changed_and_full_prints_it_all(tmp_path, command):
+    """A state of 33 variables printed whole at every step buried what each step did (issue 50):
+    past 20 variables, the states after the first show only what changed, and say so; --full is
+    TLC's form, every variable of every state."""
+    spec = tmp_path / "wide.spec"
+    spec.write_text(WIDE)
+    short = run_cli(*command[:1], str(spec), *command[1:])
+    full = run_cli(*command[:1], str(spec), *command[1:], "--full")
+    assert short.returncode == full.returncode == 1, short.stdout + short.stderr
+    assert "only the variables its step changed, as a state has 21 variables: --full prints every variable" in short.stdout
+    states = _states(short.stdout)
+    assert len(states) == 4 and len(states[0]) == 22
+    assert states[1] == ["State 2: <a>", "/\\ v0 = 1"] and states[3] == ["State 4: <a>", "/\\ v0 = 3"]
+    assert "--full prints" not in full.stdout
+    assert [len(s) for s in _states(full.stdout)] == [22] * 4
+    assert run_cli(*command[:1], str(spec), *command[1:], "--full", "--diff").returncode == 2  # one or the other
+
+
+def test_a_sweeps_trace_files_follow_the_same_printer(tmp_path):
+    from explorer.run.limits import Limits
+    from explorer.study.sweep import search_point
+
+    spec = tmp_path / "wide.spec"
+    spec.write_text(WIDE)
+    record = search_point(str(spec), {}, None, True, Limits(), False, 1)
+    assert record["verdict"] == "refuted"
+    assert [len(s) for s in _states(record["traces"]["txt"])] == [22, 2, 2, 2]
+
+
+def test_values_are_written_the_same_way_in_text_html_svg_and_eval(tmp_path):
+    """One notation for a person (the spec language's, docs/language.md): the text trace wrote
+    TLA+ (`<<1, 2>>`, `[a |-> 1]`, `TRUE`) where the HTML page, the picture and `eval` wrote the
+    spec's (`[1, 2]`, `[a = 1]`, `true`); `eval --full` wrote Python's (`(1, 2)`)."""
+    spec = tmp_path / "wide.spec"
+    spec.write_text(WIDE)
+    written = '[a = 1, m = {"k": true}, s = [1, 2]]'
+    run = run_cli("check", str(spec), "--full", "--json", str(tmp_path / "r.json"), "--html", str(tmp_path / "r.html"),
+                  "--dot", str(tmp_path / "r.dot"))
+    assert run.returncode == 1 and f"/\\ r = {written}\n" in run.stdout, run.stdout
+    html = (tmp_path / "r.html").read_text()
+    assert written.replace('"', "&#34;") in html or written.replace('"', "&quot;") in html
+    assert f"r = {written}".replace('"', '\\"') in (tmp_path / "r.dot").read_text()
+    for full in ([], ["--full"]):
+        shown = run_cli("eval", str(spec), "--trace", str(tmp_path / "r.json"), "r", *full)
+        assert shown.returncode == 0 and shown.stdout.count(written) == 4, shown.stdout
+
+
 # ---- pictures ----
 def test_dot_and_svg_of_the_trace(jobs, tmp_path):
     if not shutil.which("dot"):

@@ -248,11 +248,13 @@ def test_the_time_limit_applies_inside_one_expensive_step(tmp_path):
     there, never inside the step this test is about."""
     text = "var x = 0\naction a: x' = len({i * j + x for i in 0..3000, j in 0..3000}) + x\n"
     started = time.monotonic()
-    proc = cli("check", spec_file(tmp_path, text), "--max-seconds", "3", "--engine", "python")
-    assert time.monotonic() - started < 15
+    proc = cli("check", spec_file(tmp_path, text), "--max-seconds", "3", "--engine", "python", "--json",
+               str(tmp_path / "r.json"))
+    assert time.monotonic() - started < 30
     assert proc.returncode == 3 and "Model checking stopped because the time limit was reached" in proc.stdout, proc.stdout
-    # each step takes a second or two: stopped inside one, not at the end of the step under way
-    assert float(re.search(r"Finished in ([\d.]+)s", proc.stdout).group(1)) < 4.5, proc.stdout
+    # each step takes a second or two: stopped inside one, not at the end of the step under way (on the
+    # run's own clock, which the limit counts: "Finished in" also counts the interpreter's start-up)
+    assert json.loads((tmp_path / "r.json").read_text())["seconds"] < 4.5, proc.stdout
 
 
 def test_the_time_limit_applies_while_constants_are_evaluated(tmp_path):
@@ -424,12 +426,12 @@ def test_a_runtime_error_in_an_invariant_shows_the_failing_state(tmp_path):
 
 def test_an_internal_error_has_its_own_exit_code(monkeypatch, capsys):
     from explorer import cli as cli_module
-    from explorer.engine import explore as explore_module
+    from explorer.engine import search as search_module
 
     def broken(*args, **kwargs):
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(explore_module, "check", broken)
+    monkeypatch.setattr(search_module, "check", broken)  # the Python engine's search, as explore calls it
     assert cli_module.main(["check", "spec/examples/diehard.spec", "--engine", "python"]) == 70
     err = capsys.readouterr().err
     assert "internal error: RuntimeError: a bug" in err and "not a verdict" in err and "Traceback" not in err
@@ -622,7 +624,7 @@ def test_replay_remark_on_what_comes_next_is_bounded(tmp_path):
     spec = spec_file(tmp_path, "const N = 9223372036854775808\nvar y = 0\naction act0(i1 in 1..N):\n"
                      "    y' = 1\ninvariant typed0:\n    false\n")
     trace = tmp_path / "t.json"
-    proc = cli("check", spec, "--json", str(trace), "--max-seconds", "20")
+    proc = cli("check", spec, "--json", str(trace), "--max-seconds", "20", "--engine", "python")  # no C compile in the 20 s
     assert proc.returncode == 1
     started = time.monotonic()
     proc = cli("replay", spec, "--trace", str(trace), timeout=60)

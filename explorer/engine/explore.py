@@ -4,13 +4,13 @@ one `check` gives."""
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
-from explorer.engine.liveness import Graph, GraphBuilder, with_properties
-from explorer.engine.result import Result
-from explorer.engine.search import check
-from explorer.lang.errors import SpecError
-from explorer.lang.model import Model
-from explorer.run.limits import Limits
+if TYPE_CHECKING:  # the searches are imported where they run: the command line reads ENGINES at start-up
+    from explorer.engine.liveness import Graph
+    from explorer.engine.result import Result
+    from explorer.lang.model import Model
+    from explorer.run.limits import Limits
 
 AUTO_FINGERPRINTS = 1_000_000  # states after which `check` goes on by fingerprint (see search.check)
 ENGINES = ("auto", "native", "python")
@@ -34,6 +34,8 @@ def native_reason(model: Model) -> str | None:
 def choose_engine(model: Model, engine: str, workers: int = 1, ray: str | None = None) -> tuple[str, str | None]:
     """("native" or "python", why the Python engine runs when auto could not pick the native one).
     `--engine native` where it cannot run is a SpecError (exit 2) with the reason."""
+    from explorer.lang.errors import SpecError
+
     if engine == "python":
         return "python", None
     if ray:
@@ -53,6 +55,9 @@ def explore(model: Model, limits: Limits, deadlock: bool, fingerprints: bool = F
     """Search `model` with the engine and back end these options name, then check its temporal
     properties on the graph the search recorded (the Python engine's breadth-first search, or the
     native engine's), else on a graph the liveness check explores itself."""
+    from explorer.engine.liveness import GraphBuilder, with_properties
+    from explorer.engine.search import check
+
     graph: Graph | None = None
     started = time.monotonic()
     chosen, note = choose_engine(model, "python" if exact else engine, workers, ray)

@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import difflib
 import re
+from typing import TYPE_CHECKING
 
-from explorer.lang.ast import Loc
+if TYPE_CHECKING:  # only a type here: the command line imports this module at start-up, not the syntax tree
+    from explorer.lang.ast import Loc
 
 HUGE_DIGITS = 40  # an integer with more digits is abbreviated in a message (first and last digits, and the count)
 _HUGE = re.compile(r"\d{%d,}" % (HUGE_DIGITS + 1))

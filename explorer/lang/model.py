@@ -15,7 +15,6 @@ from explorer.lang.checks import check_spec, check_value_expr
 from explorer.lang.compiler import CompiledAction, CompiledPredicate, CompiledView, Compiler, Guard, eval_constant
 from explorer.lang.errors import EvalError, SpecError, did_you_mean
 from explorer.lang.kinds import base, value_kind
-from explorer.lang.parser import parse_expr, parse_spec
 from explorer.lang.runtime import BUILTIN_VALUES, domain_iter
 from explorer.lang.values import TRUE, kind_of, normalize, short
 from explorer.run.limits import Limits, guard
@@ -88,6 +87,8 @@ def parse_const_value(text: str, what: str = "--const") -> Any:
     text = text.strip()
     if _WORD.fullmatch(text) and text not in _KEYWORDS:
         return text
+    from explorer.lang.parser import parse_expr  # lark: only where text is parsed (a cached spec is not)
+
     expr = parse_expr(text, what)
     check_value_expr(expr, what, text)
     spec = A.Spec(what, text, [], [], [], [], [])
@@ -250,7 +251,14 @@ def _temporal(spec: A.Spec, comp: Compiler, values: list[Any], wanted: list[str]
 
 def load_spec(text: str, path: str = "<spec>") -> A.Spec:
     """The spec parsed and checked (from the cache when this text was loaded before)."""
-    return cache.checked_spec(text, path, lambda t, p: check_spec(parse_spec(t, p)))
+    return cache.checked_spec(text, path, _parse_and_check)
+
+
+def _parse_and_check(text: str, path: str) -> A.Spec:
+    """What the cache keeps; the parser (and lark) is imported only here, so a cached spec loads without it."""
+    from explorer.lang.parser import parse_spec
+
+    return check_spec(parse_spec(text, path))
 
 
 def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,

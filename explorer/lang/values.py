@@ -105,7 +105,7 @@ class Map(dict):
     __setitem__ = __delitem__ = update = pop = popitem = clear = setdefault = __ior__ = _readonly  # type: ignore
 
     def __repr__(self) -> str:
-        return tlc(self)
+        return short(self)
 
 
 class Record(Map):
@@ -195,28 +195,6 @@ def _str(s: str) -> str:
     """A string literal of the language (control characters escaped, so it reads back)."""
     return '"' + "".join(_ESCAPES.get(ch) or (f"\\x{ord(ch):02x}" if ord(ch) < 32 or ord(ch) == 127 else ch)
                          for ch in s) + '"'
-
-
-def tlc(v: Any) -> str:
-    """A value as TLC prints it."""
-    t = type(v)
-    if t is Bool or t is bool:
-        return "TRUE" if v else "FALSE"
-    if t is int:
-        return str(v)
-    if t is str:
-        return _str(v)
-    if t is tuple:
-        return "<<" + ", ".join(tlc(x) for x in v) + ">>"
-    if t is frozenset:
-        return "{" + ", ".join(tlc(x) for x in ordered(v)) + "}"
-    if t is Record:
-        return "[" + ", ".join(f"{k} |-> {tlc(v[k])}" for k in ordered(v)) + "]"
-    if t is Map:
-        if not v:
-            return "<<>>"
-        return "(" + " @@ ".join(f"{tlc(k)} :> {tlc(v[k])}" for k in ordered(v)) + ")"
-    return repr(v)
 
 
 BRIEF_ELEMENTS = 1000  # a value with more elements than this is summarised in one-line reports

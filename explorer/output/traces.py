@@ -15,7 +15,7 @@ from explorer.engine.simulate import Simulation
 from explorer.lang import ast as A
 from explorer.lang.errors import SpecError, format_located, readable
 from explorer.lang.model import Model
-from explorer.lang.values import brief, short, tlc, to_itf
+from explorer.lang.values import brief, short, to_itf
 
 EXIT_CODES = {"holds": 0, "violated": 1, "deadlock": 1, "error": 2, "incomplete": 3}
 EXIT_INTERNAL = 70  # an internal error (sysexits' EX_SOFTWARE): never a verdict
@@ -32,20 +32,32 @@ def stop_reason(stopped_by: str | None) -> str:
     return _STOP_REASONS.get(stopped_by or "", str(stopped_by))
 
 
+FULL_VARIABLES = 20  # a state with more variables than this is printed whole once, then what each step changed
+
+
 def format_state(model: Model, state: tuple) -> str:
+    """A state in TLC's layout, its values in the spec language's notation (`short`, as every
+    rendering writes them: docs/language.md, "How values are printed")."""
     if len(model.var_names) == 1:
-        return f"{model.var_names[0]} = {tlc(state[0])}"
-    return "\n".join(f"/\\ {name} = {tlc(v)}" for name, v in zip(model.var_names, state))
+        return f"{model.var_names[0]} = {short(state[0])}"
+    return "\n".join(f"/\\ {name} = {short(v)}" for name, v in zip(model.var_names, state))
 
 
-def format_trace(model: Model, trace: list[Step], diff: bool = False) -> str:
-    """TLC's trace; with `diff` (TLC's -difftrace) each state after the first shows only the
-    variables its step changed."""
+def changed_only(model: Model, diff: bool | None) -> bool:
+    """Whether a trace's states after the first show only what their step changed: `diff` when
+    asked (True: `--diff`, False: `--full`), else when a whole state would not fit on a screen."""
+    return diff if diff is not None else len(model.var_names) > FULL_VARIABLES
+
+
+def format_trace(model: Model, trace: list[Step], diff: bool | None = None) -> str:
+    """TLC's trace; where `changed_only` (TLC's -difftrace), each state after the first shows only
+    the variables its step changed."""
     out = []
     prev: tuple | None = None
+    brief_states = changed_only(model, diff)
     for n, step in enumerate(trace, 1):
-        if diff and prev is not None and len(model.var_names) > 1:
-            body = "\n".join(f"/\\ {name} = {tlc(v)}" for name, v, old in zip(model.var_names, step.state, prev)
+        if brief_states and prev is not None and len(model.var_names) > 1:
+            body = "\n".join(f"/\\ {name} = {short(v)}" for name, v, old in zip(model.var_names, step.state, prev)
                              if v != old)
         else:
             body = format_state(model, step.state)
@@ -54,9 +66,9 @@ def format_trace(model: Model, trace: list[Step], diff: bool = False) -> str:
     return "\n".join(out)
 
 
-def format_verdict(model: Model, result: Result, spec_path: str = "", diff: bool = False) -> list[str]:
+def format_verdict(model: Model, result: Result, spec_path: str = "", diff: bool | None = None) -> list[str]:
     """The constants, what went wrong (if anything) and the trace: the part of a report that does
-    not depend on how the states were explored."""
+    not depend on how the states were explored. `diff`: as `format_trace`."""
     lines: list[str] = []
     if model.constants:
         lines.append("Constants: " + ", ".join(f"{k} = {brief(v)}" for k, v in model.constants.items()))
@@ -82,6 +94,10 @@ def format_verdict(model: Model, result: Result, spec_path: str = "", diff: bool
         lines.append(readable(f"Error: {where}runtime error {result.error}"))
         if result.error_loc is not None:  # the source line and a caret, as for static errors
             lines.extend(format_located("", "", model.spec.text, result.error_loc).splitlines()[1:])
+    if len(result.trace) > 1 and len(model.var_names) > 1 and changed_only(model, diff):
+        lines.append(f"(Each state after the first shows only the variables its step changed"
+                     + (f", as a state has {len(model.var_names)} variables" if diff is None else "")
+                     + ": --full prints every variable of every state.)")
     if result.trace and result.loop is not None:
         lines.append("Error: The following behavior constitutes a counter-example:")
         lines.append(format_trace(model, result.trace, diff))
@@ -195,10 +211,11 @@ def checks(model: Model, result: Result, deadlock: bool | None = None) -> list[d
     return out
 
 
-def format_result(model: Model, result: Result, spec_path: str = "", diff: bool = False,
-                  deadlock: bool | None = None) -> str:
+def format_result(model: Model, result: Result, spec_path: str = "", diff: bool | None = None,
+                  deadlock: bool | None = None, finished: float | None = None) -> str:
     """The whole report, in TLC's words where TLC has words for it, then what each check
-    established (`checks`)."""
+    established (`checks`). `finished`: the seconds "Finished in" says (the command line gives its
+    process's whole wall time); by default the run's (`run_seconds`)."""
     lines = format_verdict(model, result, spec_path, diff)
     if result.verdict == "holds":
         lines.append("Model checking completed. No error has been found.")
@@ -233,7 +250,8 @@ def format_result(model: Model, result: Result, spec_path: str = "", diff: bool 
     if result.engine == "native":
         lines.append(f"Spot checks: the Python engine evaluated again the invariants and constraints of "
                      f"{result.spot_checked:,} states the native engine found; it agrees on each.")
-    lines.append(f"Finished in {run_seconds(model, result):.2f}s ({_rate(model, result)} distinct states/s"
+    seconds = run_seconds(model, result) if finished is None else finished
+    lines.append(f"Finished in {seconds:.2f}s ({_rate(model, result)} distinct states/s"
                  f"{', native engine' if result.engine == 'native' else ''}).")
     return "\n".join(lines)
 
@@ -467,9 +485,10 @@ def dot_to_svg(source: str) -> str:
         raise SpecError(f"graphviz's `dot` failed: {(err.stderr or b'').decode(errors='replace').strip()}") from None
 
 
-def format_simulation(model: Model, sim: Simulation, spec_path: str, diff: bool = False,
-                      budget: float | None = None) -> str:
-    """`budget`: the time budget simulate gave itself (no --traces, no --max-seconds)."""
+def format_simulation(model: Model, sim: Simulation, spec_path: str, diff: bool | None = None,
+                      budget: float | None = None, finished: float | None = None) -> str:
+    """`budget`: the time budget simulate gave itself (no --traces, no --max-seconds); `finished`:
+    the seconds "Finished in" says (by default the simulation's own)."""
     r = sim.result
     ends = ", ".join(f"{n} ended at {why}" for why, n in sorted(sim.lengths.items()))
     lines = format_verdict(model, r, spec_path, diff)
@@ -482,7 +501,7 @@ def format_simulation(model: Model, sim: Simulation, spec_path: str, diff: bool 
                f" It stopped early because {stop_reason(r.stopped_by)}.")
         lines.append("No violation was found on these behaviours. A simulation explores only some behaviours: "
                      "this proves nothing about the others." + why)
-    lines.append(f"Finished in {r.seconds:.2f}s.")
+    lines.append(f"Finished in {r.seconds if finished is None else finished:.2f}s.")
     return "\n".join(lines)
 
 

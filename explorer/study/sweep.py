@@ -289,6 +289,24 @@ def _trace_set(model: Model, result: Result, spec: str, title: str, deadlock: bo
     return traces
 
 
+def warm() -> None:
+    """Import and compile, once and before the points are forked, what each point's process would
+    otherwise import and compile for itself: the native engine and its C declarations, graphviz,
+    the HTML page's template (0.2-0.3 s a point of a small spec; bench/README.md, Start-up). None of
+    it holds state a search reads, so a point's record is the one a fresh process computes."""
+    import graphviz  # noqa: F401  (trace_dot's)
+
+    from explorer.engine import search  # noqa: F401  (the Python engine's)
+    from explorer.engine.native import search as native_search  # noqa: F401
+    from explorer.output.report import preload
+
+    try:
+        from explorer.engine.native import abi  # noqa: F401  (the C declarations, on cffi's backend)
+    except ImportError:  # no cffi: each point says why the Python engine ran, as `check` does
+        pass
+    preload()
+
+
 def _located(result: Result, spec: str) -> str | None:
     if result.error is None or result.error_loc is None:
         return result.error
@@ -372,6 +390,8 @@ class Sweeper:
     def run(self) -> Outcome:
         started = time.monotonic()
         runs = self.runs
+        if not self.ray:
+            warm()
         # Ray installs its own signal handlers when it starts: start it first, then take over
         pool = RayPool(search_point, self.ray, self.jobs) if self.ray else ForkPool(search_point)
         old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}

@@ -17,6 +17,7 @@ from the recorded ordinals."""
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 import time
 from array import array
@@ -283,8 +284,8 @@ def _trace(model: Model, ffi, lib, run, initial: list[tuple] | None, index: int)
 def _graph(model: Model, ffi, lib, run, initial: list[tuple] | None, atoms: list[tuple[Any, str]],
            whole: list[int]) -> Graph:
     """The graph C recorded, copied straight into the arrays `liveness.Graph` reads; `whole`: the
-    bits each action's steps carry (`liveness.action_bits`)."""
-    import numpy as np
+    bits each action's steps carry (`liveness.action_bits`). Split with the standard library's
+    arrays alone (numpy's import costs more than a small graph's whole check)."""
     n, m = run.distinct, run.nedges
     records, indptr = array("I", [0]) * (2 * n), array("q", [0]) * (n + 1)
     dst, emask = array("i", [0]) * m, array("Q", [0]) * m
@@ -292,16 +293,16 @@ def _graph(model: Model, ffi, lib, run, initial: list[tuple] | None, atoms: list
     lib.graph_copy(run, *(ffi.from_buffer(t, a) for t, a in (
         ("uint32_t[]", records), ("uint64_t[]", indptr), ("uint32_t[]", dst), ("uint64_t[]", emask),
         ("uint64_t[]", enabled), ("uint64_t[]", bits))))
-    pairs = np.frombuffer(records, dtype=np.uint32).reshape(n, 2)
     parent = array("i")
-    parent.frombytes(np.ascontiguousarray(pairs[:, 0]).view(np.int32).tobytes())  # no parent: -1
+    parent.frombytes(records[0::2].tobytes())  # (parent, ordinal) pairs; no parent: 0xffffffff, read as -1
     if not (model.fairness or any(whole)):
         emask = array("Q")  # no fairness and no tracked action: no step bits (as GraphBuilder)
-    word = np.frombuffer(bits, dtype=np.uint64)
-    truth = {(id(prop), w): bytearray(((word >> np.uint64(k)) & np.uint64(1)).astype(np.uint8).tobytes())
-             for k, (prop, w) in enumerate(atoms)}
-    ords = array("I")
-    ords.frombytes(np.ascontiguousarray(pairs[:, 1]).tobytes())
+    raw = bits.tobytes()
+    truth = {}
+    for k, (prop, w) in enumerate(atoms):  # bit k of each state's word: its byte, then that bit of it
+        byte = k // 8 if sys.byteorder == "little" else 7 - k // 8
+        truth[(id(prop), w)] = bytearray(raw[byte::8].translate(bytes((v >> k % 8) & 1 for v in range(256))))
+    ords = records[1::2]
     states = _Replayed(model, parent, ords, initial)
     return Graph(states, parent, indptr, dst, emask, enabled, run.generated, run.depth, truth)
 
