@@ -14,7 +14,7 @@ states in the same order and the two engines report the same traces."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from explorer.lang import ast as A
 from explorer.lang.compiler import Compiler
@@ -440,11 +440,19 @@ class _Gen:
         return f"static void init_states(Ctx *c) {{\n    V n[NV_ALLOC] = {{0}}; c->s = n; c->gen++;\n    {body}\n}}"
 
 
-def generate(model: Model) -> Generated:
+def generate(model: Model, probes: Sequence[str] = ()) -> Generated:
     """The spec's C code and its constants table; raises `Unsupported` (with a location) for a
-    construct the native engine does not take."""
+    construct the native engine does not take. `probes`: parameterless definitions that search.c's
+    `eval_probes` evaluates on given states (the operator tests, tests/operators.py); a search
+    has none."""
     g = _Gen(model)
     spec = model.spec
+    defs = {d.name: d for d in spec.defs}
+    probe_fns = []
+    for k, name in enumerate(probes):
+        g.funcs.append(f"static V probe_{k}(Ctx *c) {{\n    return {g.ex(defs[name].body)};\n}}")
+        probe_fns.append(f"probe_{k}")
+    g.funcs.append(f"static V (*PROBES[{max(len(probe_fns), 1)}])(Ctx *) = {{{', '.join(probe_fns) or 'NULL'}}};")
     by_name = {p.name: p for p in spec.by_kind("invariant")}
     invariants = [by_name[p.name] for p in model.invariants]
     constraints = [p for p in spec.by_kind("constraint") if p.name in {q.name for q in model.constraints}]

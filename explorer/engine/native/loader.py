@@ -41,6 +41,8 @@ void graph_copy(Run *r, uint32_t *records, uint64_t *indptr, uint32_t *dst, uint
                 uint64_t *atoms);
 void release(Run *r);
 uint64_t table_check(uint64_t n, uint64_t seed, int stop);
+uint64_t eval_probes(const unsigned char *consts, size_t nconsts, const unsigned char *cases, uint64_t n,
+                     const int32_t *probe, unsigned char *out, uint64_t cap, uint64_t *ends);
 """
 KEEP = 400  # compiled specs kept in the cache folder (a few hundred KB each); the oldest go first
 FLAGS = ["-O2", "-g", "-shared", "-fPIC", "-pthread", "-fno-strict-aliasing", "-w"]

@@ -578,6 +578,28 @@ static V decode(Ctx *c, const unsigned char **p) {
     }
     abort();
 }
+/* ---- encoding a value as decode reads it (the operator tests read C's results back, value for
+   value: tests/operators.py): sets in C's order, maps in C's key order, so an order that is not
+   the Python runtime's shows as different bytes; a set not in its canonical layout is the byte 9 ---- */
+typedef struct { unsigned char *p; size_t n, cap; } Out;  /* n may pass cap: then nothing more is written */
+static inline void out_byte(Out *o, unsigned char b) { if (o->n < o->cap) o->p[o->n] = b; o->n++; }
+static void out_u(Out *o, uint64_t x) { while (x >= 0x80) { out_byte(o, (unsigned char)(x | 0x80)); x >>= 7; } out_byte(o, (unsigned char)x); }
+static void encode_value(Out *o, V v) {
+    if (IS_INT(v)) { int64_t i = IVAL(v); out_byte(o, 2); out_u(o, ((uint64_t)i << 1) ^ (uint64_t)(i >> 63)); return; }
+    if (IS_SB(v)) { V buf[SB_MAX + 1]; uint32_t n = sb_unpack(v, buf); out_byte(o, 5); out_u(o, n); for (uint32_t i = 0; i < n; i++) encode_value(o, buf[i]); return; }
+    Obj *x = OBJ(v);
+    switch (x->kind) {
+    case K_BOOL: out_byte(o, x->len != 0); return;
+    case K_STR: out_byte(o, 3); out_u(o, x->len); for (uint32_t i = 0; i < x->len; i++) out_byte(o, ((unsigned char *)x->it)[i]); return;
+    case K_SET:  /* a set that should be one word is not canonical: equal sets would differ (eq compares words) */
+        if (!x->len || (SB_SMALL(x->it[0]) && SB_SMALL(x->it[x->len - 1]))) { out_byte(o, 9); return; }
+        /* fall through */
+    case K_SEQ: out_byte(o, x->kind == K_SEQ ? 4 : 5); out_u(o, x->len); for (uint32_t i = 0; i < x->len; i++) encode_value(o, x->it[i]); return;
+    case K_MAP: out_byte(o, 6); out_u(o, x->len); for (uint32_t i = 0; i < 2 * x->len; i++) encode_value(o, x->it[i]); return;
+    case K_INF: out_byte(o, 7); out_byte(o, (unsigned char)x->len); return;
+    }
+    out_byte(o, 9);  /* no value of the language: the reader calls it a disagreement */
+}
 /* ---- frozen values: the states' values, hash-consed (LTSmin's chunk tables, SPIN's packed vector)
 
    A state is NV words, one per variable: an integer inline, or a pointer to a frozen value. A

@@ -458,14 +458,18 @@ static Ctx KCTX;  /* the constants' arena, rebuilt by each search */
 static int consts_ready;
 static volatile int NEVER;
 
-int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned char *init, size_t ninit,
-           uint64_t *gen_by, uint64_t *new_by) {
+static void load_consts(const unsigned char *consts, size_t nconsts) {  /* KT: the constants, frozen, their strings interned */
     if (!consts_ready) { ctx_init(&KCTX, &NEVER); consts_ready = 1; }
     arena_reset(&KCTX);
     free(KT); KT = malloc((nconsts + 1) * sizeof(V));
     memset(STR_TABLE, 0, sizeof STR_TABLE);
     store_free(KCTX.store); KCTX.store = store_new();
     for (size_t i = 0; i < nconsts; i++) { KT[i] = freeze(KCTX.store, decode(&KCTX, &consts)); str_intern_all(&KCTX, KT[i]); }
+}
+
+int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned char *init, size_t ninit,
+           uint64_t *gen_by, uint64_t *new_by) {
+    load_consts(consts, nconsts);
     Priv *p = calloc(1, sizeof(Priv)); r->priv = p; p->r = r;
     FAIR_FIRST = r->fair_first; FAIR_COUNT = r->fair_count; FAIR_VALS = r->fair_vals; FAIR_BITS = r->record ? r->fair_bits : NULL;
     p->buf = malloc(RECORDS * sizeof *p->buf);
@@ -701,4 +705,32 @@ uint64_t table_check(uint64_t n, uint64_t seed, int stop) {
     if (p.used != added) bad++;
     table_free(p.table, p.mask + 1); free(p.ids);
     return bad;
+}
+
+/* The operator tests' entry (tests/operators.py): the spec's probes (codegen `generate(probes=...)`,
+   parameterless definitions) evaluated on given states, as the search evaluates an expression on
+   a state it found (each state's values decoded and frozen). `cases`: per case NV encoded values;
+   case i evaluates PROBES[probe[i]]. Each result is encoded into `out` (the byte 8 where the
+   evaluation failed, i.e. where a search would hand the run to the Python engine), ends[i] the
+   offset after it. Returns the number of cases done: fewer than n when `out` is full (the rest
+   are asked again). */
+uint64_t eval_probes(const unsigned char *consts, size_t nconsts, const unsigned char *cases, uint64_t n,
+                     const int32_t *probe, unsigned char *out, uint64_t cap, uint64_t *ends) {
+    load_consts(consts, nconsts);
+    Ctx ctx, *c = &ctx; ctx_init(c, &NEVER);
+    Out o = {out, 0, cap};
+    V w[NV_ALLOC] = {0};
+    uint64_t i = 0;
+    for (; i < n; i++) {
+        arena_reset(c);
+        for (int j = 0; j < NV; j++) w[j] = freeze(c->store, decode(c, &cases));
+        enter(c, w);
+        size_t before = o.n;
+        if (setjmp(c->fail)) { o.n = before; out_byte(&o, 8); }
+        else encode_value(&o, PROBES[probe[i]](c));
+        if (o.n > o.cap) break;
+        ends[i] = o.n;
+    }
+    ctx_free(c);
+    return i;
 }
