@@ -202,6 +202,14 @@ def _wide(g: Gen, third: Any = 0) -> tuple:
     return lo, lo + g.rng.randint(0, 90), third
 
 
+def _slice(g: Gen) -> tuple:
+    """A sequence and bounds mostly within it (0 <= lo <= hi <= len), at its ends and one past them."""
+    q = g.mostly(g.seq)
+    n = len(q) if type(q) is tuple else 2
+    lo = g.rng.randint(0, n) if g.p(0.7) else g.rng.choice([-1, n + 1, g.int_()])
+    return q, lo, (g.rng.randint(lo, n) if 0 <= lo <= n and g.p(0.7) else g.rng.choice([lo - 1, n + 1, g.int_()]))
+
+
 def _fields(g: Gen) -> Any:
     return g.mostly(g.record) if g.p(0.7) else g.maps()
 
@@ -303,7 +311,7 @@ PROBES: list[tuple[str, str, Callable[[Gen], tuple]]] = [
     ("append", "append(x0, x1)", lambda g: (g.mostly(g.seq), g.any(), 0)),
     ("head", "head(x0)", lambda g: (g.mostly(g.seq), 0, 0)),
     ("tail", "tail(x0)", lambda g: (g.mostly(g.seq), 0, 0)),
-    ("slice", "x0[x1:x2]", lambda g: (g.mostly(g.seq), g.small() if g.p(0.7) else g.int_(), g.small() if g.p(0.7) else g.int_())),
+    ("slice", "x0[x1:x2]", lambda g: _slice(g)),
     ("slice_lo", "x0[x1:]", lambda g: (g.mostly(g.seq), g.rng.randint(-1, 5) if g.p(0.7) else g.ordered(), 0)),
     ("slice_hi", "x0[:x1]", lambda g: (g.mostly(g.seq), g.rng.randint(-1, 5) if g.p(0.7) else g.ordered(), 0)),
     ("slice_all", "x0[:]", lambda g: (g.mostly(g.seq), 0, 0)),
