@@ -18,7 +18,7 @@ compiler's `state_value`. The contract:
 - an operand C cannot hold (an integer past 63 bits) is never evaluated in C: the search hands
   such a state to Python (`codegen.encode` refuses it), counted apart.
 
-The strategies draw the boundaries on purpose: 0, ±1, ±2, ±2^31, ±2^62, 2^62 - 1, ±(2^63 - 1),
+`Gen` draws the operands with the boundaries on purpose: 0, ±1, ±2, ±2^31, ±2^62, 2^62 - 1, ±(2^63 - 1),
 -2^63 and integers past 64 bits, 0..63 around the small-set layout (SB_MAX = 61), empty and
 singleton collections, records beside maps with the same items, sets mixing every kind, nesting."""
 from __future__ import annotations
