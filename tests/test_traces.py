@@ -205,7 +205,8 @@ def test_the_readme_opens_with_the_answer_and_each_claim_runs():
     assert readme.index("## The answer") < readme.index("## In plain words")
     assert len(top.splitlines()) <= 40
     assert "`min(lowest in-flight ordinal, trained frontier F)`: rule `in_flight`" in top
-    assert "**Recommended: `lowest_unfinished`.**" in top and "cut = min(outstanding | doomed" in top
+    assert "**Recommended on the atomic checkpoint: `lowest_unfinished`**" in top and "cut = min(outstanding | doomed" in top
+    assert "**on the code's checkpoint `lowest_unfinished` loses prompts too**" in top  # issue 49: CKPT = split
     assert re.search(r"proved at \d+ of \d+ points, refuted at 0, undecided at \d+", top)
     assert len(top) <= 10_000  # read in two minutes: no list grows with the number of runs behind it
     ablation = json.loads((TRACES / "ablation-lowest" / "sweep.json").read_text())["runs"]
@@ -221,7 +222,7 @@ def test_the_readme_opens_with_the_answer_and_each_claim_runs():
         for t in terms:
             assert (f"`{t}` no loss was found" in top) == (t not in needed)
     claims = re.findall(r"`(python -m explorer [^`]+)` \((\d)\)", top)
-    assert len(claims) == 4
+    assert len(claims) == 6
     for command, code in claims:
         run = subprocess.run([sys.executable, *command.split()[1:]], capture_output=True, text=True, cwd=ROOT,
                              timeout=600)
