@@ -164,7 +164,7 @@ def test_the_cli_gives_the_same_report_for_one_and_two_workers():
                                *extra], capture_output=True, text=True, cwd=ROOT, timeout=120)
         # "The Python engine ran: no C compiler ..." says which engine `auto` chose, not what it found;
         # the fingerprints' width (and so the collision estimate) is the engine's: returned apart
-        lines = [line for line in proc.stdout.splitlines() if not line.startswith(("Finished in", "The Python engine ran:"))]
+        lines = [line for line in proc.stdout.splitlines() if not line.startswith(("Finished in", "The Python engine ran:", "Spot checks:"))]
         width = [line.split("-bit")[0].split()[-1] for line in lines if line.startswith("States were remembered by")]
         return proc.returncode, [line for line in lines if not line.startswith("States were remembered by")], width
 

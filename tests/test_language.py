@@ -433,7 +433,7 @@ def test_parser_cache_is_rebuilt_or_skipped_and_never_changes_a_parse(tmp_path, 
     if cache == "torn":
         target.mkdir(parents=True)
         import lark
-        name = f"parser-lark{lark.__version__}-py{sys.version_info[0]}{sys.version_info[1]}.pickle"
+        name = f"parser-lark{lark.__version__}-py{sys.version_info[0]}{sys.version_info[1]}"  # explorer.lang.parser._lark
         (target / name).write_bytes(b"0" * 64 + b"\n\x80\x04garbage")
     elif cache == "unwritable":
         home.write_text("not a directory")

@@ -481,8 +481,9 @@ def test_tlc_agrees_on_the_export(tlc, name, fair, tmp_path):
 
 COLLECTOR = ROOT / "spec" / "collector.spec"
 COLLECTOR_FAIR = {"decide_pause", "sleep", "dispatch", "pull", "reserve", "end_of_stream", "see_version",  # collector
+                  "take", "pull_stamp", "filter", "process_start", "reserve_split", "process_end", "store",  # CKPT = split
                   "group_finishes", "worker_stops",  # workers
-                  "train", "refit", "checkpoint"}  # trainer
+                  "train", "refit", "checkpoint", "ck_read", "ck_loader", "ck_save"}  # trainer (ck_*: CKPT = split)
 
 
 def collector(**consts):

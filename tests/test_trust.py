@@ -39,7 +39,7 @@ def no_traceback(proc: subprocess.CompletedProcess) -> None:
 
 
 def without_timing(text: str) -> str:
-    return "\n".join(line for line in text.splitlines() if not line.startswith("Finished in"))
+    return "\n".join(line for line in text.splitlines() if not line.startswith(("Finished in", "Spot checks:")))
 
 
 def model(text: str, **kw):
