@@ -26,7 +26,7 @@ from typing import Any, Callable, Sequence
 
 from explorer.engine.native.codegen import Generated, Unsupported, encode, generate
 from explorer.engine.native.loader import NativeUnavailable, load
-from explorer.engine.native.spot import spot_check, taken_initial
+from explorer.engine.native.spot import spot_check, successor, taken_initial
 from explorer.engine.liveness import Graph, action_bits
 from explorer.engine.result import Result, Step, Stop, label_step, report_limit, report_stop
 from explorer.lang.model import Model
@@ -162,7 +162,8 @@ def check_native(model: Model, deadlock: bool = True, limits: Limits | None = No
         if result.engine == "native" and stopped_by is None:
             with guard(limits, started):
                 try:
-                    spot_check(model, result, lambda i: _path(ffi, lib, run, i), initial,
+                    spot_check(model, result, lambda i: _path(ffi, lib, run, i),
+                               lambda i: lib.trace_path(run, i, ffi.NULL, 0), initial,
                                run.index if run.verdict == 1 else -1)
                 except (LimitReached, KeyboardInterrupt) as stop:  # what was found stands; no claim beyond it
                     report_limit(result, stop)
@@ -277,7 +278,7 @@ def _trace(model: Model, ffi, lib, run, initial: list[tuple] | None, index: int)
     path = _path(ffi, lib, run, index)
     states = [initial[path[0]] if initial is not None else _nth_initial(model, path[0])]
     for k in path[1:]:
-        states.append(_successor(model, states[-1], k))
+        states.append(successor(model, states[-1], k))
     return [Step(None, {}, states[0])] + [label_step(model, a, b) for a, b in zip(states, states[1:])]
 
 
@@ -331,14 +332,9 @@ class _Replayed(Sequence):
             i = self.parent[i]
         s = self.known[i]
         for v in reversed(chain):
-            s = _successor(self.model, s, self.ords[v])
+            s = successor(self.model, s, self.ords[v])
             self.known[v] = s
         return s
-
-
-def _successor(model: Model, s: tuple, ordinal: int) -> tuple:
-    """The successor of `s` that C numbered `ordinal` (actions in order, each one's successors in order)."""
-    return [t for succ in model.successors(s) for t in succ][ordinal]
 
 
 def _nth_initial(model: Model, k: int) -> tuple:

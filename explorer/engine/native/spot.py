@@ -4,8 +4,8 @@ After a native search, the Python engine, the definition of every operator, eval
 invariants and constraints of states the C code found fine: every initial state, then the states on
 the paths to a deterministic sample of the rest, rebuilt by re-executing the recorded successor
 ordinals (so the C code's successors are re-derived in Python too: a path C recorded that Python
-cannot follow is a disagreement as well). The work is bounded by a share of the search's time, with
-a floor so that small searches check every state they can. A disagreement is the explorer's bug, an
+cannot follow is a disagreement as well). The work is bounded by a share of the search's time, past
+a few hundred states that are always checked (all of them in a smaller search). A disagreement is the explorer's bug, an
 internal error naming the state and the check, never a verdict."""
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ from explorer.engine.result import Result
 from explorer.lang.model import Model
 
 SHARE = 0.03      # of the search's own time
-FLOOR = 0.02      # seconds a small search may always spend
 MIN_STATES = 300  # checked whatever the time, when the search found that many
 
 
@@ -25,15 +24,15 @@ class Disagreement(AssertionError):
     """The Python engine disagrees with the C code about a state: a bug, reported as an internal error."""
 
 
-def spot_check(model: Model, result: Result, path_to: Callable[[int], list[int]], initial: list[tuple] | None,
-               skip: int) -> None:
+def spot_check(model: Model, result: Result, path_to: Callable[[int], list[int]], depth_of: Callable[[int], int],
+               initial: list[tuple] | None, skip: int) -> None:
     """Check sampled states of a native `result` in Python and record their number in
-    `result.spot_checked`. `path_to(i)`: the recorded ordinals to state i; `initial`: the initial states
-    when Python found them (else re-found here); `skip`: a state index C reported violating (checked
-    by `_confirm` already), or -1."""
+    `result.spot_checked`. `path_to(i)`: the recorded ordinals to state i; `depth_of(i)`: that path's
+    length; `initial`: the initial states when Python found them (else re-found here); `skip`: a state
+    index C reported violating (checked by `_confirm` already), or -1."""
     n = result.distinct
     began = time.monotonic()
-    deadline = began + max(FLOOR, SHARE * result.seconds)
+    deadline = began + SHARE * result.seconds
     checks = [(p.name, p.holds) for p in model.constraints]
     checked = 0
 
@@ -55,7 +54,7 @@ def spot_check(model: Model, result: Result, path_to: Callable[[int], list[int]]
     roots: list[tuple] = []
     found = iter(initial) if initial is not None else taken_initial(model)
     for i, t in enumerate(found):  # every initial state: they come first, with paths of one ordinal
-        if i >= n or len(path_to(i)) != 1 or enough():
+        if i >= n or depth_of(i) != 1 or enough():
             break
         if i != skip:
             verify(t, f"initial state {i}")
@@ -74,11 +73,7 @@ def spot_check(model: Model, result: Result, path_to: Callable[[int], list[int]]
             if prefix in known:
                 state = known[prefix]
                 continue
-            successors = [t for succ in model.successors(state) for t in succ]
-            if path[depth] >= len(successors):
-                raise Disagreement(f"spot check: the native engine recorded successor {path[depth]} of a state "
-                                   f"with {len(successors)} successors for the Python engine: {state!r}")
-            state = known[prefix] = successors[path[depth]]
+            state = known[prefix] = successor(model, state, path[depth])
             if not (depth == len(path) - 1 and index == skip):
                 verify(state, f"state {index}'s ancestor at depth {depth + 1}" if depth < len(path) - 1
                        else f"state {index}")
@@ -87,6 +82,16 @@ def spot_check(model: Model, result: Result, path_to: Callable[[int], list[int]]
         if len(known) >= n - first:  # every state on the sampled paths is checked
             break
     result.spot_checked, result.spot_seconds = checked, time.monotonic() - began
+
+
+def successor(model: Model, s: tuple, ordinal: int) -> tuple:
+    """The successor of `s` that C numbered `ordinal` (actions in order, each one's successors in order);
+    an ordinal the Python engine has no successor for is a disagreement."""
+    successors = [t for succ in model.successors(s) for t in succ]
+    if not 0 <= ordinal < len(successors):
+        raise Disagreement(f"the native engine recorded successor {ordinal} of a state with {len(successors)} "
+                           f"successors for the Python engine: {s!r}")
+    return successors[ordinal]
 
 
 def taken_initial(model: Model) -> Iterator[tuple]:
