@@ -4,6 +4,7 @@ entry's path is built around; a compile killed leaves no folder for good and no 
 Each case runs `python -m explorer check` in a process of its own, where a crash is an exit code."""
 from __future__ import annotations
 
+import fcntl
 import marshal
 import os
 import shutil
@@ -253,3 +254,27 @@ def test_two_libraries_from_the_cache_in_one_process_are_two(env, specs, warm, m
         result = check_native(load_model(spec), deadlock=False)
         assert result.verdict == verdict
     assert not [p for p in native_folder(env).iterdir() if p not in warm.values()]  # none compiled
+
+
+def test_a_compile_preempted_before_its_lock_is_not_pruned_by_another_run(tmp_path, monkeypatch):
+    """A run prunes the folders of compiles whose process is gone: those whose lock no one holds. A
+    compile preempted after it made its lock file and before it locked it (a niced process, seen
+    in a campaign: its spec.c vanished) must not look gone: the pruner, run at that very moment,
+    leaves the folder, and the compile goes on in it."""
+    from explorer.engine.native import loader
+
+    real = fcntl.flock
+    seen: list[bool] = []
+
+    def preempted(fd, op):  # another run prunes while this compile has not locked yet
+        loader._prune_work(tmp_path)
+        seen.append(any(tmp_path.iterdir()))
+        return real(fd, op)
+
+    monkeypatch.setattr(loader.fcntl, "flock", preempted)
+    with loader._workdir(tmp_path) as work:
+        monkeypatch.setattr(loader.fcntl, "flock", real)
+        (work / "spec.c").write_text("int x;\n")  # the compile's own files, still there
+        loader._prune_work(tmp_path)  # and a pruner while it holds the lock
+        assert (work / "spec.c").exists()
+    assert seen == [True] and not any(tmp_path.iterdir())

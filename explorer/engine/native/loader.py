@@ -172,8 +172,9 @@ def _workdir(folder: Path | None) -> Iterator[Path]:
     except OSError:  # the cache folder is full or read-only: the system's
         tmp = Path(tempfile.mkdtemp(prefix=WORK))
     try:
-        with open(tmp / "lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        with open(tmp / "locking", "w") as lock:  # locked before it takes the name a pruner looks for:
+            fcntl.flock(lock, fcntl.LOCK_EX)      # no moment when `lock` exists and no one holds it
+            os.rename(tmp / "locking", tmp / "lock")
             yield tmp
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
