@@ -2,11 +2,20 @@
 
 A loss route shows that the code can do one bad thing; random behaviours show whether it does what
 the model says in general. The model is the one closest to the code (ATOMIC_DISPATCH = false: the
-loop's pull and its reservation are two steps). Each behaviour is one `explorer simulate` walk (seed s, one behaviour,
-so any one can be drawn again alone), replayed by `replay.replay` on the tree of its rule: the
-code must follow every state and end with the prompts the model loses. A divergence is counted by
-its first differing field (or the command the code could not take): each kind is either a
-mismatch to fix in the spec or a known abstraction argued in the spec's header.
+loop's pull and its reservation are two steps). Each behaviour is one walk (seed s, so any one can
+be drawn again alone), replayed by `replay.replay` on the tree of its rule: the code must follow
+every state and end with the prompts the model loses. A divergence is counted by its first
+differing field (or the command the code could not take): each kind is either a mismatch to fix in
+the spec or a known abstraction argued in the spec's header.
+
+Two kinds of walk (`--walk`). `uniform`: `explorer simulate`, every enabled step equally likely;
+it has little power (it lost a prompt in 1 of 8,000 behaviours under the PR's rule, issue 49).
+`swarm` (the default; Groce et al., "Swarm testing", ISSTA 2012): each walk draws its own
+configuration from (config, seed): a weight per action (`restart` per reason), a random half of
+the optional actions switched off (taken only when nothing else is enabled), a higher weight on
+checkpoints, failures and crashes, a crash right after a checkpoint made likelier, and the hand-off
+where the loop is held while a checkpoint is served (`replay`'s `hold`). The walk itself draws
+from (config, seed) too, so a seed is the same walk under every rule until the models part.
 
     python -m conformance.mbt --tree TREE --rule in_flight --config route-interleaving -n 1000 -o out.json
 """
@@ -16,6 +25,7 @@ import argparse
 import contextlib
 import io
 import json
+import random
 import re
 import sys
 import time
@@ -31,12 +41,119 @@ DEPTH = 40  # states per behaviour at most: a few training steps, a crash and a 
 # (route-no-barrier has no startup barrier, which the code always has)
 CONFIGS = ("mopd", "qwen-8off", "route-interleaving", "route-fatal-failure", "route-no-buffer-restore",
            "route-interleaving-p2", "route-legacy-lineage", "route-pending-row")
-# each rule on the tree that has it: pre and post as written, lowest_unfinished as our patch of post
-SIDES = {"frontier": ("pre", ""), "in_flight": ("post", ""), "lowest_unfinished": ("post", "lowest_unfinished")}  # rule: (tree, patch RULE of conformance/patches/)
+ROUTES = tuple(c for c in CONFIGS if c.startswith("route-"))  # the loss routes: the walks' power is measured there
+# each rule on the tree that has it: pre and post as written, the proposed rules as our patches of post
+SIDES = {"frontier": ("pre", ""), "in_flight": ("post", ""), "lowest_unfinished": ("post", "lowest_unfinished"),
+         "ledger": ("post", "ledger")}  # rule: (tree, patch RULE of conformance/patches/)
+WALKS = ("swarm", "uniform")
+
+# ---- swarm walks ----
+# A walk is a schedule of the system's threads, drawn as PCT does (Burckhardt et al., "A randomized
+# scheduler with probabilistic guarantees of finding bugs", ASPLOS 2010): each thread (the collection
+# loop, the trainer, the worker of each target, the restarts) has a random priority, the highest
+# enabled one takes the step, and at `d` random states the one that just ran drops below all others;
+# a bug that needs d + 1 orderings right is found with probability >= 1/(threads * SPAN^d). Within a
+# thread the step is drawn by swarm weights (Groce et al., "Swarm testing", ISSTA 2012): a feature
+# (an action; a worker's step per binding, `group_finishes(t=2, o=2)`; a restart per reason) has a
+# weight log-uniform in [1/8, 8], switched off (taken only when nothing else of its thread is
+# enabled) with probability 1/2. Steered: a restart right after a checkpoint (whose cut it resumes
+# from) with a probability drawn per walk; a crash nowhere else, since what a restart restores is
+# fixed at the last checkpoint, so a crash later in the same interval restores the same state.
+OFF = 1e-4        # a switched-off feature's weight is this times its own
+SPAN = 24         # PCT's change points are states uniform in 1..SPAN (a walk here is 15-40 states)
+MAX_CHANGES = 3   # d: 0..3 change points per walk
+WORKER = ("group_finishes", "worker_fails", "worker_stops")
+LOOP = ("decide_pause", "sleep", "dispatch", "pull", "reserve", "end_of_stream", "see_version")
+HOLDS = ("none", "take", "stamp", "filter", "process", "reserve")  # "none" and harness.HOLD_POINTS (not imported: it needs NeMo RL)
 
 
-def behaviours(config: str, rule: str, n: int, seed: int, depth: int = DEPTH) -> Iterator[tuple[int, Trace]]:
-    """n behaviours of the spec at `config` with CUT = rule, behaviour i drawn with seed + i."""
+def feature(action: str, binding: dict[str, Any]) -> str:
+    if action == "restart":
+        return f"restart:{binding['why']}"
+    if action in WORKER:
+        return f"{action}(" + ", ".join(f"{k}={v}" for k, v in binding.items()) + ")"
+    return action
+
+
+def thread(action: str, binding: dict[str, Any]) -> str:
+    """The thread of the system that takes a step: PCT's unit of priority."""
+    if action in WORKER:
+        return f"worker t={binding['t']}"
+    return "loop" if action in LOOP else "restart" if action == "restart" else "trainer"
+
+
+class Swarm:
+    """One walk's configuration, drawn from (config, seed) alone (the same under every rule): the
+    change points, the probability of a restart right after a checkpoint, the hand-off where the
+    loop is held while a checkpoint is served, and (drawn when the walk first meets it, from
+    (config, seed, name), so independent of the order met) each thread's priority and each
+    feature's weight; `to_json` records those met."""
+
+    def __init__(self, config: str, seed: int):
+        self.key = f"swarm/{config}/{seed}"
+        rng = random.Random(self.key)
+        self.changes = sorted(rng.sample(range(1, SPAN + 1), rng.randint(0, MAX_CHANGES)))
+        self.restart_after_checkpoint = round(rng.random(), 3)
+        self.hold = rng.choice(HOLDS)
+        self.priorities: dict[str, float] = {}
+        self.weights: dict[str, float] = {}
+
+    def priority(self, name: str) -> float:
+        if name not in self.priorities:
+            self.priorities[name] = round(random.Random(f"{self.key}/thread/{name}").random(), 6)
+        return self.priorities[name]
+
+    def weight(self, name: str) -> float:
+        if name not in self.weights:
+            rng = random.Random(f"{self.key}/feature/{name}")
+            w = 2 ** rng.uniform(-3, 3)
+            self.weights[name] = round(w * (OFF if rng.random() < 0.5 else 1), 8)
+        return self.weights[name]
+
+    def demote(self, name: str, at: int) -> None:
+        """A change point: the thread that just ran drops below every priority drawn (all in [0, 1))."""
+        self.priorities[name] = -at
+
+    def to_json(self) -> dict[str, Any]:
+        return {"hold": self.hold, "changes": self.changes, "restart_after_checkpoint": self.restart_after_checkpoint,
+                "priorities": dict(sorted(self.priorities.items())), "weights": dict(sorted(self.weights.items()))}
+
+
+def swarm_walk(model: Any, swarm: Swarm, rng: random.Random, depth: int) -> tuple[list[Any], str]:
+    """One walk of at most `depth` states (see the comment above `feature`). Ends at a violated
+    invariant (as `simulate` does) or where nothing is enabled. Returns the steps (explorer Steps)
+    and the verdict ('violated' or '')."""
+    from explorer.engine.result import Step
+
+    state = rng.choice(list(model.initial()))
+    steps = [Step(None, {}, state)]
+    prev = None
+    while model.first_failing_invariant(state) < 0 and len(steps) < depth:
+        by: dict[str, dict[str, list[tuple[Any, tuple]]]] = {}
+        for a in model.actions:
+            for binding, t in a.labelled(state, [None]):
+                label = a.label_of(binding)
+                if a.name == "restart" and label["why"] == "crash" and prev != "checkpoint":
+                    continue
+                by.setdefault(thread(a.name, label), {}).setdefault(feature(a.name, label), []).append(((a.name, label), t))
+        if "restart" in by and (prev != "checkpoint" or rng.random() >= swarm.restart_after_checkpoint) and len(by) > 1:
+            del by["restart"]   # a restart is taken right after a checkpoint (by the walk's odds) or when nothing else can move
+        if not by:
+            break
+        who = max(sorted(by), key=swarm.priority)
+        names = sorted(by[who])
+        (action, label), state = rng.choice(by[who][rng.choices(names, [swarm.weight(f) for f in names])[0]])
+        steps.append(Step(action, label, state))
+        if len(steps) - 1 in swarm.changes:
+            swarm.demote(who, len(steps) - 1)
+        prev = action
+    return steps, "violated" if model.first_failing_invariant(state) >= 0 else ""
+
+
+def behaviours(config: str, rule: str, n: int, seed: int, depth: int = DEPTH,
+               walk: str = "swarm") -> Iterator[tuple[int, Swarm | None, Trace]]:
+    """n behaviours of the spec at `config` with CUT = rule, behaviour i drawn with seed + i: each
+    with its swarm configuration (None for a uniform walk) and its trace."""
     from explorer import load_model
     from explorer.engine.simulate import simulate
     from explorer.lang.config import config_constants
@@ -44,15 +161,26 @@ def behaviours(config: str, rule: str, n: int, seed: int, depth: int = DEPTH) ->
     model = load_model(SPEC, {**config_constants(SPEC, config), "CUT": rule, "ATOMIC_DISPATCH": False})
     constants = {k: mapping.plain(v) for k, v in model.constants.items()}
     for s in range(seed, seed + n):
-        walks: list[list[Any]] = []
-        sim = simulate(model, behaviours=1, depth=depth, seed=s, deadlock=False, on_walk=walks.append)
-        steps = walks[0] if walks else sim.result.trace
-        verdict = sim.result.verdict if not walks else ""
-        trace = Trace(f"{config} {rule} seed {s}", constants, [
+        swarm = None
+        if walk == "swarm":
+            swarm = Swarm(config, s)
+            steps, verdict = swarm_walk(model, swarm, random.Random(f"walk/{config}/{s}"), depth)
+        else:
+            walks: list[list[Any]] = []
+            sim = simulate(model, behaviours=1, depth=depth, seed=s, deadlock=False, on_walk=walks.append)
+            steps = walks[0] if walks else sim.result.trace
+            verdict = sim.result.verdict if not walks else ""
+        trace = Trace(f"{config} {rule} {walk} seed {s}", constants, [
             mapping.Step(i + 1, st.action, {k: mapping.plain(v) for k, v in st.binding.items()},
                          {name: mapping.plain(v) for name, v in zip(model.var_names, st.state)})
             for i, st in enumerate(steps)], verdict)
-        yield s, trace
+        yield s, swarm, trace
+
+
+def held_checkpoints(trace: Trace) -> int:
+    """Checkpoints the trace takes while the loop holds pulled rows before their reservation: where
+    a hold point changes what the code's checkpoint sees."""
+    return sum(1 for a, b in zip(trace.steps, trace.steps[1:]) if b.action == "checkpoint" and a.state["loop"] == "holding")
 
 
 # each divergence kind the model knowingly leaves out, and where the spec argues it (a kind not
@@ -85,32 +213,53 @@ def kind(out: Any, trace: Trace) -> str:
     return what
 
 
-def run(tree: str, config: str, rule: str, n: int, seed: int, depth: int = DEPTH) -> dict[str, Any]:
-    """Replay n behaviours; the counts, each divergence kind with its first seed, and the losses."""
+def run(tree: str, config: str, rule: str, n: int, seed: int, depth: int = DEPTH, walk: str = "swarm") -> dict[str, Any]:
+    """Replay n behaviours; the counts, each divergence kind with its first seed, and every
+    behaviour that lost a prompt (model or code) with its seed and swarm configuration. A walk
+    held at a hand-off (swarm `hold`) counts toward the losses and `held_diverged`, not toward
+    `diverged`/`followed` (the state comparison there is not a conformance check: README)."""
     from . import replay
 
     from .nemo import PATCHES
 
     side, fix = SIDES[rule]
     t0 = time.monotonic()
-    counts = {"behaviours": 0, "followed": 0, "diverged": 0, "states": 0, "model_lost": 0, "code_lost": 0}
+    counts = {"behaviours": 0, "followed": 0, "diverged": 0, "states": 0, "model_lost": 0, "code_lost": 0,
+              "held_checkpoints": 0, "held_diverged": 0}
     kinds: dict[str, dict[str, Any]] = {}
-    for s, trace in behaviours(config, rule, n, seed, depth):
+    holds: dict[str, dict[str, int]] = {}
+    losses: list[dict[str, Any]] = []
+    for s, swarm, trace in behaviours(config, rule, n, seed, depth, walk):
+        hold = swarm.hold if swarm else "none"
+        held = held_checkpoints(trace) if hold != "none" else 0
         with contextlib.redirect_stdout(io.StringIO()):
-            out = replay.replay(trace, tree, side, str(PATCHES / f"{fix}.patch") if fix else "")
+            out = replay.replay(trace, tree, side, str(PATCHES / f"{fix}.patch") if fix else "",
+                                "" if hold == "none" else hold)
         counts["behaviours"] += 1
         counts["states"] += len(trace.steps)
         counts["model_lost"] += bool(out.model_lost)
         counts["code_lost"] += bool(out.code_lost)
-        if out.diverged:
+        counts["held_checkpoints"] += bool(held)
+        h = holds.setdefault(hold, {"behaviours": 0, "held_checkpoints": 0, "code_lost": 0, "diverged": 0})
+        h["behaviours"] += 1
+        h["held_checkpoints"] += bool(held)
+        h["code_lost"] += bool(out.code_lost)
+        h["diverged"] += out.diverged
+        if out.diverged and hold != "none":
+            counts["held_diverged"] += 1   # held mid hand-off the loop is not where the atomic model's is: not a conformance check
+        elif out.diverged:
             counts["diverged"] += 1
             k = kinds.setdefault(kind(out, trace), {"count": 0, "seed": s, "example": out.summary(), "seeds": []})
             k["count"] += 1
             k["seeds"].append(s)
-        else:
+        elif hold == "none":
             counts["followed"] += 1
-    return {"config": config, "rule": rule, "side": side, "fix": fix, "seed": seed, "depth": depth,
-            **counts, "kinds": kinds, "seconds": round(time.monotonic() - t0, 1)}
+        if out.code_lost or out.model_lost:
+            losses.append({"seed": s, "states": len(trace.steps), "model_lost": out.model_lost,
+                           "code_lost": out.code_lost, "hold": hold, "held_checkpoints": held,
+                           "summary": out.summary(), "swarm": swarm.to_json() if swarm else None})
+    return {"config": config, "rule": rule, "side": side, "fix": fix, "walk": walk, "seed": seed, "depth": depth,
+            **counts, "holds": holds, "kinds": kinds, "losses": losses, "seconds": round(time.monotonic() - t0, 1)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -121,14 +270,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-n", type=int, default=1000, help="behaviours per configuration")
     ap.add_argument("--seed", type=int, default=0, help="the first behaviour's seed")
     ap.add_argument("--depth", type=int, default=DEPTH)
+    ap.add_argument("--walk", choices=WALKS, default="swarm", help="swarm (default) or uniform (`explorer simulate`)")
     ap.add_argument("-o", "--output", required=True, metavar="FILE", help="the counts, as JSON")
     args = ap.parse_args(argv)
     rows = []
     for config in args.config or CONFIGS:
-        row = run(args.tree, config, args.rule, args.n, args.seed, args.depth)
+        row = run(args.tree, config, args.rule, args.n, args.seed, args.depth, args.walk)
         rows.append(row)
-        print(f"{config} {args.rule}: {row['behaviours']} behaviours, {row['diverged']} diverged, "
+        print(f"{config} {args.rule} {args.walk}: {row['behaviours']} behaviours, {row['diverged']} diverged, "
               f"model lost in {row['model_lost']}, code in {row['code_lost']}, {row['seconds']} s", flush=True)
+        if args.n == 1 and row["losses"]:
+            print(json.dumps(row["losses"][0]), flush=True)
         Path(args.output).write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
     return 0
 
