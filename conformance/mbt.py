@@ -10,12 +10,13 @@ the spec or a known abstraction argued in the spec's header.
 
 Two kinds of walk (`--walk`). `uniform`: `explorer simulate`, every enabled step equally likely;
 it has little power (it lost a prompt in 1 of 8,000 behaviours under the PR's rule, issue 49).
-`swarm` (the default; Groce et al., "Swarm testing", ISSTA 2012): each walk draws its own
-configuration from (config, seed): a weight per action (`restart` per reason), a random half of
-the optional actions switched off (taken only when nothing else is enabled), a higher weight on
-checkpoints, failures and crashes, a crash right after a checkpoint made likelier, and the hand-off
-where the loop is held while a checkpoint is served (`replay`'s `hold`). The walk itself draws
-from (config, seed) too, so a seed is the same walk under every rule until the models part.
+`swarm` (the default): each walk draws its own configuration from (config, seed) (`Swarm`): a
+random clock with a mean duration per feature, half of them switched off (Groce et al.'s swarm
+testing), a budget of worker failures, a restart steered to right after a checkpoint, and the
+hand-off where the loop is held while a checkpoint is served (`replay`'s `hold`). The walk draws
+from (config, seed) too, so a seed is the same walk under every rule until the models part, and
+`--seed S -n 1` draws behaviour S alone again (its swarm configuration is printed if it lost a prompt,
+and recorded in the output's `losses`).
 
     python -m conformance.mbt --tree TREE --rule in_flight --config route-interleaving -n 1000 -o out.json
 """
@@ -48,22 +49,21 @@ SIDES = {"frontier": ("pre", ""), "in_flight": ("post", ""), "lowest_unfinished"
 WALKS = ("swarm", "uniform")
 
 # ---- swarm walks ----
-# A walk is a schedule of the system's threads, drawn as PCT does (Burckhardt et al., "A randomized
-# scheduler with probabilistic guarantees of finding bugs", ASPLOS 2010): each thread (the collection
-# loop, the trainer, the worker of each target, the restarts) has a random priority, the highest
-# enabled one takes the step, and at `d` random states the one that just ran drops below all others;
-# a bug that needs d + 1 orderings right is found with probability >= 1/(threads * SPAN^d). Within a
-# thread the step is drawn by swarm weights (Groce et al., "Swarm testing", ISSTA 2012): a feature
-# (an action; a worker's step per binding, `group_finishes(t=2, o=2)`; a restart per reason) has a
-# weight log-uniform in [1/8, 8], switched off (taken only when nothing else of its thread is
-# enabled) with probability 1/2. Steered: a restart right after a checkpoint (whose cut it resumes
-# from) with a probability drawn per walk; a crash nowhere else, since what a restart restores is
-# fixed at the last checkpoint, so a crash later in the same interval restores the same state.
-OFF = 1e-4        # a switched-off feature's weight is this times its own
-SPAN = 24         # PCT's change points are states uniform in 1..SPAN (a walk here is 15-40 states)
-MAX_CHANGES = 3   # d: 0..3 change points per walk
-WORKER = ("group_finishes", "worker_fails", "worker_stops")
+# A walk runs the system's steps on a random clock: each step, once enabled, is due after a random
+# duration (exponential, with a mean per feature drawn per walk), and the step due first is taken; a
+# step that stays enabled keeps its due time (a rollout dispatched early finishes at its own time,
+# whatever happens meanwhile), one disabled and enabled again draws anew. The means are the swarm
+# (Groce et al., "Swarm testing", ISSTA 2012): per feature (an action; a worker's step per binding,
+# `group_finishes(t=2, o=2)`, so that one target can be slow and another fast; a restart per
+# reason) log-uniform over [1, 2^SPREAD], and switched off (mean times OFF: taken only when nothing
+# else is due) with probability 1/2. Steered: a restart right after a checkpoint (whose cut it
+# resumes from) with a probability drawn per walk; a crash nowhere else, since what a restart
+# restores is fixed at the last checkpoint (a crash later in the same interval restores that checkpoint too).
+OFF = 1e4      # a switched-off feature's mean duration is this times its own
+SPREAD = 6     # means log-uniform over [1, 2^SPREAD]
+LOOP_SPREAD = (-2, 2)   # the collection loop's steps: a thread that hands rows on in microseconds, rollouts take seconds
 LOOP = ("decide_pause", "sleep", "dispatch", "pull", "reserve", "end_of_stream", "see_version")
+WORKER = ("group_finishes", "worker_fails", "worker_stops")
 HOLDS = ("none", "take", "stamp", "filter", "process", "reserve")  # "none" and harness.HOLD_POINTS (not imported: it needs NeMo RL)
 
 
@@ -75,77 +75,64 @@ def feature(action: str, binding: dict[str, Any]) -> str:
     return action
 
 
-def thread(action: str, binding: dict[str, Any]) -> str:
-    """The thread of the system that takes a step: PCT's unit of priority."""
-    if action in WORKER:
-        return f"worker t={binding['t']}"
-    return "loop" if action in LOOP else "restart" if action == "restart" else "trainer"
-
-
 class Swarm:
     """One walk's configuration, drawn from (config, seed) alone (the same under every rule): the
-    change points, the probability of a restart right after a checkpoint, the hand-off where the
-    loop is held while a checkpoint is served, and (drawn when the walk first meets it, from
-    (config, seed, name), so independent of the order met) each thread's priority and each
-    feature's weight; `to_json` records those met."""
+    probability of a restart right after a checkpoint, the hand-off where the loop is held while a
+    checkpoint is served, how many of the configuration's FAILURES the workers may use, and each feature's mean duration (drawn when the walk first meets the
+    feature, from (config, seed, feature), so independent of the order met; `to_json` records those met)."""
 
-    def __init__(self, config: str, seed: int):
+    def __init__(self, config: str, seed: int, failures: int = 0):
         self.key = f"swarm/{config}/{seed}"
         rng = random.Random(self.key)
-        self.changes = sorted(rng.sample(range(1, SPAN + 1), rng.randint(0, MAX_CHANGES)))
-        self.restart_after_checkpoint = round(rng.random(), 3)
+        self.restart_after_checkpoint = round(rng.uniform(0.5, 1), 3)
         self.hold = rng.choice(HOLDS)
-        self.priorities: dict[str, float] = {}
-        self.weights: dict[str, float] = {}
+        self.failures = rng.randint(min(1, failures), failures)   # the walk's budget of worker failures (swarm over the fault count)
+        self.means: dict[str, float] = {}
 
-    def priority(self, name: str) -> float:
-        if name not in self.priorities:
-            self.priorities[name] = round(random.Random(f"{self.key}/thread/{name}").random(), 6)
-        return self.priorities[name]
-
-    def weight(self, name: str) -> float:
-        if name not in self.weights:
-            rng = random.Random(f"{self.key}/feature/{name}")
-            w = 2 ** rng.uniform(-3, 3)
-            self.weights[name] = round(w * (OFF if rng.random() < 0.5 else 1), 8)
-        return self.weights[name]
-
-    def demote(self, name: str, at: int) -> None:
-        """A change point: the thread that just ran drops below every priority drawn (all in [0, 1))."""
-        self.priorities[name] = -at
+    def mean(self, name: str) -> float:
+        if name not in self.means:
+            rng = random.Random(f"{self.key}/{name}")
+            m = 2 ** rng.uniform(*(LOOP_SPREAD if name in LOOP else (0, SPREAD)))
+            self.means[name] = round(m * (OFF if rng.random() < 0.5 else 1), 3)
+        return self.means[name]
 
     def to_json(self) -> dict[str, Any]:
-        return {"hold": self.hold, "changes": self.changes, "restart_after_checkpoint": self.restart_after_checkpoint,
-                "priorities": dict(sorted(self.priorities.items())), "weights": dict(sorted(self.weights.items()))}
+        return {"hold": self.hold, "restart_after_checkpoint": self.restart_after_checkpoint, "failures": self.failures,
+                "means": dict(sorted(self.means.items()))}
 
 
 def swarm_walk(model: Any, swarm: Swarm, rng: random.Random, depth: int) -> tuple[list[Any], str]:
-    """One walk of at most `depth` states (see the comment above `feature`). Ends at a violated
-    invariant (as `simulate` does) or where nothing is enabled. Returns the steps (explorer Steps)
-    and the verdict ('violated' or '')."""
+    """One walk of at most `depth` states on the swarm's clock (see the comment above `feature`).
+    Ends at a violated invariant (as `simulate` does) or where nothing is enabled. Returns the
+    steps (explorer Steps) and the verdict ('violated' or '')."""
     from explorer.engine.result import Step
 
     state = rng.choice(list(model.initial()))
     steps = [Step(None, {}, state)]
-    prev = None
+    clock, due, prev = 0.0, {}, None
+    fails_left = model.var_names.index("failures_left")
     while model.first_failing_invariant(state) < 0 and len(steps) < depth:
-        by: dict[str, dict[str, list[tuple[Any, tuple]]]] = {}
+        enabled: dict[tuple, tuple[str, dict[str, Any], tuple]] = {}
         for a in model.actions:
             for binding, t in a.labelled(state, [None]):
                 label = a.label_of(binding)
-                if a.name == "restart" and label["why"] == "crash" and prev != "checkpoint":
-                    continue
-                by.setdefault(thread(a.name, label), {}).setdefault(feature(a.name, label), []).append(((a.name, label), t))
-        if "restart" in by and (prev != "checkpoint" or rng.random() >= swarm.restart_after_checkpoint) and len(by) > 1:
-            del by["restart"]   # a restart is taken right after a checkpoint (by the walk's odds) or when nothing else can move
-        if not by:
+                key = (a.name, tuple(sorted(label.items())))
+                enabled.setdefault(key, (a.name, label, t))  # a step with several outcomes (none here): the first
+        if state[fails_left] <= model.constants["FAILURES"] - swarm.failures:
+            enabled = {k: v for k, v in enabled.items() if k[0] != "worker_fails"}
+        if not enabled:
             break
-        who = max(sorted(by), key=swarm.priority)
-        names = sorted(by[who])
-        (action, label), state = rng.choice(by[who][rng.choices(names, [swarm.weight(f) for f in names])[0]])
+        crash = ("restart", (("why", "crash"),))
+        if prev == "checkpoint" and any(k[0] == "restart" for k in enabled) and rng.random() < swarm.restart_after_checkpoint:
+            key = rng.choice(sorted(k for k in enabled if k[0] == "restart"))
+        else:
+            due = {k: due[k] if k in due else clock + rng.expovariate(1 / swarm.mean(feature(*enabled[k][:2])))
+                   for k in sorted(enabled) if k != crash or len(enabled) == 1}
+            key = min(due, key=due.__getitem__)
+            clock = due.pop(key)
+        action, label, state = enabled[key]
+        due = {k: v for k, v in due.items() if k != key}
         steps.append(Step(action, label, state))
-        if len(steps) - 1 in swarm.changes:
-            swarm.demote(who, len(steps) - 1)
         prev = action
     return steps, "violated" if model.first_failing_invariant(state) >= 0 else ""
 
@@ -163,7 +150,7 @@ def behaviours(config: str, rule: str, n: int, seed: int, depth: int = DEPTH,
     for s in range(seed, seed + n):
         swarm = None
         if walk == "swarm":
-            swarm = Swarm(config, s)
+            swarm = Swarm(config, s, model.constants["FAILURES"])
             steps, verdict = swarm_walk(model, swarm, random.Random(f"walk/{config}/{s}"), depth)
         else:
             walks: list[list[Any]] = []
