@@ -368,16 +368,21 @@ def _stop(r: dict[str, Any]) -> str:
 
 def mbt_power(rows: list[dict[str, Any]], walk: str) -> dict[str, Any] | None:
     """The walks' power against the PR's rule: of the loss routes (mbt.ROUTES) replayed under
-    `in_flight` with `walk`, those where a behaviour lost a prompt on the code, and the behaviours
-    that did; None when no such row is there."""
+    `in_flight` with `walk` (a route's rows at several depths together), those where a behaviour
+    lost a prompt on the code, and the behaviours that did; None when no such row is there."""
     from .mbt import ROUTES
 
-    mine = [r for r in rows if r["rule"] == "in_flight" and r["config"] in ROUTES and r.get("walk", "uniform") == walk]
-    if not mine:
+    by: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        if r["rule"] == "in_flight" and r["config"] in ROUTES and r.get("walk", "uniform") == walk:
+            by.setdefault(r["config"], []).append(r)
+    if not by:
         return None
-    return {"routes": len(mine), "found": sorted(r["config"] for r in mine if r["code_lost"]),
-            "behaviours": sum(r["behaviours"] for r in mine), "lost": sum(r["code_lost"] for r in mine),
-            "least": min(r["behaviours"] for r in mine)}
+    return {"routes": len(by), "found": sorted(c for c, rs in by.items() if any(r["code_lost"] for r in rs)),
+            "behaviours": sum(r["behaviours"] for rs in by.values() for r in rs),
+            "lost": sum(r["code_lost"] for rs in by.values() for r in rs),
+            "least": min(sum(r["behaviours"] for r in rs) for rs in by.values()),
+            "depths": sorted({r["depth"] for rs in by.values() for r in rs})}
 
 
 def mbt_lines(rows: list[dict[str, Any]]) -> list[str]:
@@ -410,7 +415,8 @@ def mbt_lines(rows: list[dict[str, Any]]) -> list[str]:
         for w, p in power.items():
             if p:
                 found = f"{len(p['found'])} of {p['routes']} ({100 * len(p['found']) / p['routes']:.0f}%)"
-                lines.append(f"| {w} | {p['least']:,} | {found}" + (f": {', '.join(p['found'])}" if p["found"] else "")
+                lines.append(f"| {w} | {p['least']:,} or more, at most {'/'.join(map(str, p['depths']))} states | {found}"
+                             + (f": {', '.join(p['found'])}" if p["found"] else "")
                              + f" | {p['lost']} of {p['behaviours']:,} |")
     if fix:
         n = sum(r["behaviours"] for r in fix)
@@ -423,12 +429,13 @@ def mbt_lines(rows: list[dict[str, Any]]) -> list[str]:
                   f"unheld behaviours diverged; {held:,} took a checkpoint with the loop held mid hand-off."]
         lines += [f"- finding: {config} seed {x['seed']} (hold {x['hold']}): the code loses {{{', '.join(map(str, x['code_lost']))}}}, "
                   f"the model {{{', '.join(map(str, x['model_lost']))}}}: {x['summary']}".replace("|", "\\|") for config, x in losses]
-    lines += ["", "| configuration | rule | tree | walk | behaviours | followed | diverged | held | lost: model | lost: code | seconds |",
-              "|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines += ["", "| configuration | rule | tree | walk | states at most | behaviours | followed | diverged | held | lost: model "
+              "| lost: code | seconds |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         tree = r["side"] + (f" + {r['fix']}.patch" if r["fix"] else "")
         held = r["behaviours"] - r["followed"] - r["diverged"]
-        lines.append(f"| {r['config']} | {r['rule']} | {tree} | {r.get('walk', 'uniform')} | {r['behaviours']} | {r['followed']} "
+        lines.append(f"| {r['config']} | {r['rule']} | {tree} | {r.get('walk', 'uniform')} | {r['depth']} | {r['behaviours']} "
+                     f"| {r['followed']} "
                      f"| {r['diverged']} | {held} | {r['model_lost']} | {r['code_lost']} | {r['seconds']} |")
     kinds: dict[str, dict[str, Any]] = {}
     for r in rows:
@@ -450,9 +457,9 @@ def mbt_lines(rows: list[dict[str, Any]]) -> list[str]:
 
 def merge_mbt(rows: list[dict[str, Any]], files: list[str]) -> list[dict[str, Any]]:
     """`rows` with the rows of each `python -m conformance.mbt -o FILE` file in place of those of the
-    same configuration, rule and walk (so a batch run apart replaces its part of the model-based tests)."""
+    same configuration, rule, walk and depth (so a batch run apart replaces its part of the tests)."""
     new = [row for f in files for row in json.loads(Path(f).read_text(encoding="utf-8"))]
-    key = lambda r: (r["config"], r["rule"], r.get("walk", "uniform"))  # noqa: E731
+    key = lambda r: (r["config"], r["rule"], r.get("walk", "uniform"), r["depth"])  # noqa: E731
     keys = {key(r) for r in new}
     return [r for r in rows if key(r) not in keys] + new
 
@@ -533,8 +540,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mbt-jobs", type=int, default=2 * (os.cpu_count() or 1) + 2, metavar="J",
                     help="model-based test processes at once (default: 2 per core and 2)")
     ap.add_argument("--mbt-file", action="append", default=[], metavar="FILE",
-                    help="rows of `python -m conformance.mbt -o FILE`, in place of the same configuration, rule "
-                         "and walk (repeatable; with --render-only, into results.json's rows)")
+                    help="rows of `python -m conformance.mbt -o FILE`, in place of the same configuration, rule, "
+                         "walk and depth (repeatable; with --render-only, into results.json's rows)")
     ap.add_argument("-o", "--output", default=str(HERE / "RESULTS.md"), metavar="FILE")
     if argv is None and len(sys.argv) > 1 and sys.argv[1] == "--worker":
         return worker(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:])
