@@ -208,8 +208,10 @@ def kind(out: Any, trace: Trace) -> str:
 def run(tree: str, config: str, rule: str, n: int, seed: int, depth: int = DEPTH, walk: str = "swarm") -> dict[str, Any]:
     """Replay n behaviours; the counts, each divergence kind with its first seed, and every
     behaviour that lost a prompt (model or code) with its seed and swarm configuration. A walk
-    held at a hand-off (swarm `hold`) counts toward the losses and `held_diverged`, not toward
-    `diverged`/`followed` (the state comparison there is not a conformance check: README)."""
+    replayed with its swarm's hold (it takes a checkpoint between a pull and its reservation)
+    counts toward the losses and `held_diverged`, not toward `diverged`/`followed` (the state
+    comparison there is not a conformance check: README); `stopped`: replays that could not reach
+    the end (their losses are unknown)."""
     from . import replay
 
     from .nemo import PATCHES
@@ -217,24 +219,29 @@ def run(tree: str, config: str, rule: str, n: int, seed: int, depth: int = DEPTH
     side, fix = SIDES[rule]
     t0 = time.monotonic()
     counts = {"behaviours": 0, "followed": 0, "diverged": 0, "states": 0, "model_lost": 0, "code_lost": 0,
-              "held_checkpoints": 0, "held_diverged": 0}
+              "held_checkpoints": 0, "held_diverged": 0, "stopped": 0}
     kinds: dict[str, dict[str, Any]] = {}
     holds: dict[str, dict[str, int]] = {}
     losses: list[dict[str, Any]] = []
     for s, swarm, trace in behaviours(config, rule, n, seed, depth, walk):
-        hold = swarm.hold if swarm else "none"
-        held = held_checkpoints(trace) if hold != "none" else 0
+        # the hold only where it changes what a checkpoint sees (a checkpoint between a pull and its
+        # reservation); elsewhere it would only park the loop where the model's is not (a pull that
+        # keeps no row ends the model's iteration, the held loop's not: that replay stops early)
+        held = held_checkpoints(trace) if swarm else 0
+        hold = swarm.hold if swarm and held else "none"
         with contextlib.redirect_stdout(io.StringIO()):
             out = replay.replay(trace, tree, side, str(PATCHES / f"{fix}.patch") if fix else "",
                                 "" if hold == "none" else hold)
         counts["behaviours"] += 1
         counts["states"] += len(trace.steps)
-        counts["model_lost"] += bool(out.model_lost)
+        model_lost = sorted(mapping.lost(trace.steps[-1].state, trace.constants))  # known even where the replay stops
+        counts["model_lost"] += bool(model_lost)
         counts["code_lost"] += bool(out.code_lost)
-        counts["held_checkpoints"] += bool(held)
-        h = holds.setdefault(hold, {"behaviours": 0, "held_checkpoints": 0, "code_lost": 0, "diverged": 0})
+        counts["held_checkpoints"] += hold != "none"
+        counts["stopped"] += not out.completed
+        h = holds.setdefault(hold, {"behaviours": 0, "code_lost": 0, "diverged": 0, "stopped": 0})
         h["behaviours"] += 1
-        h["held_checkpoints"] += bool(held)
+        h["stopped"] += not out.completed
         h["code_lost"] += bool(out.code_lost)
         h["diverged"] += out.diverged
         if out.diverged and hold != "none":
@@ -246,8 +253,8 @@ def run(tree: str, config: str, rule: str, n: int, seed: int, depth: int = DEPTH
             k["seeds"].append(s)
         elif hold == "none":
             counts["followed"] += 1
-        if out.code_lost or out.model_lost:
-            losses.append({"seed": s, "states": len(trace.steps), "model_lost": out.model_lost,
+        if out.code_lost or model_lost:
+            losses.append({"seed": s, "states": len(trace.steps), "model_lost": model_lost, "completed": out.completed,
                            "code_lost": out.code_lost, "hold": hold, "held_checkpoints": held,
                            "summary": out.summary(), "swarm": swarm.to_json() if swarm else None})
     return {"config": config, "rule": rule, "side": side, "fix": fix, "walk": walk, "seed": seed, "depth": depth,

@@ -381,6 +381,7 @@ def mbt_power(rows: list[dict[str, Any]], walk: str) -> dict[str, Any] | None:
     return {"routes": len(by), "found": sorted(c for c, rs in by.items() if any(r["code_lost"] for r in rs)),
             "behaviours": sum(r["behaviours"] for rs in by.values() for r in rs),
             "lost": sum(r["code_lost"] for rs in by.values() for r in rs),
+            "model_lost": sum(r["model_lost"] for rs in by.values() for r in rs),
             "least": min(sum(r["behaviours"] for r in rs) for rs in by.values()),
             "depths": sorted({r["depth"] for rs in by.values() for r in rs})}
 
@@ -395,29 +396,34 @@ def mbt_lines(rows: list[dict[str, Any]]) -> list[str]:
     total = sum(r["behaviours"] for r in rows)
     lines = ["## Model-based testing: random behaviours on the real code", "",
              "`python -m conformance.mbt` (conformance/README.md): behaviour i of a configuration is one walk of "
-             f"the model (at most {rows[0]['depth']} states, ATOMIC_DISPATCH = false) drawn with seed i, replayed on "
+             f"the model (at most {'/'.join(map(str, sorted({r['depth'] for r in rows})))} states: the table's column; "
+             "ATOMIC_DISPATCH = false) drawn with seed i, replayed on "
              "the tree of its rule (`lowest_unfinished` and `ledger` on the post tree with their patch). A *uniform* "
              "walk is `explorer simulate` (every enabled step equally likely); a *swarm* walk draws its own schedule "
              "from (configuration, seed) (`mbt.Swarm`): a random clock with a mean duration per action (per binding "
              "for a worker's steps), half of them switched off (swarm testing), a budget of worker failures, "
              "a restart steered to right after a checkpoint, and a hold point of the loop for the checkpoints "
              f"({', '.join(HOLDS)}). {total:,} behaviours in all. *lost*: behaviours that end with a prompt lost. "
-             "*diverged*: unheld behaviours whose state or ending differs from the model's; *held*: behaviours whose "
-             "checkpoints were taken with the loop held at a hand-off, where the state comparison is not a "
-             "conformance check (the model's checkpoint is atomic) and only the ending's losses count."]
+             "*diverged*: unheld behaviours whose state or ending differs from the model's; *held*: behaviours replayed "
+             "with a hold point (the loop parks at that hand-off after each pull, so a checkpoint before the "
+             "reservation is served with the loop there), whose state comparison is not a conformance check (the "
+             "model's checkpoint is atomic): only their losses count."]
     power = {w: mbt_power(rows, w) for w in ("swarm", "uniform")}
     fix = [r for r in rows if r["rule"] == "ledger" and r.get("walk", "uniform") == "swarm"]
     if power["swarm"] or power["uniform"]:
         lines += ["", "**Power against the PR's rule** (`in_flight` on the post tree, each loss route of "
                   "`mbt.ROUTES`): the routes where some behaviour lost a prompt on the code, and the behaviours "
-                  "that did.", "", "| walks | behaviours per route | routes with a loss found | behaviours with a loss |",
+                  "that did (in brackets: the behaviours where the model lost one). Swarm rows: `python -m conformance.mbt --tree POST --rule in_flight --config ROUTE -n N "
+                  "[--depth D] -o FILE` (and `--rule ledger` for the fix; N and D as in the table below), put here by "
+                  "`python -m conformance.results ... --mbt-file FILE`; uniform rows: `--walk uniform`, as "
+                  "`conformance.results --mbt N` runs them.", "", "| walks | behaviours per route | routes with a loss found | behaviours with a loss |",
                   "|---|---|---|---|"]
         for w, p in power.items():
             if p:
                 found = f"{len(p['found'])} of {p['routes']} ({100 * len(p['found']) / p['routes']:.0f}%)"
                 lines.append(f"| {w} | {p['least']:,} or more, at most {'/'.join(map(str, p['depths']))} states | {found}"
                              + (f": {', '.join(p['found'])}" if p["found"] else "")
-                             + f" | {p['lost']} of {p['behaviours']:,} |")
+                             + f" | {p['lost']} of {p['behaviours']:,} ({p['model_lost']}) |")
     if fix:
         n = sum(r["behaviours"] for r in fix)
         held = sum(r.get("held_checkpoints", 0) for r in fix)
@@ -426,7 +432,9 @@ def mbt_lines(rows: list[dict[str, Any]]) -> list[str]:
                   f"swarm walks at the same routes): {n:,} behaviours, the code lost a prompt in "
                   f"{sum(r['code_lost'] for r in fix)}, the model in {sum(r['model_lost'] for r in fix)}; "
                   f"{sum(r['diverged'] for r in fix)} of the {sum(r['followed'] + r['diverged'] for r in fix):,} "
-                  f"unheld behaviours diverged; {held:,} took a checkpoint with the loop held mid hand-off."]
+                  f"unheld behaviours diverged; {held:,} took a checkpoint with the loop held mid hand-off; "
+                  f"{sum(r.get('stopped', 0) for r in fix)} replays stopped before the end (what the code loses there is "
+                  "not known)."]
         lines += [f"- finding: {config} seed {x['seed']} (hold {x['hold']}): the code loses {{{', '.join(map(str, x['code_lost']))}}}, "
                   f"the model {{{', '.join(map(str, x['model_lost']))}}}: {x['summary']}".replace("|", "\\|") for config, x in losses]
     lines += ["", "| configuration | rule | tree | walk | states at most | behaviours | followed | diverged | held | lost: model "
