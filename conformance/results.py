@@ -506,25 +506,29 @@ def hold_cell(r: dict[str, Any]) -> str:
     return "{" + ", ".join(map(str, r.get("code_lost", []))) + "}" if r.get("completed") else "stopped: " + _stop(r)
 
 
+# the rules of the uniform walks `--mbt N` runs (the swarm walks and `ledger` come from --mbt-file)
+UNIFORM_RULES = ("frontier", "in_flight", "lowest_unfinished")
+
+
 def run_mbt(trees: dict[str, str], root: Path, n: int, tmp: str, jobs: int) -> list[dict[str, Any]]:
-    """conformance.mbt for each rule and configuration, one process each (a process imports one
-    tree), `jobs` at once: a replay spends most of its wall time waiting for threads to come to
+    """conformance.mbt's uniform walks for each rule of UNIFORM_RULES and configuration, one process
+    each (a process imports one tree), `jobs` at once: a replay spends most of its wall time waiting for threads to come to
     rest, so several processes per core keep the cores busy."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from .mbt import CONFIGS, SIDES
+    from .mbt import CONFIGS
 
     def one(rule: str, config: str) -> list[dict[str, Any]]:
         out = Path(tmp) / f"mbt-{rule}-{config}.json"
         proc = subprocess.run([sys.executable, "-m", "conformance.mbt", "--tree", trees[SIDES[rule][0]], "--rule",
-                               rule, "--config", config, "-n", str(n), "-o", str(out)], text=True, cwd=root,
+                               rule, "--config", config, "-n", str(n), "--walk", "uniform", "-o", str(out)], text=True, cwd=root,
                               env=dict(os.environ, PYTHONPATH=str(root)))
         if proc.returncode != 0:
             raise SystemExit(f"conformance.mbt --rule {rule} --config {config} failed (exit {proc.returncode})")
         return json.loads(out.read_text(encoding="utf-8"))
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(one, rule, config) for rule in SIDES for config in CONFIGS]
+        futures = [pool.submit(one, rule, config) for rule in UNIFORM_RULES for config in CONFIGS]
         return [{**row, "jobs": jobs, "cores": os.cpu_count()} for f in futures for row in f.result()]
 
 
