@@ -33,7 +33,9 @@ def answer(run: dict[str, Any], files: dict[str, Path], rule: str) -> dict[str, 
     out: dict[str, Any] = {
         "routes": len(routes), "completed": len(done), "kept": len(kept), "lost": len(done) - len(kept),
         "stopped": [[n, why] for why, n in Counter(_why(r["summary"]) for r in routes if r not in done).most_common()]}
-    mbt = run.get("mbt") or []
+    # the uniform walks (`explorer simulate`, as the answer says); the swarm walks' power and the
+    # ledger's count are stated in RESULTS.md (results.mbt_lines)
+    mbt = [r for r in run.get("mbt") or [] if r.get("walk", "uniform") == "uniform"]
     mine = [r for r in mbt if r["rule"] == rule]
     if mine:
         div: Counter[str] = Counter()

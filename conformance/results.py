@@ -366,31 +366,91 @@ def _stop(r: dict[str, Any]) -> str:
     return (r.get("stopped") or r.get("reason") or r.get("summary", "")).split("): ", 1)[-1]
 
 
+def mbt_power(rows: list[dict[str, Any]], walk: str) -> dict[str, Any] | None:
+    """The walks' power against the PR's rule: of the loss routes (mbt.ROUTES) replayed under
+    `in_flight` with `walk` (a route's rows at several depths together), those where a behaviour
+    lost a prompt on the code, and the behaviours that did; None when no such row is there."""
+    from .mbt import ROUTES
+
+    by: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        if r["rule"] == "in_flight" and r["config"] in ROUTES and r.get("walk", "uniform") == walk:
+            by.setdefault(r["config"], []).append(r)
+    if not by:
+        return None
+    return {"routes": len(by), "found": sorted(c for c, rs in by.items() if any(r["code_lost"] for r in rs)),
+            "behaviours": sum(r["behaviours"] for rs in by.values() for r in rs),
+            "lost": sum(r["code_lost"] for rs in by.values() for r in rs),
+            "model_lost": sum(r["model_lost"] for rs in by.values() for r in rs),
+            "least": min(sum(r["behaviours"] for r in rs) for rs in by.values()),
+            "depths": sorted({r["depth"] for rs in by.values() for r in rs})}
+
+
 def mbt_lines(rows: list[dict[str, Any]]) -> list[str]:
-    """Model-based testing: random behaviours replayed, divergences by kind, losses model vs code."""
-    from .mbt import EXPLAINED, FINDINGS, MISSING
+    """Model-based testing: the walks' power against the PR's rule beside the fix's count, then
+    every configuration's counts, divergences by kind, losses model vs code."""
+    from .mbt import EXPLAINED, FINDINGS, HOLDS, MISSING
 
     if not rows:
         return []
     total = sum(r["behaviours"] for r in rows)
     lines = ["## Model-based testing: random behaviours on the real code", "",
-             "`python -m conformance.mbt`: behaviour i of a configuration is `explorer simulate` with seed i "
-             f"(one behaviour, at most {rows[0]['depth']} states, ATOMIC_DISPATCH = false), replayed on the tree "
-             f"of its rule (`lowest_unfinished` on the patched post tree). {total:,} behaviours in all. "
-             "*lost*: behaviours that end with a prompt lost. *seconds*: the wall time of the configuration's "
-             f"process, {rows[0].get('jobs', 3)} processes at once on {rows[0].get('cores', 2)} cores.", "",
-             "| configuration | rule | tree | behaviours | followed | diverged | lost: model | lost: code | seconds |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "`python -m conformance.mbt` (conformance/README.md): behaviour i of a configuration is one walk of "
+             f"the model (at most {'/'.join(map(str, sorted({r['depth'] for r in rows})))} states: the table's column; "
+             "ATOMIC_DISPATCH = false) drawn with seed i, replayed on "
+             "the tree of its rule (`lowest_unfinished` and `ledger` on the post tree with their patch). A *uniform* "
+             "walk is `explorer simulate` (every enabled step equally likely); a *swarm* walk draws its own schedule "
+             "from (configuration, seed) (`mbt.Swarm`): a random clock with a mean duration per action (per binding "
+             "for a worker's steps), half of them switched off (swarm testing), a budget of worker failures, "
+             "a restart steered to right after a checkpoint, and a hold point of the loop for the checkpoints "
+             f"({', '.join(HOLDS)}). {total:,} behaviours in all. *lost*: behaviours that end with a prompt lost. "
+             "*diverged*: unheld behaviours whose state or ending differs from the model's; *held*: behaviours replayed "
+             "with a hold point (the loop parks at that hand-off after each pull, so a checkpoint before the "
+             "reservation is served with the loop there), whose state comparison is not a conformance check (the "
+             "model's checkpoint is atomic): only their losses count."]
+    power = {w: mbt_power(rows, w) for w in ("swarm", "uniform")}
+    fix = [r for r in rows if r["rule"] == "ledger" and r.get("walk", "uniform") == "swarm"]
+    if power["swarm"] or power["uniform"]:
+        lines += ["", "**Power against the PR's rule** (`in_flight` on the post tree, each loss route of "
+                  "`mbt.ROUTES`): the routes where some behaviour lost a prompt on the code, and the behaviours "
+                  "that did (in brackets: the behaviours where the model lost one). Swarm rows: `python -m conformance.mbt --tree POST --rule in_flight --config ROUTE -n N "
+                  "[--depth D] -o FILE` (and `--rule ledger` for the fix; N and D as in the table below), put here by "
+                  "`python -m conformance.results ... --mbt-file FILE`; uniform rows: `--walk uniform`, as "
+                  "`conformance.results --mbt N` runs them.", "", "| walks | behaviours per route | routes with a loss found | behaviours with a loss |",
+                  "|---|---|---|---|"]
+        for w, p in power.items():
+            if p:
+                found = f"{len(p['found'])} of {p['routes']} ({100 * len(p['found']) / p['routes']:.0f}%)"
+                lines.append(f"| {w} | {p['least']:,} or more, at most {'/'.join(map(str, p['depths']))} states | {found}"
+                             + (f": {', '.join(p['found'])}" if p["found"] else "")
+                             + f" | {p['lost']} of {p['behaviours']:,} ({p['model_lost']}) |")
+    if fix:
+        n = sum(r["behaviours"] for r in fix)
+        held = sum(r.get("held_checkpoints", 0) for r in fix)
+        losses = [(r["config"], x) for r in fix for x in r.get("losses", []) if x["code_lost"]]
+        lines += ["", f"**The fix's count with that power beside it** (`ledger` on the post tree + ledger.patch, the same "
+                  f"swarm walks at the same routes): {n:,} behaviours, the code lost a prompt in "
+                  f"{sum(r['code_lost'] for r in fix)}, the model in {sum(r['model_lost'] for r in fix)}; "
+                  f"{sum(r['diverged'] for r in fix)} of the {sum(r['followed'] + r['diverged'] for r in fix):,} "
+                  f"unheld behaviours diverged; {held:,} took a checkpoint with the loop held mid hand-off; "
+                  f"{sum(r.get('stopped', 0) for r in fix)} replays stopped before the end (what the code loses there is "
+                  "not known)."]
+        lines += [f"- finding: {config} seed {x['seed']} (hold {x['hold']}): the code loses {{{', '.join(map(str, x['code_lost']))}}}, "
+                  f"the model {{{', '.join(map(str, x['model_lost']))}}}: {x['summary']}".replace("|", "\\|") for config, x in losses]
+    lines += ["", "| configuration | rule | tree | walk | states at most | behaviours | followed | diverged | held | lost: model "
+              "| lost: code | seconds |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         tree = r["side"] + (f" + {r['fix']}.patch" if r["fix"] else "")
-        lines.append(f"| {r['config']} | {r['rule']} | {tree} | {r['behaviours']} | {r['followed']} | {r['diverged']} "
-                     f"| {r['model_lost']} | {r['code_lost']} | {r['seconds']} |")
+        held = r["behaviours"] - r["followed"] - r["diverged"]
+        lines.append(f"| {r['config']} | {r['rule']} | {tree} | {r.get('walk', 'uniform')} | {r['depth']} | {r['behaviours']} "
+                     f"| {r['followed']} "
+                     f"| {r['diverged']} | {held} | {r['model_lost']} | {r['code_lost']} | {r['seconds']} |")
     kinds: dict[str, dict[str, Any]] = {}
     for r in rows:
         for k, v in r["kinds"].items():
             e = kinds.setdefault(k, {"count": 0, "where": []})
             e["count"] += v["count"]
-            e["where"].append(f"{r['config']} {r['rule']} seed {v['seed']}: {v['example']}")
+            e["where"].append(f"{r['config']} {r['rule']} {r.get('walk', 'uniform')} seed {v['seed']}: {v['example']}")
     if kinds:
         lines += ["", "Divergences by kind (the first differing field, or the step the code could not take), "
                   "each with its first seed:", ""]
@@ -401,6 +461,15 @@ def mbt_lines(rows: list[dict[str, Any]]) -> list[str]:
                   + "): " + "; ".join(v["where"][:3]).replace("|", "\\|")
                   for k, v in sorted(kinds.items(), key=lambda kv: -kv[1]["count"])]
     return lines + [""]
+
+
+def merge_mbt(rows: list[dict[str, Any]], files: list[str]) -> list[dict[str, Any]]:
+    """`rows` with the rows of each `python -m conformance.mbt -o FILE` file in place of those of the
+    same configuration, rule, walk and depth (so a batch run apart replaces its part of the tests)."""
+    new = [row for f in files for row in json.loads(Path(f).read_text(encoding="utf-8"))]
+    key = lambda r: (r["config"], r["rule"], r.get("walk", "uniform"), r["depth"])  # noqa: E731
+    keys = {key(r) for r in new}
+    return [r for r in rows if key(r) not in keys] + new
 
 
 def hold_schedules(found: list[tuple[Path, dict[str, Any]]], tmp: str, which: str) -> list[tuple[Path, str]]:
@@ -437,25 +506,29 @@ def hold_cell(r: dict[str, Any]) -> str:
     return "{" + ", ".join(map(str, r.get("code_lost", []))) + "}" if r.get("completed") else "stopped: " + _stop(r)
 
 
+# the rules of the uniform walks `--mbt N` runs (the swarm walks and `ledger` come from --mbt-file)
+UNIFORM_RULES = ("frontier", "in_flight", "lowest_unfinished")
+
+
 def run_mbt(trees: dict[str, str], root: Path, n: int, tmp: str, jobs: int) -> list[dict[str, Any]]:
-    """conformance.mbt for each rule and configuration, one process each (a process imports one
-    tree), `jobs` at once: a replay spends most of its wall time waiting for threads to come to
+    """conformance.mbt's uniform walks for each rule of UNIFORM_RULES and configuration, one process
+    each (a process imports one tree), `jobs` at once: a replay spends most of its wall time waiting for threads to come to
     rest, so several processes per core keep the cores busy."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from .mbt import CONFIGS, SIDES
+    from .mbt import CONFIGS
 
     def one(rule: str, config: str) -> list[dict[str, Any]]:
         out = Path(tmp) / f"mbt-{rule}-{config}.json"
         proc = subprocess.run([sys.executable, "-m", "conformance.mbt", "--tree", trees[SIDES[rule][0]], "--rule",
-                               rule, "--config", config, "-n", str(n), "-o", str(out)], text=True, cwd=root,
+                               rule, "--config", config, "-n", str(n), "--walk", "uniform", "-o", str(out)], text=True, cwd=root,
                               env=dict(os.environ, PYTHONPATH=str(root)))
         if proc.returncode != 0:
             raise SystemExit(f"conformance.mbt --rule {rule} --config {config} failed (exit {proc.returncode})")
         return json.loads(out.read_text(encoding="utf-8"))
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(one, rule, config) for rule in SIDES for config in CONFIGS]
+        futures = [pool.submit(one, rule, config) for rule in UNIFORM_RULES for config in CONFIGS]
         return [{**row, "jobs": jobs, "cores": os.cpu_count()} for f in futures for row in f.result()]
 
 
@@ -478,6 +551,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="random behaviours per configuration and rule for the model-based tests (0: none)")
     ap.add_argument("--mbt-jobs", type=int, default=2 * (os.cpu_count() or 1) + 2, metavar="J",
                     help="model-based test processes at once (default: 2 per core and 2)")
+    ap.add_argument("--mbt-file", action="append", default=[], metavar="FILE",
+                    help="rows of `python -m conformance.mbt -o FILE`, in place of the same configuration, rule, "
+                         "walk and depth (repeatable; with --render-only, into results.json's rows)")
     ap.add_argument("-o", "--output", default=str(HERE / "RESULTS.md"), metavar="FILE")
     if argv is None and len(sys.argv) > 1 and sys.argv[1] == "--worker":
         return worker(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:])
@@ -487,6 +563,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.render_only:
         out = Path(args.output)
         run = json.loads((out.parent / "results.json").read_text(encoding="utf-8"))
+        run["mbt"] = merge_mbt(run.get("mbt") or [], args.mbt_file)
         run["answers"] = answers(run, trace_files(Path(args.traces)))  # counted again from the rows
         (out.parent / "results.json").write_text(json.dumps(run, indent=1) + "\n", encoding="utf-8")
         write(run["results"], out, run["seconds"], run["imports"], run["load"], run.get("fixed"), run.get("mbt"),
@@ -541,7 +618,7 @@ def main(argv: list[str] | None = None) -> int:
                     fixed.append(r)
                     print(f"{path.name} (--patch {fix}.patch): {outcome_cell(r)}", flush=True)
         holds = run_holds(found, trees["post"], tmp, args.holds)
-        mbt = run_mbt(trees, HERE.parent, args.mbt, tmp, args.mbt_jobs) if args.mbt else []
+        mbt = merge_mbt(run_mbt(trees, HERE.parent, args.mbt, tmp, args.mbt_jobs) if args.mbt else [], args.mbt_file)
     out = Path(args.output)
     run = {"seconds": round(time.monotonic() - t0), "imports": imports, "load": os.getloadavg()[0], "results": results,
            "fixed": fixed, "holds": holds, "mbt": mbt,
