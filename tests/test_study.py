@@ -326,6 +326,10 @@ STUDY_ERRORS = [
     (HEAD + '[[sections]]\nkind = "matrix"\ntitle = "m"\nsweep = "a"\nlevel = 7\n', 10, 1, "level: the heading's depth"),
     (HEAD + '[[exports]]\nname = "x"\nsweep = "a"\nat = { BIGG = 4 }\n', 9, 1,
      "at: BIGG is not a constant the sweep's grid sets (did you mean BIG?)"),
+    (HEAD + '[[sections]]\nkind = "matrix"\ntitle = "m"\nid = "box"\nsweep = "a"\n[[copies]]\nfile = "../grids/diehard.toml"\n'
+     'section = "bx"\nout = "o"\n', 13, 1, "no section has the id 'bx' (did you mean box?)"),
+    (HEAD + '[[sections]]\nkind = "matrix"\ntitle = "m"\nid = "box"\nsweep = "a"\n[[copies]]\nfile = "../grids/diehard.toml"\n'
+     'section = "box"\nout = "o"\n', 12, 1, "has no place for the copy: put the lines"),
 ]
 
 
@@ -366,7 +370,7 @@ def test_the_collector_study_reuses_the_committed_sweeps(tmp_path, monkeypatch):
     finished = [p.parent.name for p in (ROOT / "traces").glob("*/sweep.json") if finished_sweep(p.parent)]
     ran = [s.name for s in study.sweeps if not s.separate]  # a separate sweep is read as it stands, never run
     assert sorted(ran) == sorted(n for n in finished if n in ran)  # every sweep the study runs has finished
-    assert [s.name for s in study.sweeps if s.separate] == ["ring-lowest", "proof-lowest"]
+    assert [s.name for s in study.sweeps if s.separate] == ["ring-lowest", "proof-lowest", "split-proof", "split-ablation"]
     for s in study.sweeps:
         (tmp_path / s.name).mkdir()
         shutil.copy(ROOT / "traces" / s.name / "sweep.json", tmp_path / s.name / "sweep.json")
@@ -477,3 +481,38 @@ def test_a_page_drawn_after_a_run_says_what_its_sweep_json_says(tmp_path, monkey
     grid = load_study(ROOT / "tests/studies/diehard.toml").sweeps[0].grid
     done = run_sweep(grid, tmp_path / "out")
     assert done.data == json.loads((tmp_path / "out" / "sweep.json").read_text())
+
+
+def test_a_section_is_copied_into_another_file_between_its_markers(tmp_path):
+    """`[[copies]]`: a section also written into a file outside OUT (a repository's README), between
+    its markers, the rest of the file kept and every link made relative to that file."""
+    from explorer.study.study import copy_markers
+
+    write(tmp_path / "climb.spec", CLIMB)
+    write(tmp_path / "grid.toml", '[constants]\nTOP = [1, 2]\n[check]\ninvariants = ["bounded"]\ndeadlock = false\n')
+    write(tmp_path / "box.md.j2", 'See [the matrix](climb/sweep.md) and [the top](#box).\n')
+    study = write(tmp_path / "study.toml", 'title = "climb"\nspec = "climb.spec"\n[[sweeps]]\nname = "climb"\n'
+                  'grid = "grid.toml"\n[[sections]]\nkind = "template"\ntitle = "Box"\nid = "box"\nfile = "box.md.j2"\n'
+                  '[[copies]]\nfile = "doc/README.md"\nsection = "box"\nout = "out"\n')
+    begin, end = copy_markers(str(study), "box")
+    (tmp_path / "doc").mkdir()
+    write(tmp_path / "doc" / "README.md", f"# Mine\n\n{begin}\nold text\n{end}\n\nThe rest.\n")
+    proc = explorer("study", study, "--out", tmp_path / "out")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    doc = (tmp_path / "doc" / "README.md").read_text()
+    assert doc.startswith(f"# Mine\n\n{begin}\n## Box\n") and doc.endswith(f"{end}\n\nThe rest.\n")
+    assert "old text" not in doc
+    assert "See [the matrix](../out/climb/sweep.md) and [the top](../out/README.md#box)." in doc
+    proc = explorer("study", study, "--reuse", "--out", tmp_path / "elsewhere")  # drawn elsewhere: not copied
+    assert proc.returncode == 0 and (tmp_path / "doc" / "README.md").read_text() == doc
+
+
+def test_a_schedule_is_one_line_with_repeated_blocks_counted():
+    """`schedule` (for the study's templates): a trace's step labels in one line, a block of one to
+    four steps repeated in a row written once with its count, the initial state left out."""
+    from explorer.study.page import schedule
+
+    steps = [{"label": "Initial predicate"}] + [{"label": x} for x in
+                                                ["a", "b", "a", "b", "a", "b", "c", "c", "c", "d(x=1)", "a", "b"]]
+    assert schedule(steps) == "(a, b) ×3, c ×3, d(x=1), a, b"
+    assert schedule([{"label": "Initial predicate"}]) == ""

@@ -178,53 +178,59 @@ skip_beyond_cut = true
 
 
 def test_the_answer_says_what_the_real_code_did_under_the_rule():
-    """Issue 30: the answer's line on the real code is conformance/results.json's count, recounted
+    """Issue 30: the (now superseded) answer's line on the real code is conformance/results.json's count, recounted
     here: the model-based tests of the patched tree, its losses, and every divergence explained or
     called a finding."""
     from conformance.mbt import EXPLAINED
 
     readme = (TRACES / "README.md").read_text()
-    top = readme.split("## The answer, for PR #3599's reviewer", 1)[1].split("\n## ", 1)[0]
+    top = readme.split("## Superseded: the rule recommended on the one-step checkpoint", 1)[1].split("\n## ", 1)[0]
     row = next(line for line in top.splitlines() if line.startswith("| `lowest_unfinished` on the real code |"))
     data = json.loads((ROOT / "conformance" / "results.json").read_text())
-    mbt = [r for r in data["mbt"] if r["rule"] == "lowest_unfinished"]
-    assert mbt and all(r["behaviours"] >= 60 for r in mbt)
-    assert f"{sum(r['behaviours'] for r in mbt):,} random behaviours" in row
-    assert f"followed the model in {sum(r['followed'] for r in mbt):,} and diverged in {sum(r['diverged'] for r in mbt)}" in row
-    assert f"by the code in {sum(r['code_lost'] for r in mbt)} " in row
-    unexplained = sum(v["count"] for r in mbt for k, v in r["kinds"].items() if k not in EXPLAINED)
-    assert (f"{unexplained} unexplained, a finding" in row) == (unexplained > 0)
+    mbt = [r for r in data["mbt"] if r["rule"] == "lowest_unfinished" and r.get("walk", "uniform") == "uniform"]
+    assert ("Model-based tests" in row) == bool(mbt)  # a run with no such walks (`--mbt 0`) claims none
+    if mbt:
+        assert all(r["behaviours"] >= 60 for r in mbt)
+        assert f"{sum(r['behaviours'] for r in mbt):,} random behaviours" in row
+        assert f"followed the model in {sum(r['followed'] for r in mbt):,} and diverged in {sum(r['diverged'] for r in mbt)}" in row
+        assert f"by the code in {sum(r['code_lost'] for r in mbt)} " in row
+        unexplained = sum(v["count"] for r in mbt for k, v in r["kinds"].items() if k not in EXPLAINED)
+        assert (f"{unexplained} unexplained, a finding" in row) == (unexplained > 0)
     fixed = [r for r in data["fixed"] if r.get("fix_of") and r["fix"] == "lowest_unfinished"]
     assert not any(r.get("code_lost") for r in fixed) and "and 0 lose one" in row
     assert "`python -m conformance.results --pre TREE --post TREE` (0;" in row
 
 
 def test_the_readme_opens_with_the_answer_and_each_claim_runs():
-    """Issue 31: the top of traces/README.md names PR #3599's rule, the recommended rule's formula and
-    its bounds, and gives a command per claim whose exit code is the one written beside it."""
+    """Issues 31 and 49: the top of traces/README.md names PR #3599's rule, one claim per rule on the
+    code's checkpoint (the superseded one-step model's claims in a section of their own, never in the
+    answer), the recommended rule's formula, each part of it the ablation shows needed, and a command
+    per claim whose exit code is the one written beside it."""
     readme = (TRACES / "README.md").read_text()
     top = readme.split("## The answer, for PR #3599's reviewer", 1)[1].split("\n## ", 1)[0]
-    assert readme.index("## The answer") < readme.index("## In plain words")
+    assert readme.index("## The answer") < readme.index("## In plain words") < readme.index("## Superseded")
     assert len(top.splitlines()) <= 40
-    assert "`min(lowest in-flight ordinal, trained frontier F)`: rule `in_flight`" in top
-    assert "**Recommended on the atomic checkpoint: `lowest_unfinished`**" in top and "cut = min(outstanding | doomed" in top
-    assert "**on the code's checkpoint `lowest_unfinished` loses prompts too**" in top  # issue 49: CKPT = split
-    assert re.search(r"proved at \d+ of \d+ points, refuted at 0, undecided at \d+", top)
     assert len(top) <= 10_000  # read in two minutes: no list grows with the number of runs behind it
-    ablation = json.loads((TRACES / "ablation-lowest" / "sweep.json").read_text())["runs"]
-    terms = list(dict.fromkeys(r["shown"]["ABLATE"] for r in ablation))
-    needed = [t for t in terms if any(r["shown"]["ABLATE"] == t and r["verdict"] == "refuted" for r in ablation)]
-    said = re.search(r"Taking away any one of its (\d+) terms \(([^)]*)\) loses a prompt \((\d+) of", top)
-    assert bool(said) == (needed == terms), "the answer says every term is needed only when the ablation shows it"
-    if said:
-        assert said.group(2).split(", ") == terms and int(said.group(1)) == int(said.group(3)) == len(terms)
-    else:  # the terms the ablation shows needed, and each other one named as not shown
-        said = re.search(r"Taking away any one of (\d+) of its (\d+) terms \(([^)]*)\) loses a prompt", top)
-        assert said and said.group(3).split(", ") == needed and int(said.group(2)) == len(terms)
-        for t in terms:
-            assert (f"`{t}` no loss was found" in top) == (t not in needed)
+    assert "`min(lowest in-flight ordinal, trained frontier F)`: rule `in_flight`" in top
+    assert "**Recommended: `ledger`.**" in top and "cut = min(ledger | {next_ord})" in top
+    assert "**`ledger` keeps every prompt**" in top
+    for cited in ("proof-lowest", "ring-lowest", "bounds-frontierless", "ATOMIC_DISPATCH"):
+        assert cited not in top, f"the answer cites {cited}, a sweep of the superseded one-step model"
+    split = json.loads((TRACES / "split-rules" / "sweep.json").read_text())["runs"]
+    for rule in ("in_flight", "frontier"):
+        rows = [r for r in split if r["shown"]["CUT"] == rule and r["shown"]["SCHEDULE"] == "any"]
+        for kind, words in (("no_prompt_skipped", "skips a prompt"), ("no_group_discarded", "discards a group")):
+            mine = [r for r in rows if r["checks"] == kind]
+            bad = [r for r in mine if r["verdict"] == "refuted"]
+            assert f"{words} on {len(bad)} of {len(mine)} loss routes" in top
+    ablation = json.loads((TRACES / "split-ablation" / "sweep.json").read_text())["runs"]
+    parts = list(dict.fromkeys(r["shown"]["ABLATE"] for r in ablation))
+    needed = [p for p in parts if any(r["shown"]["ABLATE"] == p and r["verdict"] == "refuted" for r in ablation)]
+    row = next(line for line in top.splitlines() if line.startswith("| each part of `ledger` is needed |"))
+    for p in parts:
+        assert (f"`{p}` loses " in row) == (p in needed), p
     claims = re.findall(r"`(python -m explorer [^`]+)` \((\d)\)", top)
-    assert len(claims) == 5
+    assert len(claims) == 6
     for command, code in claims:
         run = subprocess.run([sys.executable, *command.split()[1:]], capture_output=True, text=True, cwd=ROOT,
                              timeout=600)
@@ -276,3 +282,56 @@ def test_the_needs_grid_takes_away_each_ingredient():
              for p in routes.points if p.constants["SCHEDULE"] == "any"
              for change in NEEDS.values() if (delta := change(p.constants)) is not None]
     assert len(meant) > 50 and written == sorted(meant)
+
+
+def _box(text: str) -> str:
+    return text.split("## The answer in one screen\n", 1)[1].split("\n## ", 1)[0].strip()
+
+
+def test_the_answer_box_answers_the_four_questions_from_the_sweeps():
+    """Issue 50: at the top of traces/README.md and README.md, at most 8 lines and 150 words: whether
+    PR #3599's rule loses prompts (the count of loss routes where it skips one, from split-rules), its
+    shortest skip as one line of steps with its picture, the recommended rule with its patch, and how
+    sure (split-proof's count, collision chance and engine), each figure the sweeps' own."""
+    from explorer.study.page import schedule
+
+    readme = (TRACES / "README.md").read_text()
+    assert readme.index("## The answer in one screen") < readme.index("## The answer, for PR #3599's reviewer")
+    box = _box(readme)
+    assert len(box.splitlines()) <= 8
+    assert len(re.sub(r"\]\([^)]*\)", "]", box).split()) <= 150
+    split = json.loads((TRACES / "split-rules" / "sweep.json").read_text())["runs"]
+    pr = [r for r in split if r["shown"]["CUT"] == "in_flight" and r["shown"]["SCHEDULE"] == "any"]
+    skip = [r for r in pr if r["checks"] == "no_prompt_skipped"]
+    skipped = [r for r in skip if r["verdict"] == "refuted"]
+    discarded = [r for r in pr if r["checks"] == "no_group_discarded" and r["verdict"] == "refuted"]
+    assert skipped, "the box below is written for a rule that skips prompts"
+    barrier = [r for r in skipped if r["constants"]["BARRIER"]]
+    assert (f"Yes: on the code's checkpoint `in_flight` skips a prompt (never trained) on {len(skipped)} of "
+            f"{len(skip)} loss routes ({len(barrier)} with the code's startup barrier), and discards a finished group "
+            f"on {len(discarded)}") in box
+    shortest = min(skipped, key=lambda r: (not r["constants"]["BARRIER"], r["trace_length"], r["config"]))
+    trace = json.loads((TRACES / "split-rules" / next(f for f in shortest["files"] if f.endswith(".json")
+                                                        and not f.endswith(".itf.json"))).read_text())["trace"]
+    assert f"({shortest['trace_length']} states, *{shortest['config'][6:]}*, prompt {shortest['witness']}): `{schedule(trace)}`" in box
+    picture = re.search(r"\[picture\]\(([^)]+)\)", box).group(1)
+    assert picture.endswith(".view.svg") and (TRACES / picture).is_file()
+    assert "cut = min(ledger ∪ {cursor})" in box and "(../conformance/patches/ledger.patch)" in box
+    proof = json.loads((TRACES / "split-proof" / "sweep.json").read_text())
+    proved = [r for r in proof["runs"] if r["verdict"] == "proved"]
+    from explorer.study.matrix import collision_risk
+    _, total, _ = collision_risk(proved)
+    assert total < 1e-9
+    assert (f"`ledger`: proved at {len(proved)} points" in box and f"refuted at {proof['counts']['refuted']}, "
+            f"collision chance {total:.0e}, engine {proof['engine'][:12]}" in box)
+    from explorer.study.grid import load_grid
+    undecided = len(load_grid(str(ROOT / "spec/study/split-proof.toml"), str(ROOT / "spec/collector.spec")).points) \
+        - len(proved) - proof["counts"]["refuted"]
+    assert (f"; {undecided} larger points undecided here" in box) == bool(undecided)
+    # the same box opens the repository's README.md, its links pointing into traces/
+    top = (ROOT / "README.md").read_text()
+    assert top.index("## The answer in one screen") < top.index("## Using it")
+    copied = _box(top)
+    assert copied == re.sub(r"\]\((?!\.\./)([^)#][^)]*)\)", r"](traces/\1)", box).replace("](../", "](")
+    for link in re.findall(r"\]\(([^)#]+)\)", copied):
+        assert (ROOT / link).exists(), link

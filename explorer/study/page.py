@@ -23,19 +23,48 @@ from explorer.lang.values import to_itf
 from explorer.output.traces import stop_reason
 from explorer.study.grid import Grid
 from explorer.study.matrix import collision_risk, collision_words, file_kind, md_cell, md_code, md_text, stopped, stopped_where
-from explorer.study.study import METRICS, OUT_PREFIX, UNSET, Results, Section, Study, StudySweep
+from explorer.study.study import METRICS, OUT_PREFIX, UNSET, Results, Section, Study, StudySweep, copy_markers
 from explorer.study.sweep import engine_version, plan
 
 _INTEGER = re.compile(r"-?[0-9]+")
 
 
 def write_readme(study: Study, results: Results, out: Path) -> Path:
+    """OUT's page, then each copied section into its file (`[[copies]]`)."""
     page = out / study.readme
     out.mkdir(parents=True, exist_ok=True)
-    tmp = page.with_name(f".{page.name}.tmp{os.getpid()}")
-    tmp.write_text(render(study, results))
-    tmp.replace(page)
+    _write(page, render(study, results))
+    for copy in study.copies:
+        if out.resolve() != Path(copy.out).resolve():
+            continue
+        begin, end = copy_markers(study.path, copy.section)
+        target = Path(copy.file)
+        text = target.read_text(encoding="utf-8")
+        body = relinked(render(study, results, whole=False, ids={copy.section}).strip("\n"), out, target.parent, study.readme)
+        _write(target, text[:text.index(begin)] + f"{begin}\n{body}\n{end}" + text[text.index(end) + len(end):])
     return page
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+
+
+_LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def relinked(markdown: str, out: Path, folder: Path, page: str = "README.md") -> str:
+    """Markdown whose links are relative to OUT, made relative to `folder` (an anchor of OUT's page
+    points into that page)."""
+    def fix(m: re.Match[str]) -> str:
+        link = m.group(1)
+        if re.match(r"[a-z]+:", link):
+            return m.group(0)
+        target = (out / page if link.startswith("#") else out / link.split("#")[0])
+        anchor = "#" + link.split("#", 1)[1] if "#" in link else ""
+        return f"]({Path(os.path.relpath(target, folder)).as_posix()}{anchor})"
+    return _LINK.sub(fix, markdown)
 
 
 # ---- what a section says ----
@@ -214,6 +243,26 @@ def values_beyond(more: dict[str, Any], base: dict[str, Any]) -> str:
     had, has = values(base), values(more)
     new = {k: sorted(v - had[k], key=lambda x: (len(x), x)) for k, v in has.items() if k in had}
     return ", ".join(f"{k} = {' and '.join(v)}" for k, v in new.items() if v)
+
+
+def schedule(steps: list[dict[str, Any]]) -> str:
+    """A trace's steps as one line of their labels, a block of steps repeated in a row written once
+    with its count (`(pull, dispatch) ×3`): the schedule a reviewer reads before the picture."""
+    labels = [s["label"] for s in steps[1:]]
+    out, i = [], 0
+    while i < len(labels):
+        best = (1, 1)  # (block length, repeats)
+        for size in range(1, 5):
+            block, k = labels[i:i + size], 1
+            while labels[i + k * size:i + (k + 1) * size] == block:
+                k += 1
+            if k > 1 and size * k > best[0] * best[1]:
+                best = (size, k)
+        size, k = best
+        block = ", ".join(labels[i:i + size])
+        out.append(block if k == 1 else f"{block if size == 1 else '(' + block + ')'} ×{k}")
+        i += size * k
+    return ", ".join(out)
 
 
 def why(row: dict[str, Any]) -> str:
@@ -625,11 +674,11 @@ def _context(study: Study, views: dict[str, SweepView], by_id: dict[str, Drawn],
     and trace steps), the replay sets (`replays`), the study's data files (`data`), the sections
     drawn so far by id (`sections`), the cell makers (`tally`, `md_text`, `md_code`, `why`), this
     checkout's `engine`, the spec's default constants (`defaults`, as JSON values) and the sweep
-    words `stopped_where` and `values_beyond`."""
+    words `stopped_where`, `values_beyond` and `schedule` (a trace's steps in one line)."""
     return dict(sweeps=views, sections=by_id, replays=results.replays, data=_data(study, results.out), tally=tally,
                 md_text=md_text, md_code=md_code, why=why, engine=engine_version(),
                 defaults=_defaults(study.spec, read_spec(study.spec)), stopped_where=stopped_where,
-                values_beyond=values_beyond)
+                values_beyond=values_beyond, schedule=schedule)
 
 
 @functools.lru_cache(maxsize=4)

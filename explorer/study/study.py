@@ -41,10 +41,11 @@ from explorer.study.replays import ReplaySet, finished_replays, run_replays
 from explorer.study.sweep import Outcome, Run, Sweeper
 
 TOP = {"title": str, "intro": str, "spec": str, "readme": str, "page": str, "labels": dict, "data": dict,
-       "sweeps": list, "replays": list, "exports": list, "sections": list}
+       "sweeps": list, "replays": list, "exports": list, "sections": list, "copies": list}
 SWEEP = {"name": str, "grid": (str, dict), "separate": bool}
 REPLAYS = {"name": str, "traces": list, "grid": (str, dict)}
 EXPORT = {"name": str, "sweep": str, "at": dict}
+COPY = {"file": str, "section": str, "out": str}
 SECTION = {"kind": str, "title": str, "text": str, "sweep": str, "id": str, "level": int}
 KINDS: dict[str, dict[str, type]] = {  # each kind's own keys
     "matrix": {"pivot": str, "rows": list},
@@ -124,6 +125,22 @@ class Section:
 
 
 @dataclass
+class Copy:
+    """A section also written into a file outside OUT (a repository's README), between the markers
+    `copy_markers` gives, its links made relative to that file: only when the study is drawn into
+    `out`, the folder those links must reach (a study drawn elsewhere, a test's, leaves the file)."""
+    file: str  # the path, resolved from the study file's folder
+    section: str  # the id of the section copied
+    out: str  # the output folder it is copied from, resolved likewise
+
+
+def copy_markers(study_path: str, section: str) -> tuple[str, str]:
+    """The lines that fence a copied section: what writes it, and where it ends."""
+    return (f"<!-- {section}: written by `explorer study` from {Path(study_path).name}; edit the study, not this -->",
+            f"<!-- end of {section} -->")
+
+
+@dataclass
 class Study:
     path: str
     spec: str
@@ -137,6 +154,7 @@ class Study:
     data: dict[str, str] = field(default_factory=dict)  # name -> a JSON or TOML file the study's templates read
     page: str | None = None  # a template for the whole page, placing the sections itself
     exports: list[Export] = field(default_factory=list)
+    copies: list[Copy] = field(default_factory=list)
 
 
 @dataclass
@@ -184,7 +202,7 @@ def load_study(path: str | Path) -> Study:
             raise src.error(f"a study file needs `{key}`" + {"title": ": the page's title",
                                                             "spec": ": the spec's path, relative to the study file",
                                                             "sweeps": ": at least one [[sweeps]] table"}[key])
-    for key in ("sweeps", "replays", "exports", "sections"):
+    for key in ("sweeps", "replays", "exports", "sections", "copies"):
         if not all(isinstance(t, dict) for t in data.get(key, [])):
             raise src.error(f"{key} must be an array of tables: [[{key}]]", "", key)
     if not data["sweeps"]:
@@ -236,8 +254,32 @@ def load_study(path: str | Path) -> Study:
     if page is not None:
         _template_found(src, env, page, "", "page")
     exports = [_export(src, by_name, i, t) for i, t in enumerate(data.get("exports", []))]
+    copies = [_copy(src, path, set(ids), i, t) for i, t in enumerate(data.get("copies", []))]
     return Study(path, spec, data["title"], data.get("intro", ""), readme, sweeps, sections, env, replays, files, page,
-                 exports)
+                 exports, copies)
+
+
+def _copy(src: Source, path: str, ids: set[str], i: int, table: dict[str, Any]) -> Copy:
+    """A [[copies]] table: a section by id, and a file that already holds its markers (so a copy
+    never lands where its writer did not mean it to)."""
+    _checked(src, table, COPY, "copies", i)
+    for key in ("file", "section", "out"):
+        if key not in table:
+            raise src.error(f"a copy needs `{key}`" + (": the output folder it is copied from (its links point there)"
+                                                        if key == "out" else ""), "copies", "", i)
+    if table["section"] not in ids:
+        raise src.error(f"no section has the id {table['section']!r}{did_you_mean(table['section'], sorted(ids))}",
+                        "copies", "section", i)
+    file = _relative(path, table["file"])
+    begin, end = copy_markers(path, table["section"])
+    try:
+        text = Path(file).read_text(encoding="utf-8")
+    except OSError as err:
+        raise src.error(f"file: cannot read {file} ({err.strerror})", "copies", "file", i) from None
+    if begin not in text or end not in text or text.index(begin) > text.index(end):
+        raise src.error(f"file: {file} has no place for the copy: put the lines {begin} and {end} where it goes",
+                        "copies", "file", i)
+    return Copy(file, table["section"], _relative(path, table["out"]))
 
 
 def _export(src: Source, sweeps: dict[str, StudySweep], i: int, table: dict[str, Any]) -> Export:
