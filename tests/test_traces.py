@@ -331,7 +331,7 @@ def test_the_answer_box_answers_the_four_questions_from_the_sweeps():
     # the same box opens the repository's README.md, its links pointing into traces/
     top = (ROOT / "README.md").read_text()
     assert top.index("## The answer in one screen") < top.index("## Using it")
-    copied = _box(top)
+    copied = _box(top.split("<!-- end of answer-box -->", 1)[0])
     assert copied == re.sub(r"\]\((?!\.\./)([^)#][^)]*)\)", r"](traces/\1)", box).replace("](../", "](")
     for link in re.findall(r"\]\(([^)#]+)\)", copied):
         assert (ROOT / link).exists(), link
