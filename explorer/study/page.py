@@ -33,14 +33,14 @@ def write_readme(study: Study, results: Results, out: Path) -> Path:
     """OUT's page, then each copied section into its file (`[[copies]]`)."""
     page = out / study.readme
     out.mkdir(parents=True, exist_ok=True)
-    _write(page, render(study, results))
-    for copy in study.copies:
-        if out.resolve() != Path(copy.out).resolve():
-            continue
+    copies = [c for c in study.copies if out.resolve() == Path(c.out).resolve()]
+    text, alone = render_with(study, results, {c.section for c in copies})
+    _write(page, text)
+    for copy in copies:
         begin, end = copy_markers(study.path, copy.section)
         target = Path(copy.file)
         text = target.read_text(encoding="utf-8")
-        body = relinked(render(study, results, whole=False, ids={copy.section}).strip("\n"), out, target.parent, study.readme)
+        body = relinked(alone[copy.section], out, target.parent, study.readme)
         _write(target, text[:text.index(begin)] + f"{begin}\n{body}\n{end}" + text[text.index(end) + len(end):])
     return page
 
@@ -549,6 +549,13 @@ def render(study: Study, results: Results, whole: bool = True, ids: set[str] | N
     """The page: the title, the intro and the sweeps (`whole`), then each section; or only the
     sections whose id is in `ids`, or all but those in `skip` (a page that places some sections
     itself: each is drawn as in the whole page, the sweep's line in the first that reads it)."""
+    return render_with(study, results, set(), whole, ids, skip)[0]
+
+
+def render_with(study: Study, results: Results, alone: set[str], whole: bool = True, ids: set[str] | None = None,
+                skip: set[str] = frozenset()) -> tuple[str, dict[str, str]]:
+    """`render`'s page, and each section whose id is in `alone` as it is drawn by itself (a copy's
+    text, `[[copies]]`), from the same drawing: the sections are drawn once."""
     spec_text = read_spec(study.spec)
     views = {s.name: SweepView(s, results.data[s.name], spec_text, results.out) for s in study.sweeps
              if s.name in results.data}
@@ -584,9 +591,11 @@ def render(study: Study, results: Results, whole: bool = True, ids: set[str] | N
             study=study, whole=whole, sections=sections, views=[views[s.name] for s in study.sweeps if s.name in views],
             missing=_missing(study, views), interrupted=results.interrupted)
 
+    sections = {i: page([by_id[i]]).strip("\n") for i in alone}
     if whole and study.page:
-        return _page(study, views, by_id, drawn, page, templates())
-    return page([d for s, d in zip(study.sections, drawn) if (ids is None or s.id in ids) and s.id not in skip], whole)
+        return _page(study, views, by_id, drawn, page, templates()), sections
+    return page([d for s, d in zip(study.sections, drawn) if (ids is None or s.id in ids) and s.id not in skip],
+                whole), sections
 
 
 def _page(study: Study, views: dict[str, SweepView], by_id: dict[str, Drawn], drawn: list[Drawn],
