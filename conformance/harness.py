@@ -15,6 +15,7 @@ instance attributes only: the code of the collector runs unchanged between those
 from __future__ import annotations
 
 import asyncio
+import copy
 import os
 import threading
 import time
@@ -795,15 +796,13 @@ class Driver:
             return set()
         probe = self._loader()
         probe.load_state_dict(c.dataloader.state_dict())
-        filt = type("FilterState", (), {})()
-        filt._resume_frontier_ordinal = c._resume_frontier_ordinal
+        filt = copy.copy(c)  # the filter's own helpers (a patch may add some), on a copy of its state
         filt._covered_task_indices = set(c._covered_task_indices)
-        filt._skip_horizon = c._skip_horizon
         out, nxt = set(), c._next_nemo_gym_task_index
         for batch in probe:
             batch["extra_env_info"] = [{**r, K.NEMO_GYM_TASK_INDEX_KEY: nxt + i} for i, r in enumerate(batch["extra_env_info"])]
             nxt += batch.size
-            kept = type(c)._filter_covered_rows(filt, batch)
+            kept = filt._filter_covered_rows(batch)
             if kept is not None:
                 out |= set(kept["idx"])
         return out

@@ -177,14 +177,11 @@ def held_checkpoints(trace: Trace) -> int:
 EXPLAINED: dict[str, str] = {}
 
 # divergence kinds the model does not explain yet, with what replaying them showed: still findings
-# (RESULTS.md and the answer count them as unexplained), kept here so the report says what is known
-_COVERED = ("ledger.patch puts every stamped ordinal in its ledger, the spec's ledger only the rows the resume filter "
-            "keeps (`kept(b)`): an ordinal the resumed stream re-yields and the filter drops as covered (restored in "
-            "the buffer, or trained since) stays in the patched ledger for the rest of the incarnation, so the code "
-            "cuts lower than the model (safe: no prompt lost, but the cut is held back, and a later crash re-yields "
-            "and retrains that prompt); swarm seeds 4 and 459 at route-interleaving under ledger")
+# (RESULTS.md and the answer count them as unexplained), kept here so the report says what is known.
+# ledger.patch's own finding (a re-yielded row the resume filter drops stayed in its ledger: ckpt.base
+# and ckpt.cut at checkpoint, 849 of 6,000 swarm walks) is gone since the patch enters only the
+# rows the filter keeps (8,000 walks of 2026-12-06, 0 diverged)
 FINDINGS: dict[str, str] = {
-    "ckpt.base at checkpoint": _COVERED, "ckpt.cut at checkpoint": _COVERED,
     "next_ord at restart": "the PR's code (in_flight, unpatched), route-legacy-lineage at 60 states, swarm seed 19: "
                            "a frontier resume (cut 3, loader snapshot at 5), then a checkpoint that finds the ring "
                            "empty and falls back to the live cursor, then a crash: the code resumes its cursor at 5, "

@@ -343,7 +343,7 @@ def test_the_held_window_loses_prompt_2_under_late_registration_and_nothing_unde
 def test_the_ledger_patchs_nemo_test_fails_without_the_patch_and_passes_with_it(tmp_path):
     """The NeMo-style test the patch adds (tests/unit/algorithms/test_async_checkpoint_ledger.py),
     run with conformance/nemo_pytest.py on a copy of the tree: with the collector and grpo.py
-    unpatched it fails, patched it passes."""
+    unpatched both its tests fail, patched they pass."""
     import shutil
     tree = Path(_post_or_skip())
     test = "tests/unit/algorithms/test_async_checkpoint_ledger.py"
@@ -360,7 +360,7 @@ def test_the_ledger_patchs_nemo_test_fails_without_the_patch_and_passes_with_it(
                            env={**os.environ, "PYTHONPATH": str(ROOT), "NEMO_RL_SRC": str(copy)})
         results[patched] = r.returncode, r.stdout[-1500:]
     assert results[True][0] == 0, results[True][1]
-    assert results[False][0] == 1 and "1 failed" in results[False][1], results[False][1]
+    assert results[False][0] == 1 and "2 failed" in results[False][1], results[False][1]
 
 
 def test_a_loss_routes_schedule_under_the_fix_is_a_behaviour_that_keeps_every_prompt(tmp_path):

@@ -292,7 +292,8 @@ def test_the_answer_box_answers_the_four_questions_from_the_sweeps():
     """Issue 50: at the top of traces/README.md and README.md, at most 8 lines and 150 words: whether
     PR #3599's rule loses prompts (the count of loss routes where it skips one, from split-rules), its
     shortest skip as one line of steps with its picture, the recommended rule with its patch, and how
-    sure (split-proof's count, collision chance and engine), each figure the sweeps' own."""
+    sure (split-proof's count, with the points split-proof-deep decided beyond its limit, collision
+    chance and engine), each figure the sweeps' own."""
     from explorer.study.page import schedule
 
     readme = (TRACES / "README.md").read_text()
@@ -318,15 +319,20 @@ def test_the_answer_box_answers_the_four_questions_from_the_sweeps():
     assert picture.endswith(".view.svg") and (TRACES / picture).is_file()
     assert "cut = min(ledger ∪ {cursor})" in box and "(../conformance/patches/ledger.patch)" in box
     proof = json.loads((TRACES / "split-proof" / "sweep.json").read_text())
-    proved = [r for r in proof["runs"] if r["verdict"] == "proved"]
+    deep = json.loads((TRACES / "split-proof-deep" / "sweep.json").read_text())
+    assert deep["engine"] == proof["engine"]
+    decided = {r["key"]: r for r in deep["runs"] if r["verdict"] in ("proved", "refuted")}
+    runs = [r if r["verdict"] in ("proved", "refuted") else decided.get(r["key"], r) for r in proof["runs"]]
+    proved = [r for r in runs if r["verdict"] == "proved"]
+    refuted = [r for r in runs if r["verdict"] == "refuted"]
     from explorer.study.matrix import collision_risk
     _, total, _ = collision_risk(proved)
     assert total < 1e-9
-    assert (f"`ledger`: proved at {len(proved)} points" in box and f"refuted at {proof['counts']['refuted']}, "
+    assert (f"`ledger`: proved at {len(proved)} points" in box and f"refuted at {len(refuted)}, "
             f"collision chance {total:.0e}, engine {proof['engine'][:12]}" in box)
     from explorer.study.grid import load_grid
     undecided = len(load_grid(str(ROOT / "spec/study/split-proof.toml"), str(ROOT / "spec/collector.spec")).points) \
-        - len(proved) - proof["counts"]["refuted"]
+        - len(proved) - len(refuted)
     assert (f"; {undecided} larger points undecided here" in box) == bool(undecided)
     # the same box opens the repository's README.md, its links pointing into traces/
     top = (ROOT / "README.md").read_text()

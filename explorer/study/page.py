@@ -4,6 +4,7 @@ study's own templates (a section, or the whole page), each claim with its bounds
 templates/study.md.j2 (docs/study.md)."""
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import os
@@ -107,7 +108,22 @@ class SweepView:
 
     def file(self, row: dict[str, Any], kind: str) -> str | None:
         """A trace file of the row's (kind as `file_kind` says it: txt, view.svg...), linked from OUT."""
-        return next((f"{self.name}/{f}" for f in row["files"] if file_kind(f) == kind), None)
+        return next((f"{row.get('sweep', self.name)}/{f}" for f in row["files"] if file_kind(f) == kind), None)
+
+    def deepened(self, deeper: SweepView | None) -> SweepView:
+        """This sweep with each point it left undecided taken from `deeper` where that sweep decided
+        it: the same search (cache key: spec, constants, checks and engine) to a larger limit. The
+        figures a reader gets from both together; a deeper sweep of another engine adds nothing."""
+        if deeper is None or deeper.data["engine"] != self.data["engine"]:
+            return self
+        decided = {r["key"]: r for r in deeper.rows if r["verdict"] in ("proved", "refuted")}
+        rows = [r if r["verdict"] in ("proved", "refuted") or r["key"] not in decided
+                else {**decided[r["key"]], "sweep": deeper.name} for r in self.rows]
+        view = copy.copy(self)
+        view.rows = rows
+        view.data = {**self.data, "runs": rows,
+                     "counts": {v: sum(r["verdict"] == v for r in rows) for v in self.data["counts"]}}
+        return view
 
     def trace(self, row: dict[str, Any]) -> list[dict[str, Any]]:
         """A refuted row's counterexample as `check --json` writes its `trace` (each step's action,
