@@ -37,11 +37,11 @@ def write_readme(study: Study, results: Results, out: Path) -> Path:
     copies = [c for c in study.copies if out.resolve() == Path(c.out).resolve()]
     text, alone = render_with(study, results, {c.section for c in copies})
     _write(page, text)
-    for copy in copies:
-        begin, end = copy_markers(study.path, copy.section)
-        target = Path(copy.file)
+    for c in copies:
+        begin, end = copy_markers(study.path, c.section)
+        target = Path(c.file)
         text = target.read_text(encoding="utf-8")
-        body = relinked(alone[copy.section], out, target.parent, study.readme)
+        body = relinked(alone[c.section], out, target.parent, study.readme)
         _write(target, text[:text.index(begin)] + f"{begin}\n{body}\n{end}" + text[text.index(end) + len(end):])
     return page
 
