@@ -14,7 +14,7 @@ import time
 from typing import Any, Callable
 
 from explorer.engine.result import Result, Step, Stop, label_step, report_limit, report_stop
-from explorer.lang.model import Model
+from explorer.lang.model import Model, first_failing_step
 from explorer.run.limits import LimitReached, Limits, disarm, guard, no_cycle_collector
 from explorer.run.progress import publish
 
@@ -45,7 +45,8 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
     gen_by = [0] * n_act
     new_by = [0] * n_act
     first_failing = model.first_failing_invariant
-    inv_names = [p.name for p in model.invariants]
+    violation = model.violation
+    step_checks = model.step_checks
     constraints = [p.holds for p in model.constraints]
     terminals = [p.holds for p in model.terminals]
     max_states = limits.max_states or 0
@@ -77,6 +78,20 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
             parent.append(head if n else -1)
             raise Stop("error", error=err, index=len(states) - 1, where="a constraint", queue=0) from None
 
+    def step(s: tuple, successors: tuple, ai: int, succ: list, t: tuple, n: int, new: bool = False) -> None:
+        """TLC's action properties: the step s -> t by action `ai` (t is state n when `new`, else
+        seen before or pruned) checked after the invariants, on every step generated."""
+        nonlocal uncounted
+        bad = first_failing_step(step_checks, s, successors, ai, t)
+        if bad < 0:
+            return
+        gen_by[ai] -= len(succ) - succ.index(t) - 1
+        if not new:  # the step's end is in the trace, not among the states found
+            states.append(t)
+            parent.append(head)
+            uncounted = 1
+        raise Stop("violated", **model.step_violation(bad), index=n, queue=n - head - 1)
+
     try:
         with guard(limits, started), no_cycle_collector():
             try:
@@ -95,7 +110,7 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
                         uncounted = 1
                         bad = invariant(t, len(states) - 1)
                         if bad >= 0:
-                            raise Stop("violated", property=inv_names[bad], index=len(states) - 1,
+                            raise Stop("violated", **violation(bad), index=len(states) - 1,
                                         queue=len(states) - 1)
                         states.pop()
                         parent.pop()
@@ -106,7 +121,7 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
                     parent.append(-1)
                     bad = invariant(t, len(states) - 1)
                     if bad >= 0:
-                        raise Stop("violated", property=inv_names[bad], index=len(states) - 1,
+                        raise Stop("violated", **violation(bad), index=len(states) - 1,
                                     queue=len(states) - 1)
             except (Stop, LimitReached, KeyboardInterrupt, MemoryError):
                 raise
@@ -148,8 +163,8 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
                         any_succ = True
                         gen_by[ai] += len(succ)
                         for t in succ:
+                            n = len(states)
                             if t not in seen:
-                                n = len(states)
                                 if constraints and not allowed(t, n):
                                     # TLC checks a pruned state's invariants, then drops it uncounted
                                     pruned += 1
@@ -161,6 +176,8 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
                                         states.pop()
                                         parent.pop()
                                         uncounted = 0
+                                        if step_checks:
+                                            step(s, successors, ai, succ, t, n)
                                         continue
                                 else:
                                     seen[t] = n
@@ -174,8 +191,11 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
                                 if bad >= 0:
                                     # like TLC, count the bindings up to the violating one only
                                     gen_by[ai] -= len(succ) - succ.index(t) - 1
-                                    raise Stop("violated", property=inv_names[bad], index=n,
-                                                queue=n - head - 1)
+                                    raise Stop("violated", **violation(bad), index=n, queue=n - head - 1)
+                                if step_checks:
+                                    step(s, successors, ai, succ, t, n, new=True)
+                            elif step_checks:
+                                step(s, successors, ai, succ, t, n)
                 if not any_succ and deadlock:
                     try:
                         ended = any(term(s) for term in terminals)

@@ -915,7 +915,7 @@ class Compiler:
         def variant(name: str) -> Callable:
             lines = [f"def {name}(s):", f"    {self.unpack}"]
             for n, p in enumerate(preds):
-                body = " and ".join(self.cond(c, f"invariant {p.name}") for c in p.conjuncts)
+                body = " and ".join(self.cond(c, f"{p.kind} {p.name}") for c in p.conjuncts)
                 lines.append(f"    if not ({body}): return {n}")
             lines.append("    return -1")
             return self.define("\n".join(lines) + "\n", name)

@@ -5,7 +5,7 @@ that points into the spec (or names the bad `--const`)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -37,11 +37,32 @@ class Model:
     successors: Any  # state -> tuple of successor lists, one per action
     locs: list[A.Loc] = field(default_factory=list)
     guards: list[Guard] = field(default_factory=list)
-    source: tuple = ()  # (path, text, constant overrides, invariants): how to load it again elsewhere
+    source: tuple = ()  # (path, text, constant overrides, invariants, properties): how to load it again elsewhere
     fingerprinted: Any = None  # (state, component fingerprints, cache) -> (successors, their fingerprints)
     properties: list[CompiledProperty] = field(default_factory=list)  # temporal, one per binding
     fairness: list[Fairness] = field(default_factory=list)  # WF/SF conditions, one per `fair(p)` value
     views: list[CompiledView] = field(default_factory=list)  # `view` declarations (see views.py)
+    # properties (or conjuncts of one) checked during the breadth-first search, as TLC checks them
+    # (`split_safety`): `always P` after the invariants (first_failing_invariant's indices past
+    # len(invariants)), `always [A | B]` on every step generated (`first_failing_step`)
+    state_properties: list[A.Predicate] = field(default_factory=list)
+    step_checks: list[StepCheck] = field(default_factory=list)
+
+    @property
+    def check_names(self) -> list[str]:
+        """The name of each check `first_failing_invariant` numbers: the invariants, then the
+        `always P` properties."""
+        return [p.name for p in self.invariants] + [p.name for p in self.state_properties]
+
+    def violation(self, bad: int) -> dict[str, str]:
+        """What a search's `Stop` says of check `bad` of `first_failing_invariant`."""
+        if bad < len(self.invariants):
+            return {"property": self.invariants[bad].name, "kind": "invariant"}
+        return {"property": self.state_properties[bad - len(self.invariants)].name, "kind": "property"}
+
+    def step_violation(self, k: int) -> dict[str, str]:
+        """What a search's `Stop` says of step check `k` (`first_failing_step`)."""
+        return {"property": self.step_checks[k].name, "kind": "action property"}
 
     def init_states(self) -> list[tuple]:
         return list(self.initial())
@@ -183,6 +204,67 @@ class CompiledProperty:
 
 
 @dataclass
+class StepCheck:
+    """A property `always [A | B]` (TLA+'s `[][A \\/ B]_vars`), checked on every step the search
+    generates, as TLC checks an action property: a step passes when one of `actions` takes the
+    same state to the same successor, or when it changes nothing (a stutter)."""
+    name: str
+    actions: tuple[int, ...]
+
+
+def first_failing_step(checks: list[StepCheck], s: tuple, successors: tuple, ai: int, t: tuple) -> int:
+    """The first of `checks` that the step from `s` to `t` by action `ai` fails, or -1;
+    `successors` are all of `s`'s, one list per action (so `t in successors[b]` says whether
+    action b can take the step too)."""
+    for k, c in enumerate(checks):
+        if ai in c.actions or t == s or any(t in successors[b] for b in c.actions):
+            continue
+        return k
+    return -1
+
+
+def split_safety(props: list[A.Property]) -> tuple[list[A.Property], list[A.Predicate], list[StepCheck]]:
+    """The properties TLC checks during its breadth-first search, taken out of the temporal
+    ones: `always P` (P a state predicate) as an invariant, `always [A | B]` on each step, and
+    each such conjunct of a formula `(always P) and ...` (TLC splits a property's conjunction the
+    same way; the rest of it stays temporal). Fairness never changes their verdict (every finite
+    behaviour extends to a fair one). A property with parameters stays temporal, as TLC takes its
+    export (`\\A c \\in S : []P`). Returns (temporal, state checks, step checks)."""
+    temporal: list[A.Property] = []
+    states: list[A.Predicate] = []
+    steps: list[StepCheck] = []
+    for p in props:
+        if p.params:
+            temporal.append(p)
+        elif p.form == "always":
+            states.append(A.Predicate(p.loc, "property", p.name, [p.p]))
+        elif p.form == "always_step":
+            steps.append(StepCheck(p.name, tuple(p.indices)))
+        elif p.form == "ltl":
+            rest = []
+            for part in _conjuncts(p.formula):
+                if part[0] == "always" and part[1][0] == "atom":
+                    states.append(A.Predicate(p.loc, "property", p.name, [p.atoms[part[1][1]]]))
+                else:
+                    rest.append(part)
+            if rest:
+                formula = rest[0]
+                for part in rest[1:]:
+                    formula = ("and", formula, part)
+                temporal.append(p if len(rest) == len(_conjuncts(p.formula)) else replace(p, formula=formula))
+        else:
+            temporal.append(p)
+    return temporal, states, steps
+
+
+def _conjuncts(formula: tuple) -> list[tuple]:
+    """The top-level conjuncts of an ltl formula (engine/ltl.py's tuples)."""
+    if formula[0] == "and":
+        return _conjuncts(formula[1]) + _conjuncts(formula[2])
+    return [formula]
+
+
+@dataclass
 class Fairness:
     """Weak (WF) or strong (SF) fairness of the steps of one action, or of those whose `fair(p)`
     parameters have the values `values` (positions `by` in the action's binding)."""
@@ -221,9 +303,8 @@ def _named(decls: list, wanted: list[str] | None, kind: str, path: str) -> list:
     return [d for d in decls if d.name in wanted]
 
 
-def _temporal(spec: A.Spec, comp: Compiler, values: list[Any], wanted: list[str] | None,
+def _temporal(spec: A.Spec, comp: Compiler, values: list[Any], props: list[A.Property],
               path: str) -> tuple[list[CompiledProperty], list[Fairness]]:
-    props = _named(spec.properties, wanted, "property", path)
     compiled = []
     for p in props:
         what = f"property {p.name}"
@@ -308,15 +389,17 @@ def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
         wanted = _named(spec.by_kind("invariant"), invariants, "invariant", path)
         if invariants is not None:
             preds["invariant"] = [p for p in preds["invariant"] if p.name in invariants]
-        first_failing = comp.first_failing(wanted, 0)
+        temporal_props, state_props, step_checks = split_safety(_named(spec.properties, properties, "property", path))
+        first_failing = comp.first_failing(wanted + state_props, 0)
         successors = comp.all_successors()
         fingerprinted = comp.fingerprinted_successors(successors)
         initial = comp.init_states()
-        temporal, fairness = _temporal(spec, comp, values, properties, path)
+        temporal, fairness = _temporal(spec, comp, values, temporal_props, path)
         views = [comp.view(v, i) for i, v in enumerate(spec.views)]
     except EvalError as err:
         raise SpecError(err.message, path, text, comp.locs[err.loc] if isinstance(err.loc, int) else err.loc) from None
     return Model(spec, {c.name: v for c, v in zip(spec.consts, values)}, [v.name for v in spec.vars],
                  actions, preds["invariant"], preds["constraint"], preds["terminal"], initial,
-                 first_failing, successors, comp.locs, comp.guards, (path, text, overrides, invariants), fingerprinted,
-                 views=views, properties=temporal, fairness=fairness)
+                 first_failing, successors, comp.locs, comp.guards, (path, text, overrides, invariants, properties), fingerprinted,
+                 views=views, properties=temporal, fairness=fairness, state_properties=state_props,
+                 step_checks=step_checks)

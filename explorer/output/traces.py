@@ -77,8 +77,14 @@ def format_verdict(model: Model, result: Result, spec_path: str = "", diff: bool
     if result.verdict == "violated" and result.loop is not None:
         lines.append("Error: Temporal properties were violated.")
         lines.append(f"Error: Property {result.property} is violated.")
+    elif result.verdict == "violated" and result.kind == "action property":  # TLC's words, then ours
+        lines.append(f"Error: Action property {result.property} is violated.")
+        lines.append(f"Error: property {result.property} is checked on every step the search generates (TLC's "
+                     "[][A]_vars): the behaviour below ends with a step that fails it.")
     elif result.verdict == "violated":
         lines.append(f"Error: Invariant {result.property} is violated.")
+        if result.kind == "property":
+            lines.append(f"Error: property {result.property} (always P) is checked as an invariant, as TLC checks []P.")
         if result.witness:
             lines.append("Error: It fails for " + ", ".join(f"{k} = {brief(v)}" for k, v in result.witness) + ".")
     elif result.verdict == "deadlock":
@@ -173,7 +179,7 @@ def checks(model: Model, result: Result, deadlock: bool | None = None) -> list[d
     for p in model.invariants:
         if searched:
             add("invariant", p.name, "holds", f"holds in {space}")
-        elif result.verdict == "violated" and result.property == p.name:
+        elif result.verdict == "violated" and result.kind == "invariant" and result.property == p.name:
             add("invariant", p.name, "violated", f"violated: a shortest trace of {len(result.trace)} states")
         elif result.verdict == "error":
             add("invariant", p.name, "unchecked", "not known: a runtime error stopped the run")
@@ -190,8 +196,23 @@ def checks(model: Model, result: Result, deadlock: bool | None = None) -> list[d
             add("deadlock", "deadlock", "unchecked", "not known: a runtime error stopped the run")
         else:
             add("deadlock", "deadlock", "unrefuted", explored)
+    during = result.verdict == "violated" and result.kind in ("property", "action property")
+    temporal_names = {p.name for p in model.properties}
+    for name in safety_names(model):
+        if during and result.property == name:
+            add("property", name, "violated", f"violated during the search: a shortest trace of {len(result.trace)} states")
+        elif name in temporal_names:
+            continue  # its temporal part's entry below speaks for the whole property
+        elif searched:
+            add("property", name, "holds", f"holds in {space} (checked during the search)")
+        elif result.verdict == "error":
+            add("property", name, "unchecked", "not known: a runtime error stopped the run")
+        else:
+            add("property", name, "unrefuted", explored)
     seen_violation = False
     for p in model.properties:
+        if during and p.name == result.property:
+            continue
         if result.verdict == "holds":
             add("property", p.label, "holds", "holds on every fair behaviour")
         elif temporal and p.label == result.property:
@@ -209,6 +230,12 @@ def checks(model: Model, result: Result, deadlock: bool | None = None) -> list[d
         else:
             add("property", p.label, "unchecked", "not checked: the breadth-first search did not complete")
     return out
+
+
+def safety_names(model: Model) -> list[str]:
+    """The properties (or parts of one) checked during the search, once each, in declaration order."""
+    names = {p.name for p in model.state_properties} | {c.name for c in model.step_checks}
+    return [p.name for p in model.spec.properties if p.name in names]
 
 
 def format_result(model: Model, result: Result, spec_path: str = "", diff: bool | None = None,
@@ -323,8 +350,9 @@ def result_json(model: Model, result: Result, deadlock: bool | None = None) -> d
         "trace": [step_json(s, model) for s in result.trace],
         "checks": checks(model, result, deadlock),
     }
-    if model.properties:  # a spec without temporal properties writes what it always wrote
-        out.update(properties=[p.label for p in model.properties],
+    if model.properties or safety_names(model):  # a spec without properties writes what it always wrote
+        out.update(properties=list(dict.fromkeys(safety_names(model) + [p.label for p in model.properties])),
+                   property_kind=result.kind,
                    fairness=[f.label(model) for f in model.fairness], loop=result.loop,
                    loop_action=None if result.loop_step is None else result.loop_step.label,
                    lasso_length=lasso_length(result))
