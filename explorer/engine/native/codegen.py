@@ -454,7 +454,7 @@ def generate(model: Model, probes: Sequence[str] = ()) -> Generated:
         probe_fns.append(f"probe_{k}")
     g.funcs.append(f"static V (*PROBES[{max(len(probe_fns), 1)}])(Ctx *) = {{{', '.join(probe_fns) or 'NULL'}}};")
     by_name = {p.name: p for p in spec.by_kind("invariant")}
-    invariants = [by_name[p.name] for p in model.invariants]
+    invariants = [by_name[p.name] for p in model.invariants] + model.state_properties  # first_failing_invariant's order
     constraints = [p for p in spec.by_kind("constraint") if p.name in {q.name for q in model.constraints}]
     terminals = [p for p in spec.by_kind("terminal") if p.name in {q.name for q in model.terminals}]
     actions = [g.action(a, i) for i, a in enumerate(spec.actions)]
@@ -463,13 +463,17 @@ def generate(model: Model, probes: Sequence[str] = ()) -> Generated:
              g.predicates("terminal_any", terminals, False)]
     nv, na = len(spec.vars), len(spec.actions)
     head = [f"#define NV {nv}", f"#define NV_ALLOC {max(nv, 1)}", f"#define NA {na}", f"#define NA_ALLOC {max(na, 1)}",
-            f"#define NC {len(constraints)}", f"#define NMEMO {g.nmemo}"]
+            f"#define NC {len(constraints)}", f"#define NMEMO {g.nmemo}",
+            f"#define NINV {len(invariants)}", f"#define NSTEP {len(model.step_checks)}"]
     for a in spec.actions:
         if len(a.fair_by) > 8:  # search.c keeps a step's values of them in Ctx.fv[8]
             raise Unsupported("fairness on more than 8 parameters", a.loc)
     table = [f"static void act_{i}(Ctx *c, V *s);" for i in range(na)]
     table.append(f"static const int FAIR_BY[NA_ALLOC] = {{{', '.join(str(len(a.fair_by)) for a in spec.actions) or '0'}}};")
     table.append("static void (*ACTIONS[NA_ALLOC])(Ctx *, V *) = {" + ", ".join(f"act_{i}" for i in range(na)) + "};")
+    # the action properties (model.step_checks): STEP_OK[k * NA_ALLOC + a] when action a's steps pass check k
+    ok = [int(a in c.actions) for c in model.step_checks for a in range(max(na, 1))]
+    table.append(f"static const unsigned char STEP_OK[{max(len(ok), 1)}] = {{{', '.join(map(str, ok)) or '0'}}};")
     table.append("static inline int en_probe(Ctx *c, int a) {  /* `enabled A`: A has a successor from c->s */\n"
                  "    V *s = c->s; size_t before = c->nsucc; ACTIONS[a](c, s);\n"
                  "    int yes = c->nsucc > before; c->nsucc = before; c->s = s; return yes;\n}")

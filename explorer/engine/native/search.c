@@ -20,7 +20,7 @@ typedef struct Run {
     int verdict;                 /* 0 holds, 1 violated, 2 deadlock, 3 incomplete, 4 evaluation error,
                                     5 the Python engine reports this run (it stops among the initial states) */
     int stopped;                 /* incomplete: 1 max-states, 2 max-depth, 3 stopped by Python, 4 max-memory */
-    int prop;                    /* the violated invariant */
+    int prop;                    /* the violated check: invariant_first's (< NINV), else action property prop - NINV */
     int64_t index;               /* the state the verdict names */
     int uncounted;               /* that state failed a constraint: not among the states found */
     int threads;
@@ -71,7 +71,7 @@ typedef struct {
     V *pw; FP *pfp;              /* the parents, read from the level */
     V *w;                        /* the candidates' words (NV_ALLOC each) */
     size_t ncand, cap;
-    FP *fp; uint64_t *fair; uint32_t *parent, *ord; int16_t *act, *inv; uint8_t *pruned;
+    FP *fp; uint64_t *fair; uint32_t *parent, *ord; int16_t *act, *inv, *step; uint8_t *pruned;
     uint64_t *atoms;             /* with Run.record: per parent, its atoms */
     uint32_t *cnt;               /* successors per parent and action: n * NA */
     uint8_t *dead;               /* per parent: no successor and no terminal condition holds */
@@ -331,12 +331,26 @@ static void cand_push(Chunk *k, const V *w, FP fp, uint32_t parent, uint32_t ord
         k->cap = k->cap ? 2 * k->cap : 1024;
         k->w = realloc(k->w, k->cap * NV_ALLOC * sizeof(V)); k->fp = realloc(k->fp, k->cap * sizeof(FP)); k->parent = realloc(k->parent, k->cap * 4);
         k->ord = realloc(k->ord, k->cap * 4); k->act = realloc(k->act, k->cap * 2); k->inv = realloc(k->inv, k->cap * 2);
-        k->pruned = realloc(k->pruned, k->cap); k->fair = realloc(k->fair, k->cap * 8);
-        if (!k->w || !k->fp || !k->parent || !k->ord || !k->act || !k->inv || !k->pruned || !k->fair) abort();
+        k->pruned = realloc(k->pruned, k->cap); k->fair = realloc(k->fair, k->cap * 8); k->step = realloc(k->step, k->cap * 2);
+        if (!k->w || !k->fp || !k->parent || !k->ord || !k->act || !k->inv || !k->pruned || !k->fair || !k->step) abort();
     }
     size_t i = k->ncand++;
     memcpy(k->w + i * NV_ALLOC, w, NV_ALLOC * sizeof(V));
-    k->fp[i] = fp; k->parent[i] = parent; k->ord[i] = ord; k->act[i] = (int16_t)act; k->fair[i] = fair;
+    k->fp[i] = fp; k->parent[i] = parent; k->ord[i] = ord; k->act[i] = (int16_t)act; k->fair[i] = fair; k->step[i] = -1;
+}
+/* TLC's action properties (`always [A | B]`, model.step_checks) on the steps of one parent, the
+   chunk's candidates [from, k->ncand): a step fails check s unless one of its actions takes it (an
+   action of the check's, or another of them reaching the same successor) or it changes nothing;
+   k->step holds the first check it fails, or -1 */
+static void step_checks(Chunk *k, size_t from, FP pfp) {
+    for (size_t i = from; i < k->ncand; i++)
+        for (int s = 0; s < NSTEP && k->step[i] < 0; s++) {
+            const unsigned char *ok = STEP_OK + s * NA_ALLOC;
+            if (ok[k->act[i]] || fp_eq(k->fp[i], pfp)) continue;
+            size_t j = from;
+            while (j < k->ncand && !(ok[k->act[j]] && fp_eq(k->fp[j], k->fp[i]))) j++;
+            if (j == k->ncand) k->step[i] = (int16_t)s;
+        }
 }
 
 /* phase A for one chunk: expand its parents (their successors' changed values frozen, each
@@ -361,6 +375,7 @@ static void expand_chunk(Priv *p, Ctx *c, Chunk *k) {
         }
         uint32_t *cnt = k->cnt + q * NA_ALLOC;
         for (int a = 0; a < NA; a++) { size_t before = c->nsucc; ACTIONS[a](c, s); cnt[a] = (uint32_t)(c->nsucc - before); }
+        size_t from = k->ncand;
         for (size_t i = 0; i < c->nsucc; i++) {
             V *t = c->succ + i * NV_ALLOC;
             FP fp = pfp;
@@ -371,6 +386,7 @@ static void expand_chunk(Priv *p, Ctx *c, Chunk *k) {
             __builtin_prefetch(&p->table[FP_KEY(fp).a & p->mask]);
             cand_push(k, t, fp, (uint32_t)q, (uint32_t)i, c->succ_act[i], c->succ_fair[i]);
         }
+        if (NSTEP) step_checks(k, from, pfp);
         k->dead[q] = 0;
         if (c->nsucc == 0 && r->deadlock) { enter(c, s); k->dead[q] = !terminal_any(c, s); }
     }
@@ -378,19 +394,20 @@ static void expand_chunk(Priv *p, Ctx *c, Chunk *k) {
     int code = setjmp(c->fail);  /* a stop inside an invariant or a constraint is a stop, not an error */
     if (code) { if (code == 2) k->stopped = 1; else k->error = 1; return; }
     for (size_t i = 0; i < k->ncand; i++) {
+        int inv = -1, pruned = 0;
         if (table_has(p, FP_KEY(k->fp[i]))) {
-            if (!r->record) continue;  /* recording: kept, for its edge (phase B looks up its index) */
-            k->inv[i] = -1; k->pruned[i] = 0; m++; continue;
+            /* recording: kept, for its edge (phase B looks up its index); a step failing an action property: kept, to stop there */
+            if (!r->record && k->step[i] < 0) continue;
+        } else {
+            V *t = k->w + i * NV_ALLOC;
+            arena_reset(c);
+            if (NC) { enter(c, t); pruned = !constraints_ok(c, t); }
+            enter(c, t);
+            inv = invariant_first(c, t);
         }
-        V *t = k->w + i * NV_ALLOC;
-        arena_reset(c);
-        int pruned = 0;
-        if (NC) { enter(c, t); pruned = !constraints_ok(c, t); }
-        enter(c, t);
-        int inv = invariant_first(c, t);
         if (m != i) {
-            memcpy(k->w + m * NV_ALLOC, t, NV_ALLOC * sizeof(V));
-            k->fp[m] = k->fp[i]; k->parent[m] = k->parent[i]; k->ord[m] = k->ord[i]; k->act[m] = k->act[i];
+            memcpy(k->w + m * NV_ALLOC, k->w + i * NV_ALLOC, NV_ALLOC * sizeof(V));
+            k->fp[m] = k->fp[i]; k->parent[m] = k->parent[i]; k->ord[m] = k->ord[i]; k->act[m] = k->act[i]; k->step[m] = k->step[i];
         }
         k->inv[m] = (int16_t)inv; k->pruned[m] = (uint8_t)pruned; m++;
     }
@@ -580,17 +597,23 @@ int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned c
                                 if (fp_eq(k->fp[j], k->pfp[qq])) continue;  /* a stutter: no step, no edge */
                                 en |= r->whole[a] | k->fair[j];
                             }
+                            uint32_t after = first_of_act + cnt[a] - k->ord[j] - 1;  /* its action's successors after it */
                             /* a pruned state is never added: it is pruned (and counted) each time it is reached */
                             if (k->pruned[j] ? table_has(p, fp) : !table_insert(p, fp, &slot)) {  /* an earlier parent reached it */
                                 if (r->record && !k->pruned[j]) graph_edge(p, p->ids[slot], r->whole[a] | k->fair[j]);
+                                if (k->step[j] >= 0) goto step_uncounted;
                                 continue;
                             }
-                            uint32_t after = first_of_act + cnt[a] - k->ord[j] - 1;  /* its action's successors after it */
                             if (k->pruned[j]) {
                                 r->pruned++;
                                 if (k->inv[j] >= 0) {
                                     record(p, (uint32_t)head, k->ord[j]); r->verdict = 1; r->prop = k->inv[j]; r->index = (int64_t)p->n - 1; r->uncounted = 1;
                                     r->queue = nstates - head - 1; gen_by[a] -= after; generated -= after; goto end;
+                                }
+                                if (k->step[j] >= 0) {
+                                step_uncounted:  /* the step's end is in the trace (a record of its own), not among the states found */
+                                    record(p, (uint32_t)head, k->ord[j]); r->verdict = 1; r->prop = NINV + k->step[j]; r->index = (int64_t)p->n - 1;
+                                    r->uncounted = 1; r->queue = nstates - head - 1; gen_by[a] -= after; generated -= after; goto end;
                                 }
                                 continue;
                             }
@@ -598,8 +621,9 @@ int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned c
                             record(p, (uint32_t)head, k->ord[j]);
                             level_push(&p->next, k->w + j * NV_ALLOC, k->fp[j]);
                             new_by[a]++; nstates++; r->depth = level + 1;
-                            if (k->inv[j] >= 0) {
-                                r->verdict = 1; r->prop = k->inv[j]; r->index = (int64_t)nstates - 1; r->queue = nstates - head - 2;
+                            if (k->inv[j] >= 0 || k->step[j] >= 0) {  /* the invariants first, then the action properties (TLC's order) */
+                                r->verdict = 1; r->prop = k->inv[j] >= 0 ? k->inv[j] : NINV + k->step[j];
+                                r->index = (int64_t)nstates - 1; r->queue = nstates - head - 2;
                                 gen_by[a] -= after; generated -= after; goto end;
                             }
                         }
@@ -652,7 +676,7 @@ void release(Run *r) {
     if (p->cur.file) fclose(p->cur.file); if (p->next.file) fclose(p->next.file);
     for (size_t i = 0; i < p->cap_chunks; i++) {
         Chunk *k = &p->chunks[i];
-        free(k->w); free(k->fp); free(k->fair); free(k->parent); free(k->ord); free(k->act); free(k->inv); free(k->pruned); free(k->cnt); free(k->dead); free(k->atoms); free(k->pw); free(k->pfp);
+        free(k->w); free(k->fp); free(k->fair); free(k->parent); free(k->ord); free(k->act); free(k->inv); free(k->step); free(k->pruned); free(k->cnt); free(k->dead); free(k->atoms); free(k->pw); free(k->pfp);
     }
     free(p->chunks);
     free(p->ids); free(p->indptr); free(p->en); free(p->atoms); free(p->edst); free(p->emask);

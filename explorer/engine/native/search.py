@@ -29,7 +29,7 @@ from explorer.engine.native.loader import NativeUnavailable, load
 from explorer.engine.native.spot import spot_check, successor, taken_initial
 from explorer.engine.liveness import Graph, action_bits
 from explorer.engine.result import Result, Step, Stop, label_step, report_limit, report_stop
-from explorer.lang.model import Model
+from explorer.lang.model import Model, first_failing_step
 from explorer.run.limits import GUARD_SIGNALS, LimitReached, Limits, guard, memory_budget
 from explorer.run.progress import publish
 
@@ -245,10 +245,10 @@ def _result(model: Model, ffi, lib, run, initial: list[tuple], gen_by, new_by, s
         result.verdict = "incomplete"
         result.stopped_by = _STOPPED.get(run.stopped) or stopped_by or "interrupted"
     elif run.verdict in (1, 2):
-        names = [p.name for p in model.invariants]
-        info = {"index": run.index, "queue": run.queue}
+        info: dict[str, Any] = {"index": run.index, "queue": run.queue}
+        checks = len(model.check_names)  # search.c's NINV: then the action properties
         if run.verdict == 1:
-            info["property"] = names[run.prop]
+            info.update(model.violation(run.prop) if run.prop < checks else model.step_violation(run.prop - checks))
         stop = Stop(_VERDICTS[run.verdict], **info)
         report_stop(model, result, stop, lambda i: _trace(model, ffi, lib, run, initial, i))
         _confirm(model, result, run.prop if run.verdict == 1 else None)
@@ -348,7 +348,12 @@ def _nth_initial(model: Model, k: int) -> tuple:
 def _confirm(model: Model, result: Result, prop: int | None) -> None:
     """The Python engine agrees with what C found at the end of the trace, or this is a bug."""
     last = result.trace[-1].state
-    if prop is not None:
+    checks = len(model.check_names)
+    if prop is not None and prop >= checks:  # an action property: the trace's last step fails it
+        before, step = result.trace[-2].state, result.trace[-1]
+        ai = next(i for i, a in enumerate(model.actions) if a.name == step.action)
+        ok = first_failing_step(model.step_checks, before, model.successors(before), ai, last) == prop - checks
+    elif prop is not None:
         ok = model.first_failing_invariant(last) == prop
     else:
         ok = not any(model.successors(last)) and not any(t.holds(last) for t in model.terminals)
