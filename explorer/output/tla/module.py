@@ -40,8 +40,10 @@ class Exporter:
         self.expr = Expressions(self.spec, constants, self.names, types)
         self.actions = Actions(self.expr)
         self.fail = self.expr.fail
-        # temporal properties: the ones the model checks (selected by --property), by TLA+ name
-        wanted = {p.name for p in model.properties}
+        # properties: the ones the model checks (selected by --property; those checked during the
+        # search too, which TLC checks during its own), by TLA+ name
+        wanted = {p.name for p in model.properties} | {p.name for p in model.state_properties} | \
+            {c.name for c in model.step_checks}
         self.properties = [(p, self.names.fresh_global(p.name)) for p in self.spec.properties if p.name in wanted]
 
     def name_of(self, kind: str, name: str) -> str:
