@@ -344,14 +344,16 @@ def _parse_and_check(text: str, path: str) -> A.Spec:
 
 def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
                invariants: list[str] | None = None, text: str | None = None, limits: Limits | None = None,
-               properties: list[str] | None = None) -> Model:
+               properties: list[str] | None = None, split: bool = True) -> Model:
     """Parse, check and compile a spec. `constants` overrides defaults by name (values, not text);
-    `invariants` restricts checking to the named ones, `properties` the temporal properties.
+    `invariants` restricts checking to the named ones, `properties` the temporal properties;
+    `split`: the safety properties are checked during the search (`split_safety`), else all of them
+    after it, on the state graph (the tests' oracles judge each form that way).
     Evaluating constants and state-free expressions can take long; `limits` (time, memory) bounds
     it by raising `LimitReached`."""
     if limits is not None:
         with guard(limits):
-            return load_model(source, constants, invariants, text, properties=properties)
+            return load_model(source, constants, invariants, text, properties=properties, split=split)
     path = str(source)
     if text is None:
         text = read_spec(source)
@@ -389,7 +391,8 @@ def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
         wanted = _named(spec.by_kind("invariant"), invariants, "invariant", path)
         if invariants is not None:
             preds["invariant"] = [p for p in preds["invariant"] if p.name in invariants]
-        temporal_props, state_props, step_checks = split_safety(_named(spec.properties, properties, "property", path))
+        selected = _named(spec.properties, properties, "property", path)
+        temporal_props, state_props, step_checks = split_safety(selected) if split else (selected, [], [])
         first_failing = comp.first_failing(wanted + state_props, 0)
         successors = comp.all_successors()
         fingerprinted = comp.fingerprinted_successors(successors)
