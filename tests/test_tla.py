@@ -717,3 +717,24 @@ def test_enabled_agrees_with_tlc(tlc, tmp_path, fair):
     report = format_cross_check(cc)
     assert cc.agrees, report  # a lasso's length is not compared: TLC's need not be a shortest one
     assert cc.ours.verdict == cc.tlc.verdict == ("holds" if fair else "violated"), report
+
+
+@pytest.mark.tlc
+@pytest.mark.parametrize("invariants,verdict", [(["typed", "nat", "no_c"], "holds"), (["only_a"], "violated")])
+def test_seq_of_a_set_agrees_with_tlc(tlc, tmp_path, invariants, verdict):
+    """Issue 51: `queue in seq(MSGS)` is exported as TLA+'s `queue \\in Seq(MSGS)`; TLC agrees on
+    the counts, and on the trace when `got in seq({"a"})` is violated."""
+    path = ROOT / "tests" / "specs" / "seqs.spec"
+    text = path.read_text() + 'invariant only_a: got in seq({"a"})\n'
+    model = load_model(path, text=text, invariants=invariants)
+    module = export_tla(model, tmp_path)[0].read_text()
+    assert "(queue \\in Seq(MSGS))" in module and "<<Len(queue), Len(got)>> \\in Seq(Nat)" in module, module
+    cc = cross_check(model, deadlock=False)
+    report = format_cross_check(cc)
+    assert cc.agrees and all(r.agrees for r in cc.rows), report
+    assert cc.ours.verdict == cc.tlc.verdict == verdict, report
+
+
+def test_seq_of_a_value_that_is_no_set_is_refused_by_the_export(tmp_path):
+    _refused(tmp_path, "var x = [1]\ninvariant i: x in seq(1..2) and 5 not in seq({1})\naction a: skip\n",
+             "testing whether an integer is in a set of sequences", line=2)

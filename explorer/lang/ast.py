@@ -126,6 +126,13 @@ class FnSet(Expr):
 
 
 @dataclass(eq=False)
+class SeqSet(Expr):
+    """`seq(S)`: the (infinite) set of finite sequences whose elements are all in S (TLA+'s
+    Seq(S)); only on the right of `in` / `not in`, where membership is tested directly."""
+    elem: Expr
+
+
+@dataclass(eq=False)
 class TupleLit(Expr):
     items: list[Expr]
 
@@ -452,6 +459,8 @@ def unparse(e: Expr) -> str:
                 "strong_fair": lambda: f"strong fair {acts}"}[e.op]()
     if isinstance(e, FnSet):
         return f"[{unparse(e.domain)} -> {unparse(e.codomain)}]"
+    if isinstance(e, SeqSet):
+        return f"seq({unparse(e.elem)})"
     if isinstance(e, TupleLit):
         return "[" + ", ".join(unparse(x) for x in e.items) + "]"
     if isinstance(e, SetLit):

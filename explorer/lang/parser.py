@@ -424,7 +424,12 @@ class _ToAst(Transformer):
         return A.Field(_tok_loc(c[1]), c[0], str(c[1]))
 
     def call(self, meta, c):
-        return A.Call(_tok_loc(c[0]), str(c[0]), [a for a in c[1:] if a is not None])
+        args = [a for a in c[1:] if a is not None]
+        if str(c[0]) == "seq":  # TLA+'s Seq(S): a set former, not a function (checks reserves the name)
+            if len(args) != 1:
+                raise _Located(f"seq(S) takes one set, got {len(args)} argument(s)", _tok_loc(c[0]))
+            return A.SeqSet(_tok_loc(c[0]), args[0])
+        return A.Call(_tok_loc(c[0]), str(c[0]), args)
 
     def int_lit(self, meta, c):
         return A.Lit(_loc(meta), int(c[0]))

@@ -268,6 +268,8 @@ class _Gen:
             r = e.right
             if isinstance(r, A.Binary) and r.op == "..":
                 return f"{neg}in_range(c, {self.ex(e.left)}, {self.ex(r.left)}, {self.ex(r.right)})"
+            if isinstance(r, A.SeqSet):
+                return f"{neg}in_seqset(c, {self.ex(e.left)}, {self.ex(r.elem)})"
             if isinstance(r, A.FnSet):
                 return f"{neg}in_fnset(c, {self.ex(e.left)}, {self.ex(r.domain)}, {self.ex(r.codomain)})"
             return f"{neg}member(c, {self.ex(e.left)}, {self.ex(r)})"

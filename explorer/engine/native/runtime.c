@@ -291,6 +291,12 @@ static int in_fnset(Ctx *c, V f, V s, V t) {
     for (uint32_t i = 0; i < LEN(f); i++) if (!member(c, IT(f, 2 * i), s) || !member(c, IT(f, 2 * i + 1), t)) return 0;
     return 1;
 }
+static int in_seqset(Ctx *c, V x, V s) {  /* x in seq(S): a sequence whose elements are all in S */
+    if (!(is(s, K_SET) || is(s, K_INF))) fail(c);
+    if (!is(x, K_SEQ)) return 0;
+    for (uint32_t i = 0; i < LEN(x); i++) if (!member(c, IT(x, i), s)) return 0;
+    return 1;
+}
 static V get(Ctx *c, V b, V k) {
     if (is(b, K_SEQ)) { if (!IS_INT(k) || IVAL(k) < 0 || IVAL(k) >= LEN(b)) fail(c); return IT(b, IVAL(k)); }
     if (is(b, K_MAP)) { long i = find_key(b, k); if (i < 0) fail(c); return IT(b, 2 * i + 1); }

@@ -189,6 +189,10 @@ class Expressions:
                 if self.ty(x, env)[0] not in kinds:
                     self.fail(f"[S -> T] needs finite sets, this is {describe(self.ty(x, env))}", x.loc)
             return f"[{self.d(e.domain, env)} -> {self.d(e.codomain, env)}]"
+        if isinstance(e, A.SeqSet):  # only on the right of `in` (checks): TLC tests membership directly
+            if self.ty(e.elem, env)[0] not in ("set", "iset", "bot", "any"):
+                self.fail(f"seq(S) needs a set, this is {describe(self.ty(e.elem, env))}", e.elem.loc)
+            return f"Seq({self.tr(e.elem, env)})"
         self.fail(f"unsupported expression {type(e).__name__}", e.loc)
 
     def d(self, e: A.Expr, env: Env) -> str:
