@@ -841,3 +841,36 @@ def test_a_general_formula_prints_and_reparses_as_written():
     for p in spec.properties:
         again = model(GENERAL.read_text().split("property")[0] + f"property {p.name}: {property_text(p)}\n")
         assert again.spec.properties[0].formula == p.formula, property_text(p)
+
+
+# ---------------------------------------------------------------------------------------------
+# issue 51's forms (tests/specs/tla_forms.spec; tests/test_native.py runs it on the native engine)
+
+FORMS = ROOT / "tests" / "specs" / "tla_forms.spec"
+
+
+def forms(*replace: tuple[str, str], **kw):
+    text = FORMS.read_text()
+    for old, new in replace:
+        assert old in text, old
+        text = text.replace(old, new)
+    return live(text, **kw)
+
+
+def test_a_property_over_several_lines_is_their_conjunction():
+    """Issue 51 item 8: each line of the block is a conjunct; one failing line fails the property,
+    with the lasso that line's violation needs, and a one-line block is that line's fixed form."""
+    m, r = forms()
+    assert r.verdict == "holds" and m.properties[0].name == "lines"
+    _, r = forms(("    fair inc\n", "    fair inc\n    always eventually x == 0\n"))
+    assert (r.verdict, r.property) == ("violated", "lines")
+    assert [s.state[0] for s in r.trace] == [0, 1, 2, 3] and (r.loop, r.loop_step) == (3, None)  # stops at N
+    one = model("var x = 0\naction a: x' = 1\nproperty p:\n    always eventually x == 1\n")
+    assert one.spec.properties[0].form == "always_eventually"
+
+
+def test_a_property_block_must_be_indented_and_its_lines_are_formulas():
+    with pytest.raises(SpecError, match="expected"):
+        model("var x = 0\naction a: x' = 1\nproperty p:\nalways x == 0\n")
+    with pytest.raises(SpecError, match="`always \\[A\\]` is a property of its own"):
+        model("var x = 0\naction a: x' = 1\nproperty p:\n    always [a]\n    eventually x == 1\n")

@@ -258,7 +258,10 @@ class _ToAst(Transformer):
         return [str(t) for t in c]
 
     def property_decl(self, meta, c):
-        name, params, e = c
+        name, params, *lines = c
+        e = lines[0]
+        for line in lines[1:]:  # a block: the conjunction of its lines, each a formula of its own
+            e = A.Binary(e.loc, "and", e, line)
         prop = A.Property(_tok_loc(name), str(name), params or [], *_form(e))
         if prop.form == "ltl":
             atoms: list[A.Expr] = []
