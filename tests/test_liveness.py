@@ -874,3 +874,15 @@ def test_a_property_block_must_be_indented_and_its_lines_are_formulas():
         model("var x = 0\naction a: x' = 1\nproperty p:\nalways x == 0\n")
     with pytest.raises(SpecError, match="`always \\[A\\]` is a property of its own"):
         model("var x = 0\naction a: x' = 1\nproperty p:\n    always [a]\n    eventually x == 1\n")
+
+
+def test_enabled_of_several_actions_is_enabled_of_any():
+    """Issue 51 item 2: `enabled (A | B)` is TLA+'s ENABLED (A \\/ B): one of them is enabled."""
+    m, r = forms()
+    assert r.verdict == "holds" and {p.name for p in m.invariants} >= {"busy", "only_reset"}
+    _, r = forms(("    require x == N\n", "    require x == N - 1\n"), invariants=["busy"])  # at N, nothing is
+    assert (r.verdict, r.property, r.trace[-1].state) == ("violated", "busy", (3,))
+    with pytest.raises(SpecError, match="enabled takes action names, one or several: `enabled \\(a \\| b\\)`"):
+        model("var x = 0\naction a: x' = 1\ninvariant i: enabled (a + 1)\n")
+    with pytest.raises(SpecError, match="no action is named b"):
+        model("var x = 0\naction a: x' = 1\ninvariant i: enabled (a | b)\n")

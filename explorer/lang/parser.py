@@ -34,7 +34,7 @@ def _named_actions(e: A.Expr, what: str, loc: A.Loc) -> list[str]:
     """The actions `a | b` names after `fair`, `strong fair` or inside `<<...>>`."""
     names = A.action_names(e)
     if not names:
-        example = "<<a | b>>" if what == "<<...>>" else f"{what} a | b"
+        example = {"<<...>>": "<<a | b>>", "enabled": "enabled (a | b)"}.get(what, f"{what} a | b")
         raise _Located(f"{what} takes action names, one or several: `{example}`", loc)
     return names
 
@@ -371,6 +371,15 @@ class _ToAst(Transformer):
 
     def enabled(self, meta, c):
         return A.Enabled(_loc(meta), str(c[0]))
+
+    def enabled_any(self, meta, c):
+        """`enabled (A | B)`: TLA+'s ENABLED (A \\/ B), which is ENABLED A \\/ ENABLED B."""
+        loc = _loc(meta)
+        names = _named_actions(c[0], "enabled", loc)
+        e: A.Expr = A.Enabled(loc, names[0])
+        for name in names[1:]:
+            e = A.Binary(loc, "or", e, A.Enabled(loc, name))
+        return e
 
     def fn_set(self, meta, c):
         return A.FnSet(_loc(meta), c[0], c[2])
