@@ -744,13 +744,15 @@ def test_seq_of_a_value_that_is_no_set_is_refused_by_the_export(tmp_path):
 @pytest.mark.parametrize("extra,verdict", [("", "holds"), ("    always eventually x == 0\n", "violated")])
 def test_issue_51_forms_agree_with_tlc(tlc, tmp_path, extra, verdict):
     """Issue 51 (tests/specs/tla_forms.spec): a property over several lines is exported as the
-    conjunction of its lines, `enabled (A | B)` as ENABLED A \\/ ENABLED B; TLC agrees that all
+    conjunction of its lines, `enabled (A | B)` as ENABLED A \\/ ENABLED B, `enabled A(p)` as
+    ENABLED of an operator for A's steps with that p (in its domain); TLC agrees that all
     hold, and that the property fails with one more line."""
     path = ROOT / "tests" / "specs" / "tla_forms.spec"
     text = path.read_text().replace("    fair inc\n", "    fair inc\n" + extra)
     model = load_model(path, text=text)
     module = export_tla(model, tmp_path)[0].read_text()
     assert "busy == (ENABLED inc) \\/ (ENABLED reset)" in module, module
+    assert "(ENABLED take_at(p)) = (p \\notin held)" in module and "take_at(p) ==\n  \\E n \\in 1..2 :\n    /\\ p \\in PROCS" in module
     assert extra or "lines ==\n  ((<>(x = N)) /\\ ((x = 1) ~> ((x = 2) \\/ (x = N)))) /\\ (WF_vars(inc))" in module, module
     cc = cross_check(model, deadlock=False)
     report = format_cross_check(cc)

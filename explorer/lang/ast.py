@@ -106,8 +106,10 @@ class Quant(Expr):
 
 @dataclass(eq=False)
 class Enabled(Expr):
-    """`enabled A`: action A has a successor from the current state (TLA+'s ENABLED A)."""
+    """`enabled A`: action A has a successor from the current state (TLA+'s ENABLED A);
+    `enabled A(e1, ..., ek)`: one with its first k parameters equal to e1..ek (ENABLED A(e1, ...))."""
     action: str
+    args: list[Expr] = field(default_factory=list)
     index: int = field(default=-1, init=False)  # the action's position, set by checks
 
 
@@ -446,7 +448,7 @@ def unparse(e: Expr) -> str:
     if isinstance(e, Choose):
         return f"choose {binders([e.binder])}: {unparse(e.body)}"
     if isinstance(e, Enabled):
-        return f"enabled {e.action}"
+        return f"enabled {e.action}" + (f"({', '.join(unparse(x) for x in e.args)})" if e.args else "")
     if isinstance(e, Temporal):
         acts = " | ".join(e.actions)
         if e.op == "leads_to":

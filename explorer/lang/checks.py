@@ -499,7 +499,13 @@ class Checker:
             self.error(f"{word} is a temporal operator: only a property may use it", e.loc)
         if isinstance(e, A.Enabled):
             e.index = self.action_index(e.action, f"enabled {e.action}", e.loc)
-            return _Facts(uses_state=True, vars=set(range(len(self.spec.vars))))
+            params = self.spec.actions[e.index].params
+            if len(e.args) > len(params):
+                self.error(f"{e.action} has {len(params)} parameter(s): enabled {e.action}(...) gives the first "
+                           f"of them, got {len(e.args)}", e.loc)
+            facts = self._sub(e.args, scopes, ag)
+            facts.uses_state, facts.vars = True, set(range(len(self.spec.vars)))
+            return facts
         if isinstance(e, A.Choose):
             facts = self.expr(e.binder.domain, scopes, allow_globals=ag)
             self.domain(e.binder.domain)

@@ -258,6 +258,9 @@ class Compiler:
             fn = f"a{e.index}_labelled"
             if fn not in self.ns:
                 raise EvalError(f"enabled {e.action} can be evaluated only on a state of the model", self.loc(e.loc))
+            if e.args:  # a binding's parameters come first in its label (_label)
+                pinned = "(" + "".join(f"{self.ex(x)}, " for x in e.args) + ")"
+                return f"any(b[:{len(e.args)}] == {pinned} for b, _ in {fn}(s, [None]))"
             return f"(len({fn}(s, [None])) > 0)"
         if isinstance(e, A.Unary):
             return f"(not {self.cond(e.arg, 'the operand of not')})"

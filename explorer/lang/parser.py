@@ -370,7 +370,7 @@ class _ToAst(Transformer):
         return A.Choose(_loc(meta), c[0], c[1])
 
     def enabled(self, meta, c):
-        return A.Enabled(_loc(meta), str(c[0]))
+        return A.Enabled(_loc(meta), str(c[0]), list(c[1:]))
 
     def enabled_any(self, meta, c):
         """`enabled (A | B)`: TLA+'s ENABLED (A \\/ B), which is ENABLED A \\/ ENABLED B."""

@@ -59,6 +59,7 @@ typedef struct Ctx {
     V *succ; int *succ_act; size_t nsucc, cap_succ;
     uint64_t *succ_fair;  /* recording: per successor, the bits of its action's fairness on parameter values */
     V fv[8];              /* the values of those parameters (`fair(p)`) for the successor being emitted */
+    V pin[8]; int npin;   /* `enabled A(e1, ...)`: only successors whose first npin parameters are these */
     volatile int *stop;  /* Python asked the search to stop: leave even a state's expansion */
     uint32_t ticks;      /* loop iterations and calls since the last look at *stop (TICK) */
     struct Store *store; /* where this searcher freezes the values of the states it finds */
