@@ -106,8 +106,10 @@ class Quant(Expr):
 
 @dataclass(eq=False)
 class Enabled(Expr):
-    """`enabled A`: action A has a successor from the current state (TLA+'s ENABLED A)."""
+    """`enabled A`: action A has a successor from the current state (TLA+'s ENABLED A);
+    `enabled A(e1, ..., ek)`: one with its first k parameters equal to e1..ek (ENABLED A(e1, ...))."""
     action: str
+    args: list[Expr] = field(default_factory=list)
     index: int = field(default=-1, init=False)  # the action's position, set by checks
 
 
@@ -123,6 +125,13 @@ class FnSet(Expr):
     """`[S -> T]`: the set of all maps with domain S and values in T."""
     domain: Expr
     codomain: Expr
+
+
+@dataclass(eq=False)
+class SeqSet(Expr):
+    """`seq(S)`: the (infinite) set of finite sequences whose elements are all in S (TLA+'s
+    Seq(S)); only on the right of `in` / `not in`, where membership is tested directly."""
+    elem: Expr
 
 
 @dataclass(eq=False)
@@ -439,7 +448,7 @@ def unparse(e: Expr) -> str:
     if isinstance(e, Choose):
         return f"choose {binders([e.binder])}: {unparse(e.body)}"
     if isinstance(e, Enabled):
-        return f"enabled {e.action}"
+        return f"enabled {e.action}" + (f"({', '.join(unparse(x) for x in e.args)})" if e.args else "")
     if isinstance(e, Temporal):
         acts = " | ".join(e.actions)
         if e.op == "leads_to":
@@ -452,6 +461,8 @@ def unparse(e: Expr) -> str:
                 "strong_fair": lambda: f"strong fair {acts}"}[e.op]()
     if isinstance(e, FnSet):
         return f"[{unparse(e.domain)} -> {unparse(e.codomain)}]"
+    if isinstance(e, SeqSet):
+        return f"seq({unparse(e.elem)})"
     if isinstance(e, TupleLit):
         return "[" + ", ".join(unparse(x) for x in e.items) + "]"
     if isinstance(e, SetLit):

@@ -81,7 +81,7 @@ class Checker:
         spec = self.spec
         taken: dict[str, A.Loc] = {}
         for decl in [*spec.consts, *spec.vars, *spec.defs]:
-            if decl.name in taken or decl.name in BUILTINS or decl.name in BUILTIN_VALUES:
+            if decl.name in taken or decl.name in BUILTINS or decl.name in BUILTIN_VALUES or decl.name == "seq":
                 self.error(f"{decl.name} is already defined" + (
                     f" (line {taken[decl.name].line})" if decl.name in taken else " (a built-in)"), decl.loc)
             taken[decl.name] = decl.loc
@@ -428,7 +428,7 @@ class Checker:
         if isinstance(e, A.Name):
             ref = self.lookup(e.id, scopes, ag)
             if ref is None:
-                if e.id in BUILTINS:
+                if e.id in BUILTINS or e.id == "seq":
                     self.error(f"{e.id} is a built-in function: call it, e.g. {e.id}(...)", e.loc)
                 hint = (" (constants may use earlier constants only)" if not ag and e.id in self.globals
                         else did_you_mean(e.id, self.visible(scopes, ag)))
@@ -483,7 +483,13 @@ class Checker:
                 self.domain(fs.domain)
                 self.later.append(("set", fs.codomain, "the values' set of [S -> T]"))
                 return self._sub([e.left, fs.domain, fs.codomain], scopes, ag)
+            if e.op in ("in", "notin") and isinstance(e.right, A.SeqSet):  # tested element by element
+                self.later.append(("set", e.right.elem, "the elements' set of seq(S)"))
+                return self._sub([e.left, e.right.elem], scopes, ag)
             return self._sub([e.left, e.right], scopes, ag)
+        if isinstance(e, A.SeqSet):
+            self.error(f"{A.unparse(e)} is the infinite set of sequences over a set: it may appear only on the "
+                       "right of `in` or `not in`", e.loc)
         if isinstance(e, A.FnSet):
             self.domain(e.domain)
             self.domain(e.codomain)
@@ -493,7 +499,13 @@ class Checker:
             self.error(f"{word} is a temporal operator: only a property may use it", e.loc)
         if isinstance(e, A.Enabled):
             e.index = self.action_index(e.action, f"enabled {e.action}", e.loc)
-            return _Facts(uses_state=True, vars=set(range(len(self.spec.vars))))
+            params = self.spec.actions[e.index].params
+            if len(e.args) > len(params):
+                self.error(f"{e.action} has {len(params)} parameter(s): enabled {e.action}(...) gives the first "
+                           f"of them, got {len(e.args)}", e.loc)
+            facts = self._sub(e.args, scopes, ag)
+            facts.uses_state, facts.vars = True, set(range(len(self.spec.vars)))
+            return facts
         if isinstance(e, A.Choose):
             facts = self.expr(e.binder.domain, scopes, allow_globals=ag)
             self.domain(e.binder.domain)

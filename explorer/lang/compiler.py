@@ -27,7 +27,7 @@ from explorer.lang.values import FALSE, TRUE
 _HELPERS = {
     "R_domain_set": R.domain_set, "R_domain_iter": R.domain_iter, "R_range_iter": R.range_iter,
     "R_build_range_iter": R.build_range_iter,
-    "R_in_range": R.in_range, "R_get": R.get, "R_field": R.field, "R_slice": R.slice_, "R_div": R.div,
+    "R_in_range": R.in_range, "R_in_seq_set": R.in_seq_set, "R_get": R.get, "R_field": R.field, "R_slice": R.slice_, "R_div": R.div,
     "R_mod": R.mod, "R_range": R.irange, "R_subset": R.subset, "R_map_pairs": R.map_pairs,
     "R_record": R.make_record, "R_EMPTY": R.EMPTY, "R_try": R.try_, "R_TRUE": TRUE, "R_FALSE": FALSE,
     "R_truth": R.truth, "R_add": R.add, "R_sub": R.sub, "R_mul": R.mul, "R_neg": R.neg,
@@ -258,6 +258,9 @@ class Compiler:
             fn = f"a{e.index}_labelled"
             if fn not in self.ns:
                 raise EvalError(f"enabled {e.action} can be evaluated only on a state of the model", self.loc(e.loc))
+            if e.args:  # a binding's parameters come first in its label (_label)
+                pinned = "(" + "".join(f"{self.ex(x)}, " for x in e.args) + ")"
+                return f"any(b[:{len(e.args)}] == {pinned} for b, _ in {fn}(s, [None]))"
             return f"(len({fn}(s, [None])) > 0)"
         if isinstance(e, A.Unary):
             return f"(not {self.cond(e.arg, 'the operand of not')})"
@@ -306,6 +309,8 @@ class Compiler:
                 return f"(not {test})" if neg else test
             if isinstance(r, A.Binary) and r.op == "..":
                 return f"({neg}R_in_range({self.ex(e.left)}, {self.ex(r.left)}, {self.ex(r.right)}, {self.loc(r.loc)}))"
+            if isinstance(r, A.SeqSet):
+                return f"({neg}R_in_seq_set({self.ex(e.left)}, {self.ex(r.elem)}, {self.loc(r.loc)}))"
             if isinstance(r, A.FnSet):
                 return f"({neg}R_in_fn_set({self.ex(e.left)}, {self.ex(r.domain)}, {self.ex(r.codomain)}, {self.loc(r.loc)}))"
             if self.kinds.native(op, self.kinds.of(e.left), self.kinds.of(r)):

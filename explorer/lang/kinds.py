@@ -317,6 +317,8 @@ class Kinds:
             return self.elem(e.binder.domain)
         if isinstance(e, A.FnSet):
             return _cap(("set", ("map", self.elem(e.domain), self.elem(e.codomain))))
+        if isinstance(e, A.SeqSet):
+            return _cap(("set", ("seq", self.elem(e.elem))))
         if isinstance(e, A.TupleLit):
             return _cap(("seq", join_all(self.of(x) for x in e.items)))
         if isinstance(e, A.SetLit):

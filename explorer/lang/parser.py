@@ -34,7 +34,7 @@ def _named_actions(e: A.Expr, what: str, loc: A.Loc) -> list[str]:
     """The actions `a | b` names after `fair`, `strong fair` or inside `<<...>>`."""
     names = A.action_names(e)
     if not names:
-        example = "<<a | b>>" if what == "<<...>>" else f"{what} a | b"
+        example = {"<<...>>": "<<a | b>>", "enabled": "enabled (a | b)"}.get(what, f"{what} a | b")
         raise _Located(f"{what} takes action names, one or several: `{example}`", loc)
     return names
 
@@ -258,7 +258,10 @@ class _ToAst(Transformer):
         return [str(t) for t in c]
 
     def property_decl(self, meta, c):
-        name, params, e = c
+        name, params, *lines = c
+        e = lines[0]
+        for line in lines[1:]:  # a block: the conjunction of its lines, each a formula of its own
+            e = A.Binary(e.loc, "and", e, line)
         prop = A.Property(_tok_loc(name), str(name), params or [], *_form(e))
         if prop.form == "ltl":
             atoms: list[A.Expr] = []
@@ -367,7 +370,16 @@ class _ToAst(Transformer):
         return A.Choose(_loc(meta), c[0], c[1])
 
     def enabled(self, meta, c):
-        return A.Enabled(_loc(meta), str(c[0]))
+        return A.Enabled(_loc(meta), str(c[0]), list(c[1:]))
+
+    def enabled_any(self, meta, c):
+        """`enabled (A | B)`: TLA+'s ENABLED (A \\/ B), which is ENABLED A \\/ ENABLED B."""
+        loc = _loc(meta)
+        names = _named_actions(c[0], "enabled", loc)
+        e: A.Expr = A.Enabled(loc, names[0])
+        for name in names[1:]:
+            e = A.Binary(loc, "or", e, A.Enabled(loc, name))
+        return e
 
     def fn_set(self, meta, c):
         return A.FnSet(_loc(meta), c[0], c[2])
@@ -424,7 +436,12 @@ class _ToAst(Transformer):
         return A.Field(_tok_loc(c[1]), c[0], str(c[1]))
 
     def call(self, meta, c):
-        return A.Call(_tok_loc(c[0]), str(c[0]), [a for a in c[1:] if a is not None])
+        args = [a for a in c[1:] if a is not None]
+        if str(c[0]) == "seq":  # TLA+'s Seq(S): a set former, not a function (checks reserves the name)
+            if len(args) != 1:
+                raise _Located(f"seq(S) takes one set, got {len(args)} argument(s)", _tok_loc(c[0]))
+            return A.SeqSet(_tok_loc(c[0]), args[0])
+        return A.Call(_tok_loc(c[0]), str(c[0]), args)
 
     def int_lit(self, meta, c):
         return A.Lit(_loc(meta), int(c[0]))

@@ -114,6 +114,10 @@ class _Gen:
         self.constants: list[bytes] = []
         self.const_ids: dict[int, int] = {}  # id(expression) -> K index
         self.funcs: list[str] = []
+        self.pinned: dict[int, int] = {}  # action -> the most parameters an `enabled A(e1, ...)` gives
+        for n in A.nodes([self.spec.defs, self.spec.predicates, self.spec.properties, self.spec.views]):
+            if isinstance(n, A.Enabled) and n.args:
+                self.pinned[n.index] = max(self.pinned.get(n.index, 0), len(n.args))
         self.memo: dict[int, str] = {}  # id(Def) -> its function's name
         self.nmemo = 0
         self.tmp = 0
@@ -250,6 +254,11 @@ class _Gen:
         if isinstance(e, A.Unary):
             return f"(!{self.cond(e.arg)})"
         if isinstance(e, A.Enabled):  # the action's successors from the current state, then forgotten
+            if e.args:
+                if len(e.args) > 8:
+                    raise Unsupported("enabled of a binding of more than 8 parameters", e.loc)
+                pins = "".join(f"c->pin[{i}] = {self.ex(x)}; " for i, x in enumerate(e.args))
+                return f"({{ {pins}c->npin = {len(e.args)}; int yes = en_probe(c, {e.index}); c->npin = 0; yes; }})"
             return f"en_probe(c, {e.index})"
         if isinstance(e, A.Quant):
             r, done = self.fresh(), self.fresh()
@@ -268,6 +277,8 @@ class _Gen:
             r = e.right
             if isinstance(r, A.Binary) and r.op == "..":
                 return f"{neg}in_range(c, {self.ex(e.left)}, {self.ex(r.left)}, {self.ex(r.right)})"
+            if isinstance(r, A.SeqSet):
+                return f"{neg}in_seqset(c, {self.ex(e.left)}, {self.ex(r.elem)})"
             if isinstance(r, A.FnSet):
                 return f"{neg}in_fnset(c, {self.ex(e.left)}, {self.ex(r.domain)}, {self.ex(r.codomain)})"
             return f"{neg}member(c, {self.ex(e.left)}, {self.ex(r)})"
@@ -354,7 +365,9 @@ class _Gen:
             a = self.act[0]
             fair = "".join(f"c->fv[{i}] = L_{next(b for b in a.params if b.name == name).local}; "
                            for i, name in enumerate(a.fair_by))  # which of its conditions the step meets (fair_bits)
-            out.append(f"{fair}emit(c, {self.act[1]}, n);")
+            pins = self.pinned.get(self.act[1], 0)  # `enabled A(e1, ...)` probes keep the binding's successors only
+            test = " && ".join(f"(c->npin <= {i} || eq(c->pin[{i}], L_{a.params[i].local}))" for i in range(pins))
+            out.append(f"{fair}" + (f"if ({test}) " if test else "") + f"emit(c, {self.act[1]}, n);")
         return "\n".join(out)
 
     def resets(self, stmts: list[A.Node]) -> str:

@@ -17,19 +17,23 @@ class Actions:
         self.expr = expr
         self.names = expr.names
 
-    def action(self, a: A.Action, free: tuple[str, ...] = (), op: str | None = None) -> Block:
+    def action(self, a: A.Action, free: tuple[str, ...] = (), op: str | None = None,
+               in_domain: bool = False) -> Block:
         """The action's operator; the parameters named in `free` are the operator's own (`op(c)
-        == \\E S \\in D : ...`: a `fair(c)` action's steps for one c)."""
+        == \\E S \\in D : ...`: a `fair(c)` action's steps for one c). `in_domain`: the operator
+        says its own parameters are in their domains (a binding outside them is no step here)."""
         env: Env = {}
         heads = []
         formals = []
+        domains = []
         for p in a.params:
             name, dom, env = self.expr.bind(p, env)
             if p.name in free:
                 formals.append(name)
+                domains.append([f"{name} \\in {dom}"])
             else:
                 heads.append(f"\\E {name} \\in {dom} :")
-        items = self.block(a.body, env)
+        items = (domains if in_domain else []) + self.block(a.body, env)
         untouched = [self.names.var_name(i) for i in range(len(self.expr.spec.vars))
                      if i not in A.assigned(a.body)]
         if untouched:

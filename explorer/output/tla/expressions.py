@@ -51,6 +51,9 @@ class Expressions:
         self.variants: dict[tuple, str] = {}  # (def id, arg types) -> operator name
         self.variant_text: dict[tuple, str] = {}  # (def id, body text with placeholder) -> name
         self.def_done: set[int] = set()  # ids of the definitions exported at least once
+        # (action, k) -> the operator of its steps with its first k parameters given (`enabled A(e1, ...)`),
+        # whose definitions the module writes with the actions' (`bindings`)
+        self.binding_ops: dict[tuple[int, int], str] = {}
 
     def fail(self, msg: str, loc: A.Loc | None = None) -> NoReturn:
         raise SpecError(f"cannot export to TLA+: {msg}", self.spec.path, self.spec.text, loc)
@@ -151,7 +154,13 @@ class Expressions:
         if isinstance(e, A.Quant):
             return self.quant(e, env)
         if isinstance(e, A.Enabled):  # the module defines the actions before whatever uses this
-            return f"(ENABLED {self.names.name_of('action', e.action)})"
+            name = self.names.name_of("action", e.action)
+            if e.args:  # ENABLED A_at(e1, ...): A's steps with its first k parameters e1, ... (the rest: \E)
+                key = (e.index, len(e.args))
+                if key not in self.binding_ops:
+                    self.binding_ops[key] = self.names.fresh_global(f"{name}_at")
+                return f"(ENABLED {self.binding_ops[key]}({', '.join(self.d(x, env) for x in e.args)}))"
+            return f"(ENABLED {name})"
         if isinstance(e, A.TupleLit):
             return "<<" + ", ".join(self.d(x, env) for x in e.items) + ">>"
         if isinstance(e, A.SetLit):
@@ -189,6 +198,10 @@ class Expressions:
                 if self.ty(x, env)[0] not in kinds:
                     self.fail(f"[S -> T] needs finite sets, this is {describe(self.ty(x, env))}", x.loc)
             return f"[{self.d(e.domain, env)} -> {self.d(e.codomain, env)}]"
+        if isinstance(e, A.SeqSet):  # only on the right of `in` (checks): TLC tests membership directly
+            if self.ty(e.elem, env)[0] not in ("set", "iset", "bot", "any"):
+                self.fail(f"seq(S) needs a set, this is {describe(self.ty(e.elem, env))}", e.elem.loc)
+            return f"Seq({self.tr(e.elem, env)})"
         self.fail(f"unsupported expression {type(e).__name__}", e.loc)
 
     def d(self, e: A.Expr, env: Env) -> str:

@@ -124,6 +124,9 @@ class Exporter:
         if enabled:
             predicates()
         temporal = [self.actions.temporal(p, name) for p, name in self.properties]
+        for (index, k), op in expr.binding_ops.items():  # used by what comes after the actions, defined with them
+            a = spec.actions[index]
+            actions.append(self.actions.action(a, tuple(p.name for p in a.params[:k]), op, in_domain=True))
         next_items = [[names.name_of("action", a.name)] for a in spec.actions]
 
         # definitions no action, predicate or other definition used: export them if possible

@@ -377,6 +377,8 @@ class Types:
             return elem_of(ty(e.binder.domain, env))
         if isinstance(e, A.FnSet):
             return SET(MAP(elem_of(ty(e.domain, env)), elem_of(ty(e.codomain, env))))
+        if isinstance(e, A.SeqSet):
+            return SET(SEQ(elem_of(ty(e.elem, env))))
         if isinstance(e, A.TupleLit):
             return TUP(ty(x, env) for x in e.items)
         if isinstance(e, A.SetLit):
