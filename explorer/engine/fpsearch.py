@@ -33,7 +33,7 @@ def check_fingerprints(model: Model, deadlock: bool = True, limits: Limits | Non
     exact search at a level boundary (see `search.check`'s `switch_at`)."""
     limits = limits or Limits()
     started = resume["started"] if resume else time.monotonic()
-    fingerprint = Fingerprinter()
+    fingerprint = Fingerprinter(model.canonical)
     seen = FingerprintSet()
     fps = array("q")  # fingerprint of state i
     parents = array("i")  # parent index of state i (-1: an initial state); 4 bytes: up to 2^31 states

@@ -41,6 +41,7 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
     seen: dict[tuple, int] = {}
     actions = model.actions
     succ_all = model.successors
+    canonical = model.canonical  # symmetry: states are remembered by their orbit's representative
     n_act = len(actions)
     gen_by = [0] * n_act
     new_by = [0] * n_act
@@ -99,7 +100,8 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
                     generated += 1
                     if max_states and len(states) >= max_states:
                         raise Stop("incomplete", stopped_by="max-states")
-                    if t in seen:
+                    key = t if canonical is None else canonical(t)
+                    if key in seen:
                         continue
                     if not allowed(t, 0):
                         # TLC checks the invariants of an initial state outside the constraints
@@ -116,7 +118,7 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
                         parent.pop()
                         uncounted = 0
                         continue
-                    seen[t] = len(states)
+                    seen[key] = len(states)
                     states.append(t)
                     parent.append(-1)
                     bad = invariant(t, len(states) - 1)
@@ -164,7 +166,8 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
                         gen_by[ai] += len(succ)
                         for t in succ:
                             n = len(states)
-                            if t not in seen:
+                            key = t if canonical is None else canonical(t)
+                            if key not in seen:
                                 if constraints and not allowed(t, n):
                                     # TLC checks a pruned state's invariants, then drops it uncounted
                                     pruned += 1
@@ -180,7 +183,7 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
                                             step(s, successors, ai, succ, t, n)
                                         continue
                                 else:
-                                    seen[t] = n
+                                    seen[key] = n
                                     new_by[ai] += 1
                                     states.append(t)
                                     parent.append(head)

@@ -134,7 +134,7 @@ class Owner:
 
     def __init__(self, model: Model):
         self.model, self.deadlock = model, True
-        self.fingerprint = Fingerprinter()
+        self.fingerprint = Fingerprinter(model.canonical)
         self.frontier = Frontier(len(model.var_names))
         self.idx = np.zeros(0, dtype=np.int64)  # the global index of each frontier state, ascending
         self.pending = Frontier(len(model.var_names))  # this level's NEW candidates, in order
@@ -538,7 +538,7 @@ def _coordinate(model: Model, transport, deadlock: bool, limits: Limits, started
 
 
 def _search(model: Model, transport, seen: FingerprintSet, deadlock: bool, limits: Limits, started: float) -> Result:
-    fingerprint = Fingerprinter()
+    fingerprint = Fingerprinter(model.canonical)
     fps, parents = array("q"), array("i")
     n_act = len(model.actions)
     gen_by, new_by = [0] * n_act, [0] * n_act

@@ -324,6 +324,13 @@ class View(Node):
 
 
 @dataclass(eq=False)
+class Symmetry(Node):
+    """`symmetry S`: the elements of constant S (a set of strings, TLA+ model values) are
+    interchangeable, so states are remembered up to a permutation of them."""
+    name: str
+
+
+@dataclass(eq=False)
 class Spec:
     path: str
     text: str
@@ -334,6 +341,7 @@ class Spec:
     predicates: list[Predicate]
     properties: list[Property] = field(default_factory=list)
     views: list[View] = field(default_factory=list)
+    symmetry: list[Symmetry] = field(default_factory=list)
 
     def by_kind(self, kind: str) -> list[Predicate]:
         return [p for p in self.predicates if p.kind == kind]

@@ -147,8 +147,21 @@ class Checker:
             self.view(v)
         self.check_enabled()
         self.check_kinds()
+        self.check_symmetry()
 
     # ---- declarations ----
+    def check_symmetry(self) -> None:
+        """`symmetry S` names a constant, once: TLC's SYMMETRY takes one set of permutations, and
+        the permutations of two sets taken separately are not a group (not an orbit's least
+        element). Its value is checked when the constants are known (`lang/symmetry.py`)."""
+        decls = self.spec.symmetry
+        if len(decls) > 1:
+            self.error(f"a spec may declare one symmetry set (line {decls[0].loc.line} declares one)", decls[1].loc)
+        for d in decls:
+            ref = self.globals.get(d.name)
+            if ref is None or ref.kind != "const":
+                self.error(f"symmetry {d.name}: {d.name} is not a constant; `symmetry S` names a constant set "
+                           "of model values (strings) the spec treats alike", d.loc)
     def find_recursion(self) -> None:
         """Mark the definitions that can call themselves (through others): the compiler makes
         real functions of those, and inlines the rest. What a recursive definition reads is

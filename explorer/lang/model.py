@@ -16,6 +16,7 @@ from explorer.lang.compiler import CompiledAction, CompiledPredicate, CompiledVi
 from explorer.lang.errors import EvalError, SpecError, did_you_mean
 from explorer.lang.kinds import base, value_kind
 from explorer.lang.runtime import BUILTIN_VALUES, domain_iter
+from explorer.lang.symmetry import canonicalizer, symmetry_elements
 from explorer.lang.values import TRUE, kind_of, normalize, short
 from explorer.run.limits import Limits, guard
 
@@ -47,6 +48,10 @@ class Model:
     # len(invariants)), `always [A | B]` on every step generated (`first_failing_step`)
     state_properties: list[A.Predicate] = field(default_factory=list)
     step_checks: list[StepCheck] = field(default_factory=list)
+    # `symmetry S`: state -> its orbit's representative under the permutations of S (what the
+    # searches remember a state by; lang/symmetry.py), and S's elements; None without symmetry
+    canonical: Any = None
+    symmetry: tuple[str, ...] | None = None
 
     @property
     def check_names(self) -> list[str]:
@@ -383,6 +388,7 @@ def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
             if holds is not TRUE:
                 shown = ", ".join(f"{c.name} = {short(v)}" for c, v in zip(spec.consts, values))
                 raise SpecError(f"assumption {p.name} does not hold for these constants ({shown})", path, text, e.loc)
+    elements = symmetry_elements(spec, values)
     comp = Compiler(spec, values)
     try:
         actions = [comp.action(a, i) for i, a in enumerate(spec.actions)]
@@ -401,8 +407,36 @@ def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
         views = [comp.view(v, i) for i, v in enumerate(spec.views)]
     except EvalError as err:
         raise SpecError(err.message, path, text, comp.locs[err.loc] if isinstance(err.loc, int) else err.loc) from None
+    canonical = None
+    if elements is not None:
+        _refuse_temporal(spec, temporal_props)
+        canonical = canonicalizer(elements)
+        fingerprinted = _symmetric_fingerprinted(successors, canonical)
     return Model(spec, {c.name: v for c, v in zip(spec.consts, values)}, [v.name for v in spec.vars],
                  actions, preds["invariant"], preds["constraint"], preds["terminal"], initial,
                  first_failing, successors, comp.locs, comp.guards, (path, text, overrides, invariants, properties), fingerprinted,
                  views=views, properties=temporal, fairness=fairness, state_properties=state_props,
-                 step_checks=step_checks)
+                 step_checks=step_checks, canonical=canonical, symmetry=elements)
+
+
+def _refuse_temporal(spec: A.Spec, temporal: list[A.Property]) -> None:
+    """Symmetry reduction keeps one state of each orbit, and the temporal phase would look for
+    fair cycles in the graph of those representatives, where a cycle need not be a behaviour's
+    (TLC checks liveness under SYMMETRY and warns it may miss violations). Refused, located: the
+    safety properties checked during the search (`always P`, `always [A]`) are sound."""
+    if temporal:
+        p = temporal[0]
+        raise SpecError(f"property {p.name} is checked after the search, on the state graph, which symmetry "
+                        f"reduction ({spec.symmetry[0].name}) cuts down to one state per orbit: a cycle there need "
+                        "not be a cycle of the spec, so a violation could be missed or invented. Check it on a "
+                        "spec without `symmetry`, or leave it out (--property NAME selects, --no-properties "
+                        "checks none)", spec.path, spec.text, p.loc)
+
+
+def _symmetric_fingerprinted(successors: Any, canonical: Any) -> Any:
+    """`Model.fingerprinted` under symmetry: each successor's fingerprint is its orbit
+    representative's (the formula of `fingerprints.Fingerprinter.many`, over the same cache)."""
+    def fingerprinted(s: tuple, p: tuple, cache: dict) -> tuple:
+        succ = successors(s)
+        return succ, [hash(tuple(map(cache.__getitem__, canonical(t)))) for ts in succ for t in ts]
+    return fingerprinted

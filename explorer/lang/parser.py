@@ -227,6 +227,9 @@ class _ToAst(Transformer):
     def const_decl(self, meta, c):
         return A.Const(_tok_loc(c[0]), str(c[0]), c[1] if len(c) > 1 else None)
 
+    def symmetry_decl(self, meta, c):
+        return A.Symmetry(_loc(meta), str(c[0]))
+
     def var_eq(self, meta, c):
         return A.Var(_tok_loc(c[0]), str(c[0]), c[1], False)
 
@@ -626,6 +629,8 @@ def parse_spec(text: str, path: str = "<spec>") -> A.Spec:
             spec.properties.append(d)
         elif isinstance(d, A.View):
             spec.views.append(d)
+        elif isinstance(d, A.Symmetry):
+            spec.symmetry.append(d)
         else:
             spec.predicates.append(d)
     return spec

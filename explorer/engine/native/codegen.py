@@ -458,8 +458,10 @@ def generate(model: Model, probes: Sequence[str] = ()) -> Generated:
     construct the native engine does not take. `probes`: parameterless definitions that search.c's
     `eval_probes` evaluates on given states (the operator tests, tests/operators.py); a search
     has none."""
-    g = _Gen(model)
     spec = model.spec
+    if model.symmetry is not None:  # the C search remembers states by their own fingerprints
+        raise Unsupported(f"symmetry reduction (`symmetry {spec.symmetry[0].name}`)", spec.symmetry[0].loc)
+    g = _Gen(model)
     defs = {d.name: d for d in spec.defs}
     probe_fns = []
     for k, name in enumerate(probes):

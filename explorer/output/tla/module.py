@@ -10,7 +10,7 @@ from explorer.output.tla.actions import Actions
 from explorer.output.tla.expressions import Expressions
 from explorer.output.tla.helpers import helper_text
 from explorer.output.tla.layout import comment_text, conj, disj, place
-from explorer.output.tla.names import Names
+from explorer.output.tla.names import Names, valid_ident
 from explorer.output.tla.types import ANY, Types, describe
 from explorer.output.tla.values import tla_string, tla_value
 
@@ -45,6 +45,24 @@ class Exporter:
         wanted = {p.name for p in model.properties} | {p.name for p in model.state_properties} | \
             {c.name for c in model.step_checks}
         self.properties = [(p, self.names.fresh_global(p.name)) for p in self.spec.properties if p.name in wanted]
+        self.symmetry = self._symmetry()
+
+    def _symmetry(self) -> tuple[int, list[str], str] | None:
+        """`symmetry S`: (S's constant index, its elements as TLC model values, the permutation
+        set's operator). S is a CONSTANT set in the cfg, `S = {p1, p2}`, and the cfg's SYMMETRY
+        names `Permutations(S)` (TLC module): TLC remembers each state by the least fingerprint of
+        its permutations, one state per orbit as here."""
+        if self.model.symmetry is None:
+            return None
+        decl = self.spec.symmetry[0]
+        index = next(i for i, c in enumerate(self.spec.consts) if c.name == decl.name)
+        for x in self.model.symmetry:
+            if not valid_ident(x) or x in self.names.taken or x in self.names.spec_idents:
+                self.fail(f"the symmetry set's element {tla_value(x, decl.name, self.fail)} cannot be a TLC model "
+                          "value: a model value is a bare identifier in the cfg, one the module does not use",
+                          decl.loc)
+            self.names.taken.add(x)
+        return index, list(self.model.symmetry), self.names.fresh_global("Symmetry")
 
     def name_of(self, kind: str, name: str) -> str:
         """The TLA+ name of the spec's `kind` ("var", "action", "invariant", ...) `name`."""
@@ -71,13 +89,15 @@ class Exporter:
             self.module, self.spec.path, deadlock=self.deadlock, terminal=self.terminal,
             model_values=[(names.const_name(i), names.model_values[i]) for i in sorted(names.model_values)],
             invariants=self.invariant_names, constraints=self.constraint_names,
-            properties=[name for _, name in self.properties])
+            properties=[name for _, name in self.properties],
+            symmetry=None if self.symmetry is None else (names.const_name(self.symmetry[0]), self.symmetry[1],
+                                                         self.symmetry[2]))
 
     def module_text(self) -> str:
         spec, model, names, expr = self.spec, self.model, self.names, self.expr
         consts = []
         for i, (c, v) in enumerate(zip(spec.consts, model.constants.values())):
-            if i not in names.model_values:
+            if i not in names.model_values and (self.symmetry is None or i != self.symmetry[0]):
                 consts.append(f"{names.const_name(i)} == {tla_value(v, f'constant {c.name}', self.fail)}")
         var_names = [names.var_name(i) for i in range(len(spec.vars))]
 
@@ -158,13 +178,16 @@ class Exporter:
         if names.model_values:
             lines.append("\\* " + ", ".join(names.const_name(i) for i in sorted(names.model_values))
                          + " are TLC model values (set in the cfg): strings no literal spells, used as markers.")
+        if self.symmetry is not None:
+            lines.append(f"\\* {names.const_name(self.symmetry[0])} is a set of TLC model values (set in the cfg), "
+                         f"whose permutations are the cfg's SYMMETRY ({self.symmetry[2]}).")
         for note in expr.notes:
             lines.append(f"\\* Note: {note}")
         for v in spec.views:  # a view draws traces and constrains nothing: TLA+ has no counterpart
             lines.append(f"\\* View {v.name} is not exported: it only draws traces (see docs/tla-export.md).")
         lines.append("EXTENDS Integers, Sequences, FiniteSets, TLC")
         lines.append("")
-        strings = sorted(names.literal_strings | names.constant_strings)
+        strings = sorted(names.literal_strings | names.constant_strings - set(model.symmetry or ()))
         if strings:
             spelled = []
             for x in strings:
@@ -176,8 +199,14 @@ class Exporter:
             lines.append("\\* module; listing them here first makes that this explorer's order (sorted).")
             lines.append(f"StringOrder == <<{', '.join(spelled)}>>")
             lines.append("")
-        if names.model_values:
-            lines.append("CONSTANTS " + ", ".join(names.const_name(i) for i in sorted(names.model_values)))
+        declared = [names.const_name(i) for i in sorted(names.model_values)]
+        if self.symmetry is not None:
+            declared.append(names.const_name(self.symmetry[0]))
+        if declared:
+            lines.append("CONSTANTS " + ", ".join(declared))
+            lines.append("")
+        if self.symmetry is not None:
+            lines.append(f"{self.symmetry[2]} == Permutations({names.const_name(self.symmetry[0])})")
             lines.append("")
         if consts:
             lines.extend(consts)
