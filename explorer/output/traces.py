@@ -7,6 +7,7 @@ import json
 import os
 import stat
 import tempfile
+from math import factorial
 from typing import Any
 
 from explorer.engine.replay import ENABLED_ELSEWHERE, Outcome
@@ -263,6 +264,10 @@ def format_result(model: Model, result: Result, spec_path: str = "", diff: bool 
                      "(the proof covers only the constrained state space).")
     word = "complete state graph search" if result.complete else "search so far"
     lines.append(f"The depth of the {word} is {result.depth}.")
+    if model.symmetry is not None:
+        n = factorial(len(model.symmetry))
+        lines.append(f"Symmetry: states were remembered up to the {n} permutations of {model.spec.symmetry[0].name}, "
+                     "one per orbit (TLC's SYMMETRY counts the same).")
     if result.fingerprints:
         lines.append(f"States were remembered by {result.fingerprint_bits}-bit fingerprint; the probability that two of them "
                      f"collided (so that part of the space went unexplored) is {collision(result):.1e} "
@@ -344,6 +349,7 @@ def result_json(model: Model, result: Result, deadlock: bool | None = None) -> d
         "engine_note": result.engine_note,
         "spot_checked": result.spot_checked if result.engine == "native" else None,
         "spot_check_seconds": round(result.spot_seconds, 3) if result.engine == "native" else None,
+        "symmetry": list(model.symmetry) if model.symmetry is not None else None,
         "fingerprints": result.fingerprints,
         "fingerprint_bits": result.fingerprint_bits if result.fingerprints else None,
         "fingerprint_collision_probability": collision(result) if result.fingerprints else None,
