@@ -156,7 +156,12 @@ def check_fingerprints(model: Model, deadlock: bool = True, limits: Limits | Non
                                     raise Stop("violated", **model.violation(bad), index=n, queue=n - head - 1,
                                                 extra=head)
                                 if step_checks:  # TLC's action properties, on every step (search.check)
-                                    bad = first_failing_step(step_checks, s, generated[j], ai, t)
+                                    try:
+                                        bad = first_failing_step(step_checks, s, generated[j], ai, t)
+                                    except Exception as err:  # an action predicate, at the step's first state
+                                        found_state[head] = s
+                                        raise Stop("error", error=err, index=head, where="an action property",
+                                                    queue=len(fps) - head - 1) from None
                                     if bad >= 0:
                                         gen_by[ai] -= len(succ) - bi - 1
                                         found_state[n] = t

@@ -676,6 +676,7 @@ def _step_lasso(checker: Checker, g: Graph, prop: CompiledProperty, cycles_only:
     actions (`bits`: their steps, and the states where one is enabled):
 
     - `always [A]` ([][A]_vars): a step that is not an A step (the nearest one), then on to a fair loop;
+      `always [P]` ([][P]_vars, P an action predicate): the same with a step where P is false;
     - `always eventually <<A>>` ([]<><<A>>_vars): a fair loop that takes no A step;
     - `eventually always [A]` (<>[][A]_vars): a fair loop that takes a step that is not an A step;
     - `fair A` (WF_vars(A)): a fair loop with A enabled in every state and no A step;
@@ -684,9 +685,20 @@ def _step_lasso(checker: Checker, g: Graph, prop: CompiledProperty, cycles_only:
     bits = step_bits(model, prop)
     n = len(g.states)
     alive = bytearray(b"\x01") * n
-    if prop.form == "always_step":
+    if prop.form in ("always_step", "always_action"):
+        if prop.form == "always_action":  # [][P]_vars: a step where P is false (a stutter has no edge)
+            def fails(v: int, e: int) -> bool:
+                try:
+                    return not prop.p(g.states[v], g.states[g.indices[e]])
+                except Exception as err:
+                    stop = _Error(err, v, f"property {prop.label}")
+                    stop.states, stop.parent = g.states, g.parent
+                    raise stop from None
+        else:
+            def fails(v: int, e: int) -> bool:
+                return not g.emask[e] & bits
         for v in range(n):  # ids are in BFS order: the first such state is a nearest one
-            bad = next((g.indices[e] for e in g.succ(v) if not g.emask[e] & bits), None)
+            bad = next((g.indices[e] for e in g.succ(v) if fails(v, e)), None)
             if bad is not None:
                 break
         else:

@@ -83,7 +83,10 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
         """TLC's action properties: the step s -> t by action `ai` (t is state n when `new`, else
         seen before or pruned) checked after the invariants, on every step generated."""
         nonlocal uncounted
-        bad = first_failing_step(step_checks, s, successors, ai, t)
+        try:
+            bad = first_failing_step(step_checks, s, successors, ai, t)
+        except Exception as err:  # an action predicate (`always [P]`): reported at the step's first state
+            raise Stop("error", error=err, index=head, where="an action property", queue=len(states) - head - 1) from None
         if bad < 0:
             return
         gen_by[ai] -= len(succ) - succ.index(t) - 1

@@ -70,7 +70,7 @@ class Reply:
     """What a worker found in one level (see `Owner.expand`); rows are its frontier's states."""
     idx: np.ndarray  # the global index of each row
     counts: np.ndarray  # rows expanded x actions: successors per action
-    failed: tuple[int, Any] | None  # (row, error) of the first row whose actions raised; later rows are not expanded
+    failed: tuple[int, Any, str] | None  # (row, error, where) of the first row whose actions raised; later rows are not expanded
     stuck: dict[int, Any]  # rows without successors not excused by a terminal predicate: False, or the error it raised
     fp: np.ndarray  # per candidate (int64), in (parent, position) order
     parent: np.ndarray  # its parent's global index
@@ -170,6 +170,7 @@ class Owner:
         for lo in range(0, len(self.frontier), BATCH):
             chunk = self.frontier.chunk(lo, lo + BATCH)
             produced: list[tuple] = []
+            verdicts: list[list[list[int]]] = []  # per parent and action, each step's first failing step check
             flat: list[int] = []
             for s in chunk:
                 try:
@@ -177,8 +178,15 @@ class Owner:
                 except (LimitReached, KeyboardInterrupt, MemoryError):
                     raise
                 except Exception as err:
-                    failed = (lo + len(produced), _portable(err))
+                    failed = (lo + len(produced), _portable(err), "action")
                     break
+                if step_checks:  # TLC's action properties; an action predicate that fails to evaluate
+                    try:         # stops the search at the step's first state (search.check)
+                        verdicts.append([[first_failing_step(step_checks, s, succ, ai, t) for t in ts]
+                                         for ai, ts in enumerate(succ)])
+                    except Exception as err:
+                        failed = (lo + len(produced), _portable(err), "an action property")
+                        break
                 produced.append(succ)
                 flat += q
             expanded += len(produced)
@@ -199,9 +207,9 @@ class Owner:
                 g = idx[lo + j]
                 pos = 0
                 for ai, ts in enumerate(succ):
-                    for t in ts:
+                    for bi, t in enumerate(ts):
                         f = flat[at]
-                        bad_step = first_failing_step(step_checks, chunk[j], succ, ai, t) if step_checks else -1
+                        bad_step = verdicts[j][ai][bi] if step_checks else -1
                         if known[at]:
                             if bad_step >= 0:  # reported: the one-process search stops at this step
                                 r_fp.append(f)
@@ -663,7 +671,7 @@ def _walk(model: Model, replies: list[Reply], level: int, level_start: int, leve
         reply = replies[w]
         fp_w, pos_w, code_w, counts_w, start_w, step_w = cols[w]
         if reply.failed is not None and reply.failed[0] == row:
-            raise Stop("error", error=_revive(reply.failed[1]), index=head, where="action",
+            raise Stop("error", error=_revive(reply.failed[1]), index=head, where=reply.failed[2],
                         queue=len(fps) - head - 1)
         counts = counts_w[row]
         k, end = start_w[row], start_w[row + 1]

@@ -39,6 +39,14 @@ class Name(Expr):
 
 
 @dataclass(eq=False)
+class Primed(Expr):
+    """`x'`: a variable (or a definition without parameters) in the next state of a step; only in
+    an action property, `always [P]` (TLA+'s [][P]_vars), where checks.py allows it."""
+    id: str
+    ref: Any = field(default=None, init=False)  # set by checks: Ref of a var or a def
+
+
+@dataclass(eq=False)
 class Call(Expr):
     fn: str
     args: list[Expr]
@@ -284,14 +292,15 @@ class Temporal(Expr):
     actions: list[str] = field(default_factory=list)
 
 
-STEP_FORMS = ("always_step", "always_eventually_step", "eventually_always_step", "weak_fair", "strong_fair")
+STEP_FORMS = ("always_step", "always_action", "always_eventually_step", "eventually_always_step", "weak_fair", "strong_fair")
 
 
 @dataclass(eq=False)
 class Property(Node):
     """A temporal property: `always eventually P`, `eventually always P`, `eventually P` or
     `P leads_to Q`, of state predicates; or one of the steps of some actions (STEP_FORMS:
-    `always [A | B]`, `always eventually <<A>>`, `eventually always [A]`, `fair A`, `strong fair
+    `always [A | B]`, `always [P]` (P an action predicate: primed variables, TLA+'s [][P]_vars; its
+    `p`), `always eventually <<A>>`, `eventually always [A]`, `fair A`, `strong fair
     A`); or any other combination of them with `and`, `or`, `not`, `implies` (form "ltl": `formula`,
     checked by engine/ltl.py); with parameters, one property per binding of their (constant) domains."""
     name: str
@@ -395,7 +404,7 @@ def property_text(p: Property) -> str:
             "eventually_always": lambda: f"eventually always {unparse(p.p)}",
             "eventually": lambda: f"eventually {unparse(p.p)}",
             "leads_to": lambda: f"{unparse(p.p)} leads_to {unparse(p.q)}",
-            "always_step": lambda: f"always [{acts}]", "always_eventually_step": lambda: f"always eventually <<{acts}>>",
+            "always_step": lambda: f"always [{acts}]", "always_action": lambda: f"always [{unparse(p.p)}]", "always_eventually_step": lambda: f"always eventually <<{acts}>>",
             "eventually_always_step": lambda: f"eventually always [{acts}]", "weak_fair": lambda: f"fair {acts}",
             "strong_fair": lambda: f"strong fair {acts}", "ltl": lambda: unparse(p.source)}[p.form]()
 
@@ -429,6 +438,8 @@ def unparse(e: Expr) -> str:
             '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"' if isinstance(v, str) else str(v))
     if isinstance(e, Name):
         return e.id
+    if isinstance(e, Primed):
+        return e.id + "'"
     if isinstance(e, Call):
         return f"{e.fn}({', '.join(unparse(a) for a in e.args)})"
     if isinstance(e, Unary):

@@ -58,6 +58,7 @@ class Checker:
     def __init__(self, spec: A.Spec):
         self.spec = spec
         self.counter = 0
+        self.primes_ok = False  # checking an action property's predicate (`always [P]`): x' is allowed
         self.globals: dict[str, Ref] = {}
         self.defs: dict[str, _DefInfo] = {}
         self.nesting = 0  # expression levels above the node being checked
@@ -310,10 +311,16 @@ class Checker:
                 if not b.domain.static:
                     self.error(f"the domain of property parameter {b.name} must not depend on the state",
                                b.domain.loc)
+            acts = {a.name for a in self.spec.actions}
+            if p.form == "always_step" and len(p.actions) == 1 and p.actions[0] not in acts \
+                    and p.actions[0] in self.globals:  # `always [ready]` of a variable: [][ready]_vars
+                p.form, p.p, p.actions = "always_action", A.Name(p.loc, p.actions[0]), []
+            self.primes_ok = p.form == "always_action"
             for e in (p.p, p.q, *p.atoms):
                 if e is not None:
                     self.expr(e, scopes)
-                    self.boolean(e, "a property's predicate")
+                    self.boolean(e, "an action property's predicate" if self.primes_ok else "a property's predicate")
+            self.primes_ok = False
             p.indices = [self.action_index(n, f"property {p.name}", p.loc) for n in p.actions]
 
     def action_index(self, name: str, what: str, loc: A.Loc) -> int:
@@ -457,6 +464,19 @@ class Checker:
                     self.error(f"{e.id} takes {len(info.node.params)} argument(s): call it as {e.id}(...)", e.loc)
                 return self.inline(info, e.loc)
             return _Facts()
+        if isinstance(e, A.Primed):
+            if not self.primes_ok:
+                self.error(f"{e.id}' may appear only on the left of an update ({e.id}' = ...) or in an action "
+                           f"property, `always [P]` (TLA+'s [][P]_vars): `property p: always [{e.id}' >= {e.id}]`", e.loc)
+            ref = self.lookup(e.id, scopes, ag)
+            if ref is None or ref.kind not in ("var", "def") or (ref.kind == "def" and ref.target.params is not None):
+                self.error(f"{e.id}' primes a name that is neither a variable nor a definition without parameters", e.loc)
+            e.ref = ref
+            if ref.kind == "var":
+                return _Facts(uses_state=True, vars={ref.target})
+            facts = self.inline(self.defs[ref.target.name], e.loc)
+            facts.uses_state = True
+            return facts
         if isinstance(e, A.Call):
             facts = self._sub(e.args, scopes, ag)
             ref = self.lookup(e.fn, scopes, ag)

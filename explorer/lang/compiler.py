@@ -203,6 +203,7 @@ class Compiler:
         self.act: tuple | None = None  # while compiling an action: (action, choices, conditional, labelled)
         self.temporal = 0  # state functions of temporal properties compiled so far
         self.subst: dict[str, str] = {}  # optimistic code: parameters and bound names replaced by code
+        self.primed_defs: dict[int, Callable] = {}  # id(Def) -> its value at a state, for `d'` (step_function)
 
     # ---- plumbing ----
     def loc(self, loc: A.Loc) -> int:
@@ -347,6 +348,13 @@ class Compiler:
                 key = self.memo_keys.setdefault(target.name, len(self.memo_keys))
                 return f"(M[{key}] if {key} in M else M.setdefault({key}, {ex(target.body)}))"
             return f"({ex(target.body)})"  # a definition without parameters: substituted
+        if isinstance(e, A.Primed):  # in a step function (`step_function`): the next state is t
+            if e.ref.kind == "var":
+                return f"pv{e.ref.target}"
+            d = e.ref.target
+            if id(d) not in self.primed_defs:
+                self.primed_defs[id(d)] = self.state_value(d.body)
+            return f"{self._bind(self.primed_defs[id(d)])}(t)"
         if isinstance(e, A.Call):
             args = [ex(a) for a in e.args]
             if e.ref.kind == "def":
@@ -893,6 +901,16 @@ class Compiler:
         name = f"t{self.temporal}"
         args = "".join(f", {b.local}" for b in params)
         return self.define(f"def {name}(s{args}):\n    {self.unpack}\n    return {self.cond(e, what)}\n", name)
+
+    def step_function(self, e: A.Expr, params: list[A.Binder], what: str) -> Callable[..., bool]:
+        """An action property's predicate (`always [P]`, P over x and x'): `(state, next state,
+        *parameter values) -> bool`."""
+        self.temporal += 1
+        name = f"step{self.temporal}"
+        args = "".join(f", {b.local}" for b in params)
+        primed = "".join(f"pv{i}, " for i in range(self.nvars)) + "= t"
+        return self.define(f"def {name}(s, t{args}):\n    {self.unpack}\n    {primed}\n"
+                           f"    return {self.cond(e, what)}\n", name)
 
     def state_value(self, e: A.Expr) -> Callable[[tuple], Any]:
         """An expression's value at a state (`explorer eval`): `state -> value`."""

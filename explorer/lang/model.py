@@ -195,7 +195,7 @@ class CompiledProperty:
     name: str  # the declaration's name
     binding: dict[str, Any]
     form: str  # one of A.Property's forms
-    p: Any  # state -> bool (None for a STEP_FORMS property)
+    p: Any  # state -> bool (None for a STEP_FORMS property; always_action: (state, next state) -> bool)
     q: Any  # state -> bool (leads_to), else None
     loc: A.Loc
     actions: tuple[int, ...] = ()  # the actions whose steps it speaks of (A.STEP_FORMS, ltl)
@@ -210,19 +210,27 @@ class CompiledProperty:
 
 @dataclass
 class StepCheck:
-    """A property `always [A | B]` (TLA+'s `[][A \\/ B]_vars`), checked on every step the search
-    generates, as TLC checks an action property: a step passes when one of `actions` takes the
-    same state to the same successor, or when it changes nothing (a stutter)."""
+    """A property `always [A | B]` (TLA+'s `[][A \\/ B]_vars`) or `always [P]` (`[][P]_vars`, P an
+    action predicate over x and x'), checked on every step the search generates, as TLC checks an
+    action property: a step passes when one of `actions` takes the same state to the same
+    successor, or `pred(s, t)` holds, or when it changes nothing (a stutter)."""
     name: str
     actions: tuple[int, ...]
+    expr: A.Expr | None = None  # `always [P]`: P
+    pred: Any = None  # P compiled: (state, next state) -> bool
 
 
 def first_failing_step(checks: list[StepCheck], s: tuple, successors: tuple, ai: int, t: tuple) -> int:
     """The first of `checks` that the step from `s` to `t` by action `ai` fails, or -1;
     `successors` are all of `s`'s, one list per action (so `t in successors[b]` says whether
-    action b can take the step too)."""
+    action b can take the step too). An action predicate that fails to evaluate raises."""
     for k, c in enumerate(checks):
-        if ai in c.actions or t == s or any(t in successors[b] for b in c.actions):
+        if t == s:
+            return -1
+        if c.pred is not None:
+            if c.pred(s, t):
+                continue
+        elif ai in c.actions or any(t in successors[b] for b in c.actions):
             continue
         return k
     return -1
@@ -234,12 +242,16 @@ def split_safety(props: list[A.Property]) -> tuple[list[A.Property], list[A.Pred
     each such conjunct of a formula `(always P) and ...` (TLC splits a property's conjunction the
     same way; the rest of it stays temporal). Fairness never changes their verdict (every finite
     behaviour extends to a fair one). A property with parameters stays temporal, as TLC takes its
-    export (`\\A c \\in S : []P`). Returns (temporal, state checks, step checks)."""
+    export (`\\A c \\in S : []P`), except `always [P]`, one check of every binding (TLC refuses
+    `\\A c \\in S : [][P]_vars`; the export is `[][\\A c \\in S : P]_vars`, the same property).
+    Returns (temporal, state checks, step checks)."""
     temporal: list[A.Property] = []
     states: list[A.Predicate] = []
     steps: list[StepCheck] = []
     for p in props:
-        if p.params:
+        if p.form == "always_action":  # with parameters, one check of them all: [][\A k \in S : P]_vars
+            steps.append(StepCheck(p.name, (), A.Quant(p.loc, "forall", p.params, p.p) if p.params else p.p))
+        elif p.params:
             temporal.append(p)
         elif p.form == "always":
             states.append(A.Predicate(p.loc, "property", p.name, [p.p]))
@@ -313,13 +325,14 @@ def _temporal(spec: A.Spec, comp: Compiler, values: list[Any], props: list[A.Pro
     compiled = []
     for p in props:
         what = f"property {p.name}"
-        fp = comp.state_function(p.p, p.params, what) if p.p is not None else None
+        make = comp.step_function if p.form == "always_action" else comp.state_function
+        fp = make(p.p, p.params, what) if p.p is not None else None
         fq = comp.state_function(p.q, p.params, what) if p.q is not None else None
         fa = [comp.state_function(e, p.params, what) for e in p.atoms]
         for binding in _bindings(p.params, spec, values):
             compiled.append(CompiledProperty(
                 p.name, {b.name: v for b, v in zip(p.params, binding)}, p.form,
-                None if fp is None else (lambda s, f=fp, b=binding: f(s, *b)),
+                None if fp is None else (lambda s, *t, f=fp, b=binding: f(s, *t, *b)),
                 None if fq is None else (lambda s, f=fq, b=binding: f(s, *b)), p.loc, tuple(p.indices),
                 p.formula, tuple((lambda s, f=f, b=binding: f(s, *b)) for f in fa)))
     fairness = []
@@ -399,6 +412,9 @@ def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
             preds["invariant"] = [p for p in preds["invariant"] if p.name in invariants]
         selected = _named(spec.properties, properties, "property", path)
         temporal_props, state_props, step_checks = split_safety(selected) if split else (selected, [], [])
+        for c in step_checks:
+            if c.expr is not None:
+                c.pred = comp.step_function(c.expr, [], f"property {c.name}")
         first_failing = comp.first_failing(wanted + state_props, 0)
         successors = comp.all_successors()
         fingerprinted = comp.fingerprinted_successors(successors)

@@ -52,6 +52,17 @@ def _pred(e: A.Expr) -> bool:
     return _free(e) and not A.steps_of(e)
 
 
+def _action_predicate(e: A.Expr) -> A.Expr | None:
+    """P of `always [P]` when P is not action names (`[x' >= x]`, `[ready implies ready']`): an
+    action predicate over the state and the next (TLA+'s [P]_vars); None when `e` is no `[P]`."""
+    return e.items[0] if isinstance(e, A.TupleLit) and len(e.items) == 1 else None
+
+
+def _primed(e: A.Expr) -> A.Primed | None:
+    """The first primed name in `e`, if any."""
+    return next((n for n in A.nodes(e) if isinstance(n, A.Primed)), None)
+
+
 def _form(e: A.Expr) -> tuple[str, A.Expr | None, A.Expr | None, list[str]]:
     """(form, P, Q, actions) of a property's formula: one of the forms liveness.py checks directly
     (and TLC's exports keep), else "ltl" (any other combination, engine/ltl.py)."""
@@ -61,8 +72,12 @@ def _form(e: A.Expr) -> tuple[str, A.Expr | None, A.Expr | None, list[str]]:
             return "always_eventually_step", None, None, x.args[0].actions  # []<><<A>>_vars
         if _is(x, "eventually") and _pred(x.args[0]):
             return "always_eventually", x.args[0], None, []
+        if _free(x) and A.steps_of(x):
+            return "always_step", None, None, A.steps_of(x)
+        if _free(x) and _action_predicate(x) is not None:
+            return "always_action", _action_predicate(x), None, []  # [][P]_vars, P over x and x'
         if _free(x):
-            return ("always_step", None, None, A.steps_of(x)) if A.steps_of(x) else ("always", x, None, [])
+            return "always", x, None, []
         if isinstance(x, A.Binary) and x.op == "implies" and _pred(x.left):
             r = x.right
             if _is(r, "always") and _pred(r.args[0]):
@@ -103,6 +118,9 @@ def _ltl(e: A.Expr, atoms: list[A.Expr], actions: list[str]) -> tuple:
         if e.op == "eventually" and _is(x, "always") and A.steps_of(x.args[0]):
             actions.extend(A.steps_of(x.args[0]))
             return ("eventually", ("always", ("step", tuple(A.steps_of(x.args[0])), False)))
+        if e.op in ("always", "eventually") and _primed(x) is not None:
+            raise _Located("an action predicate (a primed variable) is a property of its own, `always [P]` (TLA+'s "
+                           "[][P]_vars), not part of a formula", _primed(x).loc)
         if e.op == "always" and A.steps_of(x):
             raise _Located("inside a formula, steps are `always eventually <<A>>` or `eventually always [A]` "
                            "(TLC's forms); `always [A]` is a property of its own", e.loc)
@@ -470,6 +488,9 @@ class _ToAst(Transformer):
 
     def name(self, meta, c):
         return A.Name(_tok_loc(c[0]), str(c[0]))
+
+    def primed(self, meta, c):
+        return A.Primed(_tok_loc(c[0]), str(c[0])[:-1])
 
     def tuple_lit(self, meta, c):
         return A.TupleLit(_loc(meta), [x for x in c if x is not None])

@@ -81,7 +81,7 @@ def format_verdict(model: Model, result: Result, spec_path: str = "", diff: bool
     elif result.verdict == "violated" and result.kind == "action property":  # TLC's words, then ours
         lines.append(f"Error: Action property {result.property} is violated.")
         lines.append(f"Error: property {result.property} is checked on every step the search generates (TLC's "
-                     "[][A]_vars): the behaviour below ends with a step that fails it.")
+                     "[][A]_vars or [][P]_vars): the behaviour below ends with a step that fails it.")
     elif result.verdict == "violated":
         lines.append(f"Error: Invariant {result.property} is violated.")
         if result.kind == "property":

@@ -176,6 +176,12 @@ class _Gen:
             if kind == "def":
                 return f"{self.memo_fn(target)}(c)"
             raise Unsupported(f"the name {e.id}", e.loc)  # constants and built-in values are static
+        if isinstance(e, A.Primed):  # in an action property's predicate (step_preds): the next state is c->t
+            if e.ref.kind == "var":
+                return f"(c->t[{e.ref.target}])"
+            t = self.fresh()  # a definition at the next state: evaluated there, its memo left for c->s
+            return (f"({{ V *{t} = c->s; c->s = c->t; c->gen++; V {t}_v = {self.memo_fn(e.ref.target)}(c); "
+                    f"c->s = {t}; c->gen++; {t}_v; }})")
         if isinstance(e, A.Call):
             args = [self.ex(a) for a in e.args]
             if e.ref.kind == "def":
@@ -407,7 +413,7 @@ class _Gen:
         for i, prop in enumerate(self.spec.properties):
             ok[prop.name] = True
             for w, e in (("p", prop.p), ("q", prop.q)):
-                if e is None:
+                if e is None or prop.form == "always_action":  # a predicate of steps, not of states
                     names.append("NULL")
                     continue
                 binds = "".join(f"V L_{b.local} = args[{n}]; " for n, b in enumerate(prop.params))
@@ -489,6 +495,16 @@ def generate(model: Model, probes: Sequence[str] = ()) -> Generated:
     # the action properties (model.step_checks): STEP_OK[k * NA_ALLOC + a] when action a's steps pass check k
     ok = [int(a in c.actions) for c in model.step_checks for a in range(max(na, 1))]
     table.append(f"static const unsigned char STEP_OK[{max(len(ok), 1)}] = {{{', '.join(map(str, ok)) or '0'}}};")
+    # `always [P]`: P as a C function of the state and the next (NULL for `always [A | B]`)
+    step_fns = []
+    for k, check in enumerate(model.step_checks):
+        if check.expr is None:
+            step_fns.append("NULL")
+            continue
+        g.funcs.append(f"static int step_pred_{k}(Ctx *c, V *s, V *t) {{\n    c->s = s; c->t = t; c->gen++;\n"
+                       f"    return {g.cond(check.expr)};\n}}")
+        step_fns.append(f"step_pred_{k}")
+    g.funcs.append(f"static int (*STEP_PRED[{max(len(step_fns), 1)}])(Ctx *, V *, V *) = {{{', '.join(step_fns) or 'NULL'}}};")
     table.append("static inline int en_probe(Ctx *c, int a) {  /* `enabled A`: A has a successor from c->s */\n"
                  "    V *s = c->s; size_t before = c->nsucc; ACTIONS[a](c, s);\n"
                  "    int yes = c->nsucc > before; c->nsucc = before; c->s = s; return yes;\n}")

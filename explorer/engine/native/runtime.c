@@ -51,6 +51,7 @@ typedef struct Ctx {
     char *top, *end;
     jmp_buf fail;
     V *s;                /* the state evaluated: one frozen value per variable */
+    V *t;                /* an action property's predicate (`always [P]`): the step's next state, x' */
     uint64_t gen;
     uint64_t *memo_gen;
     V *memo;

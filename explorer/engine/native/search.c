@@ -338,15 +338,21 @@ static void cand_push(Chunk *k, const V *w, FP fp, uint32_t parent, uint32_t ord
     memcpy(k->w + i * NV_ALLOC, w, NV_ALLOC * sizeof(V));
     k->fp[i] = fp; k->parent[i] = parent; k->ord[i] = ord; k->act[i] = (int16_t)act; k->fair[i] = fair; k->step[i] = -1;
 }
-/* TLC's action properties (`always [A | B]`, model.step_checks) on the steps of one parent, the
-   chunk's candidates [from, k->ncand): a step fails check s unless one of its actions takes it (an
-   action of the check's, or another of them reaching the same successor) or it changes nothing;
+/* TLC's action properties (`always [A | B]`, `always [P]`: model.step_checks) on the steps of one
+   parent, the chunk's candidates [from, k->ncand): a step fails check s unless its predicate holds,
+   or one of its actions takes it (an action of the check's, or another of them reaching the same
+   successor), or it changes nothing;
    k->step holds the first check it fails, or -1 */
-static void step_checks(Chunk *k, size_t from, FP pfp) {
+static void step_checks(Ctx *c, Chunk *k, size_t from, V *from_state, FP pfp) {
     for (size_t i = from; i < k->ncand; i++)
         for (int s = 0; s < NSTEP && k->step[i] < 0; s++) {
+            if (fp_eq(k->fp[i], pfp)) break;  /* a stutter passes every check */
+            if (STEP_PRED[s]) {  /* `always [P]`: P on the state and the next (an evaluation error jumps out) */
+                if (!STEP_PRED[s](c, from_state, k->w + i * NV_ALLOC)) k->step[i] = (int16_t)s;
+                continue;
+            }
             const unsigned char *ok = STEP_OK + s * NA_ALLOC;
-            if (ok[k->act[i]] || fp_eq(k->fp[i], pfp)) continue;
+            if (ok[k->act[i]]) continue;
             size_t j = from;
             while (j < k->ncand && !(ok[k->act[j]] && fp_eq(k->fp[j], k->fp[i]))) j++;
             if (j == k->ncand) k->step[i] = (int16_t)s;
@@ -386,7 +392,7 @@ static void expand_chunk(Priv *p, Ctx *c, Chunk *k) {
             __builtin_prefetch(&p->table[FP_KEY(fp).a & p->mask]);
             cand_push(k, t, fp, (uint32_t)q, (uint32_t)i, c->succ_act[i], c->succ_fair[i]);
         }
-        if (NSTEP) step_checks(k, from, pfp);
+        if (NSTEP) step_checks(c, k, from, s, pfp);
         k->dead[q] = 0;
         if (c->nsucc == 0 && r->deadlock) { enter(c, s); k->dead[q] = !terminal_any(c, s); }
     }

@@ -57,7 +57,8 @@ def _atoms(model: Model, generated: Generated) -> list[tuple[Any, str]] | None:
     """The (property, "p" | "q") whose truth C records per state, in bit order; None when the
     native engine cannot record the graph these properties need (the liveness check then explores
     it with the Python engine): a predicate C cannot evaluate, or more than MAX_ATOMS predicates."""
-    atoms = [(prop, w) for prop in model.properties for w in ("p", "q") if getattr(prop, w) is not None]
+    atoms = [(prop, w) for prop in model.properties for w in ("p", "q")
+             if getattr(prop, w) is not None and prop.form != "always_action"]  # its P is of steps
     if len(atoms) > MAX_ATOMS or not all(generated.atoms.get(prop.name) for prop, _ in atoms):
         return None
     return atoms

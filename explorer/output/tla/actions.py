@@ -73,6 +73,9 @@ class Actions:
                 self.expr.need_bool(e, env, "a property's predicate")
         if p.form == "ltl":
             body = self.formula(p.source, env)
+        elif p.form == "always_action":  # [][P]_vars, P over x and x'; TLC takes the parameters inside
+            inner = f"\\A {', '.join(quants)} : {self.expr.d(p.p, env)}" if quants else self.expr.d(p.p, env)
+            body, quants = f"[][{inner}]_vars", []
         elif p.form in A.STEP_FORMS:  # the actions' operators, defined above (each binds its parameters)
             acts = " \\/ ".join(self.names.name_of("action", n) for n in p.actions)
             acts = f"({acts})" if len(p.actions) > 1 else acts

@@ -99,6 +99,10 @@ class Expressions:
             if kind == "value":
                 return target  # Nat, Int, BOOLEAN: the same in TLA+
             return self.def_op(target, ())
+        if isinstance(e, A.Primed):  # an action property's x' (TLA+'s prime); a definition primed whole
+            if e.ref.kind == "var":
+                return self.names.var_name(e.ref.target) + "'"
+            return f"({self.def_op(e.ref.target, ())})'"
         if isinstance(e, A.Call):
             if e.ref.kind == "def":
                 d = e.ref.target

@@ -281,6 +281,8 @@ class Types:
             if isinstance(e.value, str):
                 return STR
             return ANY
+        if isinstance(e, A.Primed):  # x' (an action property): the type of x
+            return self.var_types[e.ref.target] if e.ref.kind == "var" else ty(e.ref.target.body, {})
         if isinstance(e, A.Name):
             kind, target = e.ref.kind, e.ref.target
             if kind == "const":
