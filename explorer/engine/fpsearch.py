@@ -156,7 +156,12 @@ def check_fingerprints(model: Model, deadlock: bool = True, limits: Limits | Non
                                     raise Stop("violated", **model.violation(bad), index=n, queue=n - head - 1,
                                                 extra=head)
                                 if step_checks:  # TLC's action properties, on every step (search.check)
-                                    bad = first_failing_step(step_checks, s, generated[j], ai, t)
+                                    try:
+                                        bad = first_failing_step(step_checks, s, generated[j], ai, t)
+                                    except Exception as err:  # a refinement's mapping raised
+                                        found_state[head] = s
+                                        raise Stop("error", error=err, index=head, where="a refinement mapping",
+                                                    queue=n - head - 1) from None
                                     if bad >= 0:
                                         gen_by[ai] -= len(succ) - bi - 1
                                         found_state[n] = t
@@ -234,6 +239,15 @@ def initial_states(model: Model, fingerprint: Fingerprinter, limits: Limits, st:
             if bad >= 0:
                 found_state[len(fps) - 1] = t
                 raise Stop("violated", **model.violation(bad), index=len(fps) - 1, queue=len(fps) - 1)
+            if model.refinements:  # after the invariants, as TLC checks an implied Init
+                found_state[len(fps) - 1] = t
+                try:
+                    bad = model.first_failing_initial(t)
+                except Exception as err:
+                    raise Stop("error", error=err, index=len(fps) - 1, where="a refinement mapping",
+                                queue=len(fps) - 1) from None
+                if bad >= 0:
+                    raise Stop("violated", **model.initial_violation(bad), index=len(fps) - 1, queue=len(fps) - 1)
     except (Stop, LimitReached, KeyboardInterrupt, MemoryError):
         raise
     except Exception as err:

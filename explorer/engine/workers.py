@@ -185,6 +185,15 @@ class Owner:
             known = seen.contains(as_keys(flat)).tolist() if flat else []
             at = 0
             for j, succ in enumerate(produced):
+                steps: list[int] = []
+                if step_checks:
+                    try:
+                        steps = [first_failing_step(step_checks, chunk[j], succ, ai, t)
+                                 for ai, ts in enumerate(succ) for t in ts]
+                    except Exception as err:  # a refinement's mapping raised: as if the actions had
+                        failed = (lo + j, _portable(err))
+                        expanded -= len(produced) - j
+                        break
                 sizes = tuple(map(len, succ))
                 counts.extend(sizes)
                 if not any(sizes):
@@ -201,7 +210,7 @@ class Owner:
                 for ai, ts in enumerate(succ):
                     for t in ts:
                         f = flat[at]
-                        bad_step = first_failing_step(step_checks, chunk[j], succ, ai, t) if step_checks else -1
+                        bad_step = steps[pos] if step_checks else -1
                         if known[at]:
                             if bad_step >= 0:  # reported: the one-process search stops at this step
                                 r_fp.append(f)

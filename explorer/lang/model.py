@@ -7,14 +7,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from explorer.lang import ast as A
 from explorer.lang import cache
 from explorer.lang.checks import check_spec, check_value_expr
 from explorer.lang.compiler import CompiledAction, CompiledPredicate, CompiledView, Compiler, Guard, eval_constant
 from explorer.lang.errors import EvalError, SpecError, did_you_mean
-from explorer.lang.kinds import base, value_kind
+from explorer.lang.kinds import Kinds, base, value_kind
+from explorer.lang.refinement import Refinement, kind_clash
 from explorer.lang.runtime import BUILTIN_VALUES, domain_iter
 from explorer.lang.values import TRUE, kind_of, normalize, short
 from explorer.run.limits import Limits, guard
@@ -47,6 +48,9 @@ class Model:
     # len(invariants)), `always [A | B]` on every step generated (`first_failing_step`)
     state_properties: list[A.Predicate] = field(default_factory=list)
     step_checks: list[StepCheck] = field(default_factory=list)
+    # `refines` declarations: each checked on the initial states (`first_failing_initial`) and,
+    # as a StepCheck of kind "refinement", on every step
+    refinements: list[Refinement] = field(default_factory=list)
 
     @property
     def check_names(self) -> list[str]:
@@ -62,7 +66,22 @@ class Model:
 
     def step_violation(self, k: int) -> dict[str, str]:
         """What a search's `Stop` says of step check `k` (`first_failing_step`)."""
-        return {"property": self.step_checks[k].name, "kind": "action property"}
+        return {"property": self.step_checks[k].name, "kind": self.step_checks[k].kind}
+
+    def first_failing_initial(self, t: tuple) -> int:
+        """The first refinement whose abstract spec has no initial state that `t` maps to, or -1
+        (checked on each initial state after its invariants, as TLC checks an implied Init)."""
+        for k, r in enumerate(self.refinements):
+            if not r.initial_ok(t):
+                return k
+        return -1
+
+    def initial_violation(self, k: int) -> dict[str, str]:
+        """What a search's `Stop` says of refinement `k` failing on an initial state."""
+        return {"property": self.refinements[k].name, "kind": "refinement"}
+
+    def refinement(self, name: str) -> Refinement:
+        return next(r for r in self.refinements if r.name == name)
 
     def init_states(self) -> list[tuple]:
         return list(self.initial())
@@ -210,14 +229,19 @@ class StepCheck:
     same state to the same successor, or when it changes nothing (a stutter)."""
     name: str
     actions: tuple[int, ...]
+    kind: str = "action property"  # or "refinement": `holds` decides (Refinement.step_ok)
+    holds: Callable[[tuple, tuple], bool] | None = None
 
 
 def first_failing_step(checks: list[StepCheck], s: tuple, successors: tuple, ai: int, t: tuple) -> int:
     """The first of `checks` that the step from `s` to `t` by action `ai` fails, or -1;
     `successors` are all of `s`'s, one list per action (so `t in successors[b]` says whether
-    action b can take the step too)."""
+    action b can take the step too). A refinement's mapping may raise (an `EvalError`)."""
     for k, c in enumerate(checks):
-        if ai in c.actions or t == s or any(t in successors[b] for b in c.actions):
+        if c.holds is not None:
+            if c.holds(s, t):
+                continue
+        elif ai in c.actions or t == s or any(t in successors[b] for b in c.actions):
             continue
         return k
     return -1
@@ -344,16 +368,18 @@ def _parse_and_check(text: str, path: str) -> A.Spec:
 
 def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
                invariants: list[str] | None = None, text: str | None = None, limits: Limits | None = None,
-               properties: list[str] | None = None, split: bool = True) -> Model:
+               properties: list[str] | None = None, split: bool = True, refining: tuple[str, ...] = ()) -> Model:
     """Parse, check and compile a spec. `constants` overrides defaults by name (values, not text);
     `invariants` restricts checking to the named ones, `properties` the temporal properties;
     `split`: the safety properties are checked during the search (`split_safety`), else all of them
     after it, on the state graph (the tests' oracles judge each form that way).
     Evaluating constants and state-free expressions can take long; `limits` (time, memory) bounds
-    it by raising `LimitReached`."""
+    it by raising `LimitReached`. `refining`: the specs (resolved paths) whose `refines` led
+    here, so that a circle of them is an error."""
     if limits is not None:
         with guard(limits):
-            return load_model(source, constants, invariants, text, properties=properties, split=split)
+            return load_model(source, constants, invariants, text, properties=properties, split=split,
+                              refining=refining)
     path = str(source)
     if text is None:
         text = read_spec(source)
@@ -399,10 +425,80 @@ def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
         initial = comp.init_states()
         temporal, fairness = _temporal(spec, comp, values, temporal_props, path)
         views = [comp.view(v, i) for i, v in enumerate(spec.views)]
+        refinements = [_refinement(r, spec, comp, values, refining) for r in spec.refines]
     except EvalError as err:
         raise SpecError(err.message, path, text, comp.locs[err.loc] if isinstance(err.loc, int) else err.loc) from None
+    step_checks += [StepCheck(r.name, (), "refinement", r.step_ok) for r in refinements]
     return Model(spec, {c.name: v for c, v in zip(spec.consts, values)}, [v.name for v in spec.vars],
                  actions, preds["invariant"], preds["constraint"], preds["terminal"], initial,
                  first_failing, successors, comp.locs, comp.guards, (path, text, overrides, invariants, properties), fingerprinted,
                  views=views, properties=temporal, fairness=fairness, state_properties=state_props,
-                 step_checks=step_checks)
+                 step_checks=step_checks, refinements=refinements)
+
+
+def _refinement(r: A.Refines, spec: A.Spec, comp: Compiler, values: list[Any],
+                refining: tuple[str, ...]) -> Refinement:
+    """`refines "path"`: the abstract spec loaded (its constants from the mapping, else this
+    spec's constant of the same name, else its default; its variables from the mapping, else this
+    spec's variable of the same name, as TLA+'s INSTANCE substitutes), and the mapping compiled."""
+    def fail(msg: str, loc: A.Loc) -> SpecError:
+        return SpecError(msg, spec.path, spec.text, loc)
+
+    where = (Path(spec.path).parent / r.path).resolve()
+    if str(where) in refining or str(where) == str(Path(spec.path).resolve()):
+        raise fail(f"{r.path} refines this spec already (a circle of `refines`)", r.loc)
+    try:
+        abstract_text = read_spec(where)
+    except SpecError as err:
+        raise fail(f"cannot load the abstract spec {r.path}: {err.message}", r.loc) from None
+    abstract_spec = load_spec(abstract_text, str(where))
+    items = {m.name: m for m in r.mapping}
+    a_consts, a_vars = [c.name for c in abstract_spec.consts], [v.name for v in abstract_spec.vars]
+    for m in r.mapping:
+        if m.name not in a_consts and m.name not in a_vars:
+            raise fail(f"{r.path} has no variable or constant named {m.name}"
+                       f"{did_you_mean(m.name, a_consts + a_vars)} (its variables: {', '.join(a_vars)}"
+                       f"{'; its constants: ' + ', '.join(a_consts) if a_consts else ''})", m.loc)
+        if m.name in a_consts and m.uses_state:
+            raise fail(f"{m.name} is a constant of {r.path}: its value may use this spec's constants only", m.value.loc)
+    mine = {c.name: v for c, v in zip(spec.consts, values)}
+    overrides: dict[str, Any] = {}
+    for name in a_consts:
+        if name in items:
+            overrides[name] = _evaluate(items[name].value, spec, values, f"the abstract constant {name}")
+        elif name in mine:
+            overrides[name] = mine[name]
+    a_values: list[Any] = []
+    for c in abstract_spec.consts:  # each override must be of its constant's kind, as a --const
+        if c.name in overrides:
+            problem = override_error(c, overrides[c.name], abstract_spec, a_values)
+            if problem:
+                raise fail(f"{r.path}: {problem}", items[c.name].value.loc if c.name in items else r.loc)
+            a_values.append(overrides[c.name])
+        elif c.value is not None:
+            a_values.append(_evaluate(c.value, abstract_spec, a_values, f"constant {c.name}"))
+    my_vars = [v.name for v in spec.vars]
+    mine_kinds, their_kinds = Kinds(spec), Kinds(abstract_spec)
+    fns: list[Callable[[tuple], Any]] = []
+    shown: list[tuple[str, str]] = []
+    for name, want in zip(a_vars, their_kinds.vars):
+        if name in items:
+            e = items[name].value
+            clash = kind_clash(mine_kinds.of(e), want)
+            if clash:
+                raise fail(f"the mapping of {name}: {clash}", e.loc)
+            fns.append(comp.state_value(e))
+            shown.append((name, A.unparse(e)))
+        elif name in my_vars:  # TLA+'s implicit substitution: the variable of the same name
+            i = my_vars.index(name)
+            clash = kind_clash(mine_kinds.vars[i], want)
+            if clash:
+                raise fail(f"{name} maps to this spec's {name} (no mapping line gives it): {clash}", r.loc)
+            fns.append(lambda s, i=i: s[i])
+            shown.append((name, name))
+        else:
+            raise fail(f"the mapping gives no value for {name}, a variable of {r.path}: add a line "
+                       f"`{name} = EXPRESSION` (an expression over this spec's variables)", r.loc)
+    abstract = load_model(where, overrides, invariants=[], properties=[],
+                          refining=(*refining, str(Path(spec.path).resolve())))
+    return Refinement(r.path, r.loc, abstract, lambda s: tuple(f(s) for f in fns), shown, dict(abstract.constants))

@@ -458,6 +458,9 @@ def generate(model: Model, probes: Sequence[str] = ()) -> Generated:
     construct the native engine does not take. `probes`: parameterless definitions that search.c's
     `eval_probes` evaluates on given states (the operator tests, tests/operators.py); a search
     has none."""
+    if model.refinements:  # the abstract spec and the mapping would need compiling too
+        r = model.refinements[0]
+        raise Unsupported(f"refinement (refines \"{r.name}\")", r.loc)
     g = _Gen(model)
     spec = model.spec
     defs = {d.name: d for d in spec.defs}
