@@ -24,7 +24,7 @@ from explorer.lang.config import config_constants
 from explorer.lang.errors import SpecError
 from explorer.lang.model import load_model
 from explorer.output.tla import export_tla
-from explorer.output.traces import format_result
+from explorer.output.traces import format_result, lasso_length
 from explorer.run.limits import Limits
 from explorer.study.crosscheck import cross_check, find_tlc, format_cross_check
 
@@ -108,6 +108,49 @@ def test_the_mapping_and_an_abstract_constant(tmp_path):
     ref = model.refinements[0]
     assert ref.constants == {"TOP": 2} and ref.mapping == [("y", "x % 3")]
     assert check(model).verdict == "holds"  # flip stutters (y unchanged); reset from 5: 2 -> 0 is wrap
+
+
+# ---------------------------------------------------------------------------------------------
+# the abstract spec's fairness: temporal properties of the mapped behaviour, after the search
+
+def test_abstract_fairness_holds_under_this_specs_fairness():
+    model = load_model(ABP)
+    assert [p.label for p in model.properties] == ["reliable_channel.spec: fair deliver",
+                                                   "reliable_channel.spec: fair acknowledge"]
+    r = explore(model, Limits(), deadlock=True)
+    assert (r.verdict, r.distinct) == ("holds", 252)
+
+
+def test_abstract_fairness_fails_when_losses_can_starve_a_weakly_fair_reception(tmp_path):
+    text = ABP.read_text().replace("strong fair action rcv_msg:", "fair action rcv_msg:")
+    (tmp_path / "reliable_channel.spec").write_text((EXAMPLES / "reliable_channel.spec").read_text())
+    path = tmp_path / "abp.spec"
+    path.write_text(text)
+    for fingerprints in (False, True):
+        r = explore(load_model(path), Limits(), deadlock=True, fingerprints=fingerprints)
+        # TLC: "Temporal properties were violated", 252 distinct, a lasso of 5 states
+        assert (r.verdict, r.property, r.distinct) == ("violated", "reliable_channel.spec: fair deliver", 252)
+        assert r.loop is not None and lasso_length(r) == 5
+
+
+def test_without_fairness_here_the_abstract_fairness_fails_at_a_stall(tmp_path):
+    text = ABP.read_text()
+    for fair in ("strong fair action", "fair action"):
+        text = text.replace(fair, "action")
+    (tmp_path / "reliable_channel.spec").write_text((EXAMPLES / "reliable_channel.spec").read_text())
+    path = tmp_path / "abp.spec"
+    path.write_text(text)
+    r = explore(load_model(path), Limits(), deadlock=True)
+    assert (r.verdict, r.property) == ("violated", "reliable_channel.spec: fair deliver")
+    assert [s.label for s in r.trace] == ["Initial predicate", 'send_new(d="a")'] and r.loop_step is None
+
+
+def test_fair_steps_are_abstract_steps_that_change_the_mapped_state():
+    ref = load_model(ABP).refinements[0]
+    deliver = [f.label(ref.abstract) for f in ref.abstract.fairness].index("fair deliver")
+    a = (1, 0, "b", 0, "a")  # a value handed over, not delivered
+    assert ref.fair_steps(deliver, a) == {(1, 0, "b", 1, "b")}
+    assert ref.fair_steps(deliver, (0, 0, "a", 0, "a")) == frozenset()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -265,6 +308,16 @@ def test_tlc_agrees_on_the_small_pair(tmp_path, case):
     assert cc.tlc.verdict == ("holds" if case == "holds" else "violated"), format_cross_check(cc)
     if case != "holds":
         assert cc.tlc.property == "abstract.spec" and cc.row("trace").agrees, format_cross_check(cc)
+
+
+@pytest.mark.tlc
+def test_tlc_agrees_on_a_starved_abstract_fairness(tmp_path):
+    _tlc()
+    (tmp_path / "reliable_channel.spec").write_text((EXAMPLES / "reliable_channel.spec").read_text())
+    path = tmp_path / "abp.spec"
+    path.write_text(ABP.read_text().replace("strong fair action rcv_msg:", "fair action rcv_msg:"))
+    cc = cross_check(load_model(path), deadlock=False)
+    assert cc.agrees and cc.tlc.verdict == "violated" and cc.row("trace").ours == 5, format_cross_check(cc)
 
 
 @pytest.mark.tlc

@@ -215,6 +215,9 @@ class CompiledProperty:
     actions: tuple[int, ...] = ()  # the actions whose steps it speaks of (A.STEP_FORMS, ltl)
     formula: Any = None  # ltl: A.Property.formula
     atoms: tuple[Any, ...] = ()  # ltl: its state predicates, each state -> bool
+    # a refinement's abstract fairness condition (weak_fair / strong_fair of the mapped behaviour):
+    # (position in Model.refinements, position in that abstract model's fairness)
+    abstract: tuple[int, int] | None = None
 
     @property
     def label(self) -> str:
@@ -429,6 +432,10 @@ def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
     except EvalError as err:
         raise SpecError(err.message, path, text, comp.locs[err.loc] if isinstance(err.loc, int) else err.loc) from None
     step_checks += [StepCheck(r.name, (), "refinement", r.step_ok) for r in refinements]
+    for k, r in enumerate(refinements):  # the abstract fairness: WF/SF of abstract steps, after the search
+        for j, f in enumerate(r.abstract.fairness):
+            temporal.append(CompiledProperty(f"{r.name}: {f.label(r.abstract)}", {}, f"{f.kind}_fair", None, None,
+                                             r.loc, abstract=(k, j)))
     return Model(spec, {c.name: v for c, v in zip(spec.consts, values)}, [v.name for v in spec.vars],
                  actions, preds["invariant"], preds["constraint"], preds["terminal"], initial,
                  first_failing, successors, comp.locs, comp.guards, (path, text, overrides, invariants, properties), fingerprinted,

@@ -30,7 +30,7 @@ class Refinement:
     mapping: list[tuple[str, str]] = field(default_factory=list)  # (abstract variable, expression as written)
     constants: dict[str, Any] = field(default_factory=dict)  # the abstract spec's constants, as set
     _initial: frozenset | None = None
-    _next: dict = field(default_factory=dict)
+    _next: dict = field(default_factory=dict)  # abstract state (or (condition, state)) -> successors
 
     @property
     def initial(self) -> frozenset:
@@ -46,6 +46,23 @@ class Refinement:
             found = frozenset(t for ts in self.abstract.successors(a) for t in ts)
             if len(self._next) < MAX_CACHED:
                 self._next[a] = found
+        return found
+
+    def fair_steps(self, j: int, a: tuple) -> frozenset:
+        """The abstract states other than `a` that a step of the abstract spec's fairness condition
+        j leads to from `a` (its action, or the bindings with its `fair(p)` values): `<<A>>_vars`."""
+        key = (j, a)
+        found = self._next.get(key)
+        if found is None:
+            f = self.abstract.fairness[j]
+            action = self.abstract.actions[f.action]
+            if not f.by:
+                found = frozenset(t for t in self.abstract.successors(a)[f.action] if t != a)
+            else:
+                found = frozenset(t for binding, t in action.labelled(a, [None])
+                                  if t != a and tuple(binding[i] for i in f.by) == f.values)
+            if len(self._next) < MAX_CACHED:
+                self._next[key] = found
         return found
 
     def initial_ok(self, s: tuple) -> bool:
