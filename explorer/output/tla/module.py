@@ -163,6 +163,7 @@ class Exporter:
         if enabled:
             predicates()
         temporal = [self.actions.temporal(p, name) for p, name in self.properties]
+        refinement = self.refinement_text()  # translated now: the helpers its mapping uses are written above it
         for (index, k), op in expr.binding_ops.items():  # used by what comes after the actions, defined with them
             a = spec.actions[index]
             actions.append(self.actions.action(a, tuple(p.name for p in a.params[:k]), op, in_domain=True))
@@ -257,9 +258,9 @@ class Exporter:
             lines.append("")
         lines.extend(["Next ==", *place("  ", disj(next_items)), ""])
         lines.append(" /\\ ".join(["Spec == Init", "[][Next]_vars", *fairness]))
-        if self.refinements:
+        if refinement:
             lines.append("")
-            lines.extend(self.refinement_text()[:-1])
+            lines.extend(refinement[:-1])
         for block in temporal:
             lines.append("")
             lines.extend(block)
