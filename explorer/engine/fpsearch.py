@@ -158,9 +158,9 @@ def check_fingerprints(model: Model, deadlock: bool = True, limits: Limits | Non
                                 if step_checks:  # TLC's action properties, on every step (search.check)
                                     try:
                                         bad = first_failing_step(step_checks, s, generated[j], ai, t)
-                                    except Exception as err:  # an action predicate, at the step's first state
+                                    except Exception as err:  # an action predicate or a refinement's mapping, at the step's first state
                                         found_state[head] = s
-                                        raise Stop("error", error=err, index=head, where="an action property",
+                                        raise Stop("error", error=err, index=head, where=model.step_check_where,
                                                     queue=len(fps) - head - 1) from None
                                     if bad >= 0:
                                         gen_by[ai] -= len(succ) - bi - 1
@@ -239,6 +239,15 @@ def initial_states(model: Model, fingerprint: Fingerprinter, limits: Limits, st:
             if bad >= 0:
                 found_state[len(fps) - 1] = t
                 raise Stop("violated", **model.violation(bad), index=len(fps) - 1, queue=len(fps) - 1)
+            if model.refinements:  # after the invariants, as TLC checks an implied Init
+                found_state[len(fps) - 1] = t
+                try:
+                    bad = model.first_failing_initial(t)
+                except Exception as err:
+                    raise Stop("error", error=err, index=len(fps) - 1, where="a refinement mapping",
+                                queue=len(fps) - 1) from None
+                if bad >= 0:
+                    raise Stop("violated", **model.initial_violation(bad), index=len(fps) - 1, queue=len(fps) - 1)
     except (Stop, LimitReached, KeyboardInterrupt, MemoryError):
         raise
     except Exception as err:

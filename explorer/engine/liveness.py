@@ -117,13 +117,24 @@ def tracked_bits(model: Model) -> list[int]:
     """Per action, the bit (after the fairness conditions' bits) that marks its steps and the
     states where it is enabled, when a property speaks of its steps (A.STEP_FORMS), else 0."""
     used = sorted({a for p in model.properties for a in p.actions})
-    if len(model.fairness) + len(used) > MAX_FAIRNESS:
-        raise SpecError(f"at most {MAX_FAIRNESS} fairness conditions and actions named by properties are "
-                        f"supported together; this spec has {len(model.fairness)} and {len(used)}", model.spec.path)
+    extra = len(abstract_bits(model))
+    if len(model.fairness) + len(used) + extra > MAX_FAIRNESS:
+        raise SpecError(f"at most {MAX_FAIRNESS} fairness conditions, actions named by properties and abstract "
+                        f"fairness conditions are supported together; this spec has {len(model.fairness)}, "
+                        f"{len(used)} and {extra}", model.spec.path)
     bits = [0] * len(model.actions)
     for k, a in enumerate(used):
         bits[a] = 1 << (len(model.fairness) + k)
     return bits
+
+
+def abstract_bits(model: Model) -> dict[int, int]:
+    """Per property that is a refinement's abstract fairness condition (by position in
+    model.properties), the bit that marks the steps mapping to a step of that condition and the
+    states where one is enabled at the mapped state: after the fairness and the tracked bits."""
+    base = len(model.fairness) + len({a for p in model.properties for a in p.actions})
+    found = [k for k, p in enumerate(model.properties) if p.abstract is not None]
+    return {k: 1 << (base + n) for n, k in enumerate(found)}
 
 
 def action_bits(model: Model) -> tuple[list[int], dict[int, list[tuple[tuple[int, ...], dict[tuple, int]]]]]:
@@ -149,6 +160,8 @@ def action_bits(model: Model) -> tuple[list[int], dict[int, list[tuple[tuple[int
 
 
 def step_bits(model: Model, prop: CompiledProperty) -> int:
+    if prop.abstract is not None:
+        return abstract_bits(model)[next(k for k, p in enumerate(model.properties) if p is prop)]
     bits = tracked_bits(model)
     return sum(bits[a] for a in prop.actions)
 
@@ -179,7 +192,10 @@ class GraphBuilder:
     def __init__(self, model: Model):
         self.model = model
         self.whole, self.per_value = action_bits(model)
-        self.fair = bool(model.fairness) or any(self.whole)
+        # the refinements' abstract fairness: (bit, refinement, condition)
+        self.abstract = [(bit, model.refinements[model.properties[k].abstract[0]], model.properties[k].abstract[1])
+                         for k, bit in abstract_bits(model).items()]
+        self.fair = bool(model.fairness) or any(self.whole) or bool(self.abstract)
         self.indptr = array("q", [0])
         self.indices = array("i")  # 4 bytes an edge (up to 2**31 states), 8 more for its mask
         self.emask = array("Q")  # stays empty without fairness
@@ -208,6 +224,24 @@ class GraphBuilder:
                         n = index_of(t)
                         if n is not None:
                             out[n] |= b
+        if self.abstract:  # a step to t is an abstract condition's step when t's image is one
+            images: dict[tuple[int, tuple], tuple] = {}  # (refinement, state) -> its image, for this state
+            for bit, r, j in self.abstract:
+                a = r.image(s)
+                steps = r.fair_steps(j, a)
+                if not steps:
+                    continue
+                en |= bit  # enabled at the mapped state (ENABLED <<A>>_v of the abstract spec there)
+                for succ in lists:
+                    for t in succ:
+                        n = index_of(t) if t != s else None
+                        if n is None:
+                            continue
+                        b = images.get((id(r), t))
+                        if b is None:
+                            b = images[id(r), t] = r.image(t)
+                        if b in steps:
+                            out[n] |= bit
         self.indices.extend(out)
         if self.fair:
             self.emask.extend(out.values())

@@ -69,6 +69,15 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
             queued = n - head - 1 if expanding else n  # while the initial states are found, each one is queued
             raise Stop("error", error=err, index=n, where="an invariant", queue=queued) from None
 
+    def initial_refines(t: tuple, n: int) -> None:
+        """The refinements' check of initial state n (after its invariants, as TLC's implied Init)."""
+        try:
+            bad = model.first_failing_initial(t)
+        except Exception as err:
+            raise Stop("error", error=err, index=n, where="a refinement mapping", queue=n) from None
+        if bad >= 0:
+            raise Stop("violated", **model.initial_violation(bad), index=n, queue=n)
+
     def allowed(t: tuple, n: int) -> bool:
         nonlocal uncounted
         try:
@@ -85,8 +94,9 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
         nonlocal uncounted
         try:
             bad = first_failing_step(step_checks, s, successors, ai, t)
-        except Exception as err:  # an action predicate (`always [P]`): reported at the step's first state
-            raise Stop("error", error=err, index=head, where="an action property", queue=len(states) - head - 1) from None
+        except Exception as err:  # an action predicate (`always [P]`) or a refinement's mapping: at the step's first state
+            raise Stop("error", error=err, index=head, where=model.step_check_where,
+                        queue=len(states) - head - 1) from None
         if bad < 0:
             return
         gen_by[ai] -= len(succ) - succ.index(t) - 1
@@ -128,6 +138,8 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
                     if bad >= 0:
                         raise Stop("violated", **violation(bad), index=len(states) - 1,
                                     queue=len(states) - 1)
+                    if model.refinements:
+                        initial_refines(t, len(states) - 1)
             except (Stop, LimitReached, KeyboardInterrupt, MemoryError):
                 raise
             except Exception as err:  # an error computing the initial states

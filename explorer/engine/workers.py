@@ -185,7 +185,7 @@ class Owner:
                         verdicts.append([[first_failing_step(step_checks, s, succ, ai, t) for t in ts]
                                          for ai, ts in enumerate(succ)])
                     except Exception as err:
-                        failed = (lo + len(produced), _portable(err), "an action property")
+                        failed = (lo + len(produced), _portable(err), model.step_check_where)
                         break
                 produced.append(succ)
                 flat += q

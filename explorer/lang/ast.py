@@ -340,6 +340,22 @@ class Symmetry(Node):
 
 
 @dataclass(eq=False)
+class MapItem(Node):
+    """One line of a refinement mapping: `name = expr`, name an abstract variable or constant."""
+    name: str
+    value: Expr
+    uses_state: bool = field(default=False, init=False)  # reads this spec's variables (set by checks)
+
+
+@dataclass(eq=False)
+class Refines(Node):
+    """`refines "abstract.spec": name = expr ...`: every behaviour of this spec, seen through the
+    mapping, is a behaviour of the abstract spec (TLA+'s `INSTANCE ... WITH` and `Spec => M!Spec`)."""
+    path: str  # as written: relative to this spec's folder
+    mapping: list[MapItem]
+
+
+@dataclass(eq=False)
 class Spec:
     path: str
     text: str
@@ -351,6 +367,7 @@ class Spec:
     properties: list[Property] = field(default_factory=list)
     views: list[View] = field(default_factory=list)
     symmetry: list[Symmetry] = field(default_factory=list)
+    refines: list[Refines] = field(default_factory=list)
 
     def by_kind(self, kind: str) -> list[Predicate]:
         return [p for p in self.predicates if p.kind == kind]

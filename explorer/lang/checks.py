@@ -146,6 +146,7 @@ class Checker:
                 self.error(f"view {v.name} is already defined (line {views[v.name].line})", v.loc)
             views[v.name] = v.loc
             self.view(v)
+        self.refinements()
         self.check_enabled()
         self.check_kinds()
         self.check_symmetry()
@@ -344,6 +345,21 @@ class Checker:
                 self.error(f"view {v.name}: the alarm status {status!r} is not a status the view can give"
                            f"{did_you_mean(status, statuses)} (its statuses: "
                            f"{', '.join(repr(x) for x in dict.fromkeys(statuses)) or 'none'})", loc)
+
+    def refinements(self) -> None:
+        """A `refines` mapping: expressions over this spec's state, one per abstract name (which
+        names the abstract spec has is checked when it is loaded: model.load_model)."""
+        paths: dict[str, A.Loc] = {}
+        for r in self.spec.refines:
+            if r.path in paths:
+                self.error(f"this spec already refines {r.path} (line {paths[r.path].line})", r.loc)
+            paths[r.path] = r.loc
+            names: dict[str, A.Loc] = {}
+            for item in r.mapping:
+                if item.name in names:
+                    self.error(f"{item.name} is already mapped (line {names[item.name].line})", item.loc)
+                names[item.name] = item.loc
+                item.uses_state = self.expr(item.value, [{}]).uses_state
 
     def bind(self, b: A.Binder, scopes: list[dict[str, Ref]], is_domain: bool = True) -> None:
         self.expr(b.domain, scopes)

@@ -7,14 +7,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from explorer.lang import ast as A
 from explorer.lang import cache
 from explorer.lang.checks import check_spec, check_value_expr
 from explorer.lang.compiler import CompiledAction, CompiledPredicate, CompiledView, Compiler, Guard, eval_constant
 from explorer.lang.errors import EvalError, SpecError, did_you_mean
-from explorer.lang.kinds import base, value_kind
+from explorer.lang.kinds import Kinds, base, value_kind
+from explorer.lang.refinement import Refinement, kind_clash
 from explorer.lang.runtime import BUILTIN_VALUES, domain_iter
 from explorer.lang.symmetry import canonicalizer, symmetry_elements
 from explorer.lang.values import TRUE, kind_of, normalize, short
@@ -52,6 +53,9 @@ class Model:
     # searches remember a state by; lang/symmetry.py), and S's elements; None without symmetry
     canonical: Any = None
     symmetry: tuple[str, ...] | None = None
+    # `refines` declarations: each checked on the initial states (`first_failing_initial`) and,
+    # as a StepCheck of kind "refinement", on every step
+    refinements: list[Refinement] = field(default_factory=list)
 
     @property
     def check_names(self) -> list[str]:
@@ -65,9 +69,32 @@ class Model:
             return {"property": self.invariants[bad].name, "kind": "invariant"}
         return {"property": self.state_properties[bad - len(self.invariants)].name, "kind": "property"}
 
+    @property
+    def step_check_where(self) -> str:
+        """What an error evaluating the step checks is reported in (`first_failing_step` does not
+        say which check raised): their kinds, "an action property" or "a refinement mapping"."""
+        kinds = {c.kind for c in self.step_checks}
+        return " or ".join(w for k, w in (("action property", "an action property"),
+                                          ("refinement", "a refinement mapping")) if k in kinds)
+
     def step_violation(self, k: int) -> dict[str, str]:
         """What a search's `Stop` says of step check `k` (`first_failing_step`)."""
-        return {"property": self.step_checks[k].name, "kind": "action property"}
+        return {"property": self.step_checks[k].name, "kind": self.step_checks[k].kind}
+
+    def first_failing_initial(self, t: tuple) -> int:
+        """The first refinement whose abstract spec has no initial state that `t` maps to, or -1
+        (checked on each initial state after its invariants, as TLC checks an implied Init)."""
+        for k, r in enumerate(self.refinements):
+            if not r.initial_ok(t):
+                return k
+        return -1
+
+    def initial_violation(self, k: int) -> dict[str, str]:
+        """What a search's `Stop` says of refinement `k` failing on an initial state."""
+        return {"property": self.refinements[k].name, "kind": "refinement"}
+
+    def refinement(self, name: str) -> Refinement:
+        return next(r for r in self.refinements if r.name == name)
 
     def init_states(self) -> list[tuple]:
         return list(self.initial())
@@ -201,6 +228,9 @@ class CompiledProperty:
     actions: tuple[int, ...] = ()  # the actions whose steps it speaks of (A.STEP_FORMS, ltl)
     formula: Any = None  # ltl: A.Property.formula
     atoms: tuple[Any, ...] = ()  # ltl: its state predicates, each state -> bool
+    # a refinement's abstract fairness condition (weak_fair / strong_fair of the mapped behaviour):
+    # (position in Model.refinements, position in that abstract model's fairness)
+    abstract: tuple[int, int] | None = None
 
     @property
     def label(self) -> str:
@@ -213,17 +243,21 @@ class StepCheck:
     """A property `always [A | B]` (TLA+'s `[][A \\/ B]_vars`) or `always [P]` (`[][P]_vars`, P an
     action predicate over x and x'), checked on every step the search generates, as TLC checks an
     action property: a step passes when one of `actions` takes the same state to the same
-    successor, or `pred(s, t)` holds, or when it changes nothing (a stutter)."""
+    successor, or `pred(s, t)` holds, or when it changes nothing (a stutter). A refinement
+    (`refines`, kind "refinement") is one too, its `pred` the mapped step's test."""
     name: str
     actions: tuple[int, ...]
     expr: A.Expr | None = None  # `always [P]`: P
-    pred: Any = None  # P compiled: (state, next state) -> bool
+    # P compiled, or a refinement's `Refinement.step_ok`: (state, next state) -> bool
+    pred: Callable[[tuple, tuple], bool] | None = None
+    kind: str = "action property"  # or "refinement"
 
 
 def first_failing_step(checks: list[StepCheck], s: tuple, successors: tuple, ai: int, t: tuple) -> int:
     """The first of `checks` that the step from `s` to `t` by action `ai` fails, or -1;
     `successors` are all of `s`'s, one list per action (so `t in successors[b]` says whether
-    action b can take the step too). An action predicate that fails to evaluate raises."""
+    action b can take the step too). An action predicate or a refinement's mapping that fails to
+    evaluate raises."""
     for k, c in enumerate(checks):
         if t == s:
             return -1
@@ -362,16 +396,18 @@ def _parse_and_check(text: str, path: str) -> A.Spec:
 
 def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
                invariants: list[str] | None = None, text: str | None = None, limits: Limits | None = None,
-               properties: list[str] | None = None, split: bool = True) -> Model:
+               properties: list[str] | None = None, split: bool = True, refining: tuple[str, ...] = ()) -> Model:
     """Parse, check and compile a spec. `constants` overrides defaults by name (values, not text);
     `invariants` restricts checking to the named ones, `properties` the temporal properties;
     `split`: the safety properties are checked during the search (`split_safety`), else all of them
     after it, on the state graph (the tests' oracles judge each form that way).
     Evaluating constants and state-free expressions can take long; `limits` (time, memory) bounds
-    it by raising `LimitReached`."""
+    it by raising `LimitReached`. `refining`: the specs (resolved paths) whose `refines` led
+    here, so that a circle of them is an error."""
     if limits is not None:
         with guard(limits):
-            return load_model(source, constants, invariants, text, properties=properties, split=split)
+            return load_model(source, constants, invariants, text, properties=properties, split=split,
+                              refining=refining)
     path = str(source)
     if text is None:
         text = read_spec(source)
@@ -402,6 +438,7 @@ def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
                 shown = ", ".join(f"{c.name} = {short(v)}" for c, v in zip(spec.consts, values))
                 raise SpecError(f"assumption {p.name} does not hold for these constants ({shown})", path, text, e.loc)
     elements = symmetry_elements(spec, values)
+    _refuse_refinement(spec)
     comp = Compiler(spec, values)
     try:
         actions = [comp.action(a, i) for i, a in enumerate(spec.actions)]
@@ -421,6 +458,7 @@ def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
         initial = comp.init_states()
         temporal, fairness = _temporal(spec, comp, values, temporal_props, path)
         views = [comp.view(v, i) for i, v in enumerate(spec.views)]
+        refinements = [_refinement(r, spec, comp, values, refining) for r in spec.refines]
     except EvalError as err:
         raise SpecError(err.message, path, text, comp.locs[err.loc] if isinstance(err.loc, int) else err.loc) from None
     canonical = None
@@ -428,11 +466,32 @@ def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
         _refuse_temporal(spec, temporal_props)
         canonical = canonicalizer(elements)
         fingerprinted = _symmetric_fingerprinted(successors, canonical)
+    step_checks += [StepCheck(r.name, (), pred=r.step_ok, kind="refinement") for r in refinements]
+    for k, r in enumerate(refinements):  # the abstract fairness: WF/SF of abstract steps, after the search
+        for j, f in enumerate(r.abstract.fairness):
+            temporal.append(CompiledProperty(f"{r.name}: {f.label(r.abstract)}", {}, f"{f.kind}_fair", None, None,
+                                             r.loc, abstract=(k, j)))
     return Model(spec, {c.name: v for c, v in zip(spec.consts, values)}, [v.name for v in spec.vars],
                  actions, preds["invariant"], preds["constraint"], preds["terminal"], initial,
                  first_failing, successors, comp.locs, comp.guards, (path, text, overrides, invariants, properties), fingerprinted,
                  views=views, properties=temporal, fairness=fairness, state_properties=state_props,
-                 step_checks=step_checks, canonical=canonical, symmetry=elements)
+                 step_checks=step_checks, canonical=canonical, symmetry=elements, refinements=refinements)
+
+
+def _refuse_refinement(spec: A.Spec) -> None:
+    """`symmetry` with `refines`, refused at the `refines`: the search expands one state of each
+    orbit, so the refinement would judge only the steps from those, sound only if the mapping and
+    the abstract spec treat S's elements alike (nothing checks that: the abstract spec may name
+    them); and the abstract spec's fairness, added as temporal properties after `_refuse_temporal`
+    refuses the spec's own, would be checked on the graph of representatives."""
+    if spec.symmetry and spec.refines:
+        raise SpecError(f"`refines \"{spec.refines[0].path}\"` cannot be checked under symmetry reduction "
+                        f"(`symmetry {spec.symmetry[0].name}`): the search expands one state per orbit, so the "
+                        "refinement would judge only the steps from those, which is sound only if the mapping "
+                        "and the abstract spec treat the elements alike, and the abstract spec's fairness would "
+                        "be checked on the graph of representatives, as liveness (refused under symmetry). "
+                        "Check the refinement on a copy of the spec without `symmetry`",
+                        spec.path, spec.text, spec.refines[0].loc)
 
 
 def _refuse_temporal(spec: A.Spec, temporal: list[A.Property]) -> None:
@@ -456,3 +515,71 @@ def _symmetric_fingerprinted(successors: Any, canonical: Any) -> Any:
         succ = successors(s)
         return succ, [hash(tuple(map(cache.__getitem__, canonical(t)))) for ts in succ for t in ts]
     return fingerprinted
+
+
+def _refinement(r: A.Refines, spec: A.Spec, comp: Compiler, values: list[Any],
+                refining: tuple[str, ...]) -> Refinement:
+    """`refines "path"`: the abstract spec loaded (its constants from the mapping, else this
+    spec's constant of the same name, else its default; its variables from the mapping, else this
+    spec's variable of the same name, as TLA+'s INSTANCE substitutes), and the mapping compiled."""
+    def fail(msg: str, loc: A.Loc) -> SpecError:
+        return SpecError(msg, spec.path, spec.text, loc)
+
+    where = (Path(spec.path).parent / r.path).resolve()
+    if str(where) in refining or str(where) == str(Path(spec.path).resolve()):
+        raise fail(f"{r.path} refines this spec already (a circle of `refines`)", r.loc)
+    try:
+        abstract_text = read_spec(where)
+    except SpecError as err:
+        raise fail(f"cannot load the abstract spec {r.path}: {err.message}", r.loc) from None
+    abstract_spec = load_spec(abstract_text, str(where))
+    items = {m.name: m for m in r.mapping}
+    a_consts, a_vars = [c.name for c in abstract_spec.consts], [v.name for v in abstract_spec.vars]
+    for m in r.mapping:
+        if m.name not in a_consts and m.name not in a_vars:
+            raise fail(f"{r.path} has no variable or constant named {m.name}"
+                       f"{did_you_mean(m.name, a_consts + a_vars)} (its variables: {', '.join(a_vars)}"
+                       f"{'; its constants: ' + ', '.join(a_consts) if a_consts else ''})", m.loc)
+        if m.name in a_consts and m.uses_state:
+            raise fail(f"{m.name} is a constant of {r.path}: its value may use this spec's constants only", m.value.loc)
+    mine = {c.name: v for c, v in zip(spec.consts, values)}
+    overrides: dict[str, Any] = {}
+    for name in a_consts:
+        if name in items:
+            overrides[name] = _evaluate(items[name].value, spec, values, f"the abstract constant {name}")
+        elif name in mine:
+            overrides[name] = mine[name]
+    a_values: list[Any] = []
+    for c in abstract_spec.consts:  # each override must be of its constant's kind, as a --const
+        if c.name in overrides:
+            problem = override_error(c, overrides[c.name], abstract_spec, a_values)
+            if problem:
+                raise fail(f"{r.path}: {problem}", items[c.name].value.loc if c.name in items else r.loc)
+            a_values.append(overrides[c.name])
+        elif c.value is not None:
+            a_values.append(_evaluate(c.value, abstract_spec, a_values, f"constant {c.name}"))
+    my_vars = [v.name for v in spec.vars]
+    mine_kinds, their_kinds = Kinds(spec), Kinds(abstract_spec)
+    fns: list[Callable[[tuple], Any]] = []
+    shown: list[tuple[str, str]] = []
+    for name, want in zip(a_vars, their_kinds.vars):
+        if name in items:
+            e = items[name].value
+            clash = kind_clash(mine_kinds.of(e), want)
+            if clash:
+                raise fail(f"the mapping of {name}: {clash}", e.loc)
+            fns.append(comp.state_value(e))
+            shown.append((name, A.unparse(e)))
+        elif name in my_vars:  # TLA+'s implicit substitution: the variable of the same name
+            i = my_vars.index(name)
+            clash = kind_clash(mine_kinds.vars[i], want)
+            if clash:
+                raise fail(f"{name} maps to this spec's {name} (no mapping line gives it): {clash}", r.loc)
+            fns.append(lambda s, i=i: s[i])
+            shown.append((name, name))
+        else:
+            raise fail(f"the mapping gives no value for {name}, a variable of {r.path}: add a line "
+                       f"`{name} = EXPRESSION` (an expression over this spec's variables)", r.loc)
+    abstract = load_model(where, overrides, invariants=[], properties=[],
+                          refining=(*refining, str(Path(spec.path).resolve())))
+    return Refinement(r.path, r.loc, abstract, lambda s: tuple(f(s) for f in fns), shown, dict(abstract.constants))

@@ -309,6 +309,13 @@ class _ToAst(Transformer):
     def strong_fair_(self, meta, c):
         return A.Temporal(_loc(meta), "strong_fair", [], _named_actions(c[0], "strong fair", _loc(meta)))
 
+    def refines_decl(self, meta, c):
+        path, *items = c
+        return A.Refines(_tok_loc(path), self.str_lit(meta, [path]).value, items)
+
+    def refine_item(self, meta, c):
+        return A.MapItem(_tok_loc(c[0]), str(c[0]), c[1])
+
     def view_decl(self, meta, c):
         return A.View(_tok_loc(c[0]), str(c[0]), c[1], c[3], c[2] or [])
 
@@ -652,6 +659,8 @@ def parse_spec(text: str, path: str = "<spec>") -> A.Spec:
             spec.views.append(d)
         elif isinstance(d, A.Symmetry):
             spec.symmetry.append(d)
+        elif isinstance(d, A.Refines):
+            spec.refines.append(d)
         else:
             spec.predicates.append(d)
     return spec

@@ -82,6 +82,10 @@ def format_verdict(model: Model, result: Result, spec_path: str = "", diff: bool
         lines.append(f"Error: Action property {result.property} is violated.")
         lines.append(f"Error: property {result.property} is checked on every step the search generates (TLC's "
                      "[][A]_vars or [][P]_vars): the behaviour below ends with a step that fails it.")
+    elif result.verdict == "violated" and result.kind == "refinement":
+        lines.append(f"Error: Refinement of {result.property} is violated (TLC: the property Spec => M!Spec, "
+                     f"M the INSTANCE of {result.property}).")
+        lines.extend(f"Error: {line}" for line in refinement_words(model, result))
     elif result.verdict == "violated":
         lines.append(f"Error: Invariant {result.property} is violated.")
         if result.kind == "property":
@@ -115,6 +119,21 @@ def format_verdict(model: Model, result: Result, spec_path: str = "", diff: bool
                      else "Error: The behavior up to the state where it failed is:")
         lines.append(format_trace(model, result.trace, diff))
     return lines
+
+
+def refinement_failure(model: Model, result: Result) -> dict[str, Any] | None:
+    """What the violated refinement says of the trace's last step (or of its initial state when
+    the trace has one state): `Refinement.explain`; None for any other verdict."""
+    if result.verdict != "violated" or result.kind != "refinement" or not result.trace:
+        return None
+    before = result.trace[-2].state if len(result.trace) > 1 else None
+    return model.refinement(result.property).explain(before, result.trace[-1].state)
+
+
+def refinement_words(model: Model, result: Result) -> list[str]:
+    """`refinement_failure` in sentences."""
+    before = result.trace[-2].state if len(result.trace) > 1 else None
+    return model.refinement(result.property).describe(before, result.trace[-1].state)
 
 
 def lasso_end(result: Result) -> str:
@@ -210,6 +229,16 @@ def checks(model: Model, result: Result, deadlock: bool | None = None) -> list[d
             add("property", name, "unchecked", "not known: a runtime error stopped the run")
         else:
             add("property", name, "unrefuted", explored)
+    for r in model.refinements:
+        if result.verdict == "violated" and result.kind == "refinement" and result.property == r.name:
+            add("refinement", r.name, "violated", f"violated: a shortest trace of {len(result.trace)} states")
+        elif searched:
+            add("refinement", r.name, "holds", f"every initial state and step of {space} maps to one of {r.name} "
+                                               "(or a stutter)")
+        elif result.verdict == "error":
+            add("refinement", r.name, "unchecked", "not known: a runtime error stopped the run")
+        else:
+            add("refinement", r.name, "unrefuted", explored)
     seen_violation = False
     for p in model.properties:
         if during and p.name == result.property:
@@ -362,6 +391,11 @@ def result_json(model: Model, result: Result, deadlock: bool | None = None) -> d
                    fairness=[f.label(model) for f in model.fairness], loop=result.loop,
                    loop_action=None if result.loop_step is None else result.loop_step.label,
                    lasso_length=lasso_length(result))
+    if model.refinements:
+        failure = refinement_failure(model, result)
+        if failure is not None:  # the abstract states as ITF values
+            failure = {k: ({n: to_itf(x) for n, x in v.items()} if k in ("from", "to") else v) for k, v in failure.items()}
+        out.update(refines=[r.name for r in model.refinements], property_kind=result.kind, refinement=failure)
     return out
 
 

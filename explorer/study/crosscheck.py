@@ -61,6 +61,9 @@ _TEMPORAL_CHECK = re.compile(r"^Checking (?:\d+ branches of )?temporal propertie
 _STATE = re.compile(r"^State (\d+):")  # also `State n: Stuttering`, the last state of a lasso
 TEMPORAL = "(temporal)"  # TLC does not name the temporal property it found violated
 _ACTION_PROPERTY = re.compile(r"Error: Action property (\S+) is violated\.")
+_IMPLIED_INIT = re.compile(r"^Error: Property (\S+) is violated by the initial state")
+_IMPLIED_ACTION = re.compile(r"^Error: Action property line \d+, col \d+ to line \d+, col \d+ of module (\w+) is violated")
+REFINES = "module "  # TLC names a refinement's failing step by the abstract module it is in: "module M"
 _CONJUNCT = re.compile(r"^Error: Invariant line (\d+), col \d+ to line \d+, col \d+ of module \w+ is violated")
 _COVERAGE = re.compile(r"^<(\w+) line \d+, col \d+ to line \d+, col \d+ of module \w+[^>]*>: (\d+):(\d+)")
 
@@ -177,6 +180,15 @@ def parse_tlc_output(text: str, exit_code: int | None = None) -> TlcOutcome:
         if m:  # a conjunct []P of a property, named by where it is (`conjunct_owner` names its property)
             out.verdict, out.property = "violated", f"line {m.group(1)}"
             continue
+        m = _IMPLIED_ACTION.match(line)
+        if m:  # a refinement's [][M!Next]_v (an INSTANCE's step), named by the module it is in
+            out.verdict, out.property = "violated", REFINES + m.group(1)
+            continue
+        m = _IMPLIED_INIT.match(line)
+        if m:  # a refinement's M!Init: TLC names the abstract module's operator, Init
+            out.verdict, out.property = "violated", m.group(1)
+            init_violation = True
+            continue
         m = _INVARIANT.match(line)
         if m:
             out.verdict, out.property = "violated", m.group(1)
@@ -289,9 +301,13 @@ def _run_export(model, deadlock: bool, terminal: str, keep_dir: Path | str | Non
         tla, cfg = work / f"{exp.module}.tla", work / f"{exp.module}.cfg"
         tla.write_text(tla_text)
         cfg.write_text(cfg_text)
+        others = []
+        for name, text in exp.abstract_modules():  # the modules a refinement instantiates
+            others.append(work / name)
+            others[-1].write_text(text)
         tlc = run_tlc(tla, cfg, exp.needs_deadlock_flag, java, jar, timeout=timeout, workdir=work,
                       coverage=exp.terminal == "stutter")
-        files = [tla, cfg] if keep_dir else []
+        files = [tla, cfg, *others] if keep_dir else []
     return exp, tlc, files
 
 
@@ -300,6 +316,10 @@ def _compare(model, ours: Result, exp, tlc: TlcOutcome, deadlock: bool, spec_pat
     # TLC names properties by their TLA+ operator: map back to the spec's names
     back = {exp.name_of("invariant", p.name): p.name for p in model.invariants}
     back.update({name: p.name for p, name in exp.properties})  # []P and [][A]_v, checked during the search
+    for r, sub, _, prop in exp.refinements:  # refinement: the property, its instance's steps, its Init
+        back.update({prop: r.name, REFINES + sub.module: r.name})
+    if len(exp.refinements) == 1:  # "Property Init is violated by the initial state": one refinement's
+        back.setdefault("Init", exp.refinements[0][0].name)
     if tlc.property and tlc.property.startswith("line "):  # a conjunct []P: the property defined around that line
         tlc.property = conjunct_owner(exp.module_text(), int(tlc.property.split()[1]), back)
     moved = stutter_unknown = False

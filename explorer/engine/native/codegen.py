@@ -464,6 +464,9 @@ def generate(model: Model, probes: Sequence[str] = ()) -> Generated:
     construct the native engine does not take. `probes`: parameterless definitions that search.c's
     `eval_probes` evaluates on given states (the operator tests, tests/operators.py); a search
     has none."""
+    if model.refinements:  # the abstract spec and the mapping would need compiling too
+        r = model.refinements[0]
+        raise Unsupported(f"refinement (refines \"{r.name}\")", r.loc)
     spec = model.spec
     if model.symmetry is not None:  # the C search remembers states by their own fingerprints
         raise Unsupported(f"symmetry reduction (`symmetry {spec.symmetry[0].name}`)", spec.symmetry[0].loc)

@@ -46,6 +46,19 @@ class Exporter:
             {c.name for c in model.step_checks}
         self.properties = [(p, self.names.fresh_global(p.name)) for p in self.spec.properties if p.name in wanted]
         self.symmetry = self._symmetry()
+        # `refines`: each abstract spec exported as a module of its own, instantiated here with its
+        # variables substituted by the mapping (INSTANCE ... WITH), and its Spec checked as a property
+        self.abstracts = [Exporter(r.abstract, deadlock=False) for r in model.refinements]
+        self.refinements = []  # (Refinement, its Exporter, instance name, property name)
+        for r, sub in zip(model.refinements, self.abstracts):
+            if sub.module == self.module or sub.module in [x[1].module for x in self.refinements]:
+                self.fail(f"the abstract spec {r.name} would be exported as module {sub.module}, which "
+                          "another module of this export already is: rename one of the spec files", r.loc)
+            if sub.names.model_values:
+                self.fail(f"the abstract spec {r.name} has TLC model values (strings no literal spells), which "
+                          "INSTANCE would need substituted; spell them as string literals there", r.loc)
+            self.refinements.append((r, sub, self.names.fresh_global(f"{sub.module}_abstract"),
+                                     self.names.fresh_global(f"Refines_{sub.module}")))
 
     def _symmetry(self) -> tuple[int, list[str], str] | None:
         """`symmetry S`: (S's constant index, its elements as TLC model values, the permutation
@@ -89,9 +102,35 @@ class Exporter:
             self.module, self.spec.path, deadlock=self.deadlock, terminal=self.terminal,
             model_values=[(names.const_name(i), names.model_values[i]) for i in sorted(names.model_values)],
             invariants=self.invariant_names, constraints=self.constraint_names,
-            properties=[name for _, name in self.properties],
+            properties=[name for _, name in self.properties] + [prop for *_, prop in self.refinements],
             symmetry=None if self.symmetry is None else (names.const_name(self.symmetry[0]), self.symmetry[1],
                                                          self.symmetry[2]))
+
+    def abstract_modules(self) -> list[tuple[str, str]]:
+        """(file name, text) of each abstract spec's module, to be written beside this one."""
+        return [(f"{sub.module}.tla", sub.module_text()) for sub in self.abstracts]
+
+    def refinement_text(self) -> list[str]:
+        """`M == INSTANCE Abstract WITH v <- mapping, ...` and the property `RefinesAbstract == M!Spec`
+        (what TLA+ states as THEOREM Spec => M!Spec: TLC checks M!Init on the initial states and
+        [][M!Next]_M!vars on every step during its search, M's fairness in its temporal phase)."""
+        lines: list[str] = []
+        for r, sub, inst, prop in self.refinements:
+            items = {m.name: m.value for m in next(x for x in self.spec.refines if x.path == r.name).mapping}
+            subs = []
+            for i, name in enumerate(r.abstract.var_names):
+                if name in items:
+                    value = self.expr.rhs(items[name], {})
+                else:  # TLA+'s implicit substitution: this spec's variable of the same name
+                    value = self.names.var_name(self.model.var_names.index(name))
+                subs.append(f"{sub.names.var_name(i)} <- {value}")
+            lines.append(f"\\* refines {comment_text(r.name)}: THEOREM Spec => {inst}!Spec (TLC: PROPERTY {prop})")
+            lines.append(f"{inst} == INSTANCE {sub.module} WITH")
+            lines.extend(place("  ", [", ".join(subs)]) if len(subs) == 1 else
+                         [f"  {x}," for x in subs[:-1]] + [f"  {subs[-1]}"])
+            lines.append(f"{prop} == {inst}!Spec")
+            lines.append("")
+        return lines
 
     def module_text(self) -> str:
         spec, model, names, expr = self.spec, self.model, self.names, self.expr
@@ -144,6 +183,7 @@ class Exporter:
         if enabled:
             predicates()
         temporal = [self.actions.temporal(p, name) for p, name in self.properties]
+        refinement = self.refinement_text()  # translated now: the helpers its mapping uses are written above it
         for (index, k), op in expr.binding_ops.items():  # used by what comes after the actions, defined with them
             a = spec.actions[index]
             actions.append(self.actions.action(a, tuple(p.name for p in a.params[:k]), op, in_domain=True))
@@ -247,6 +287,9 @@ class Exporter:
             lines.append("")
         lines.extend(["Next ==", *place("  ", disj(next_items)), ""])
         lines.append(" /\\ ".join(["Spec == Init", "[][Next]_vars", *fairness]))
+        if refinement:
+            lines.append("")
+            lines.extend(refinement[:-1])
         for block in temporal:
             lines.append("")
             lines.extend(block)
