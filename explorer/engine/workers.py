@@ -210,19 +210,10 @@ class Owner:
                     for bi, t in enumerate(ts):
                         f = flat[at]
                         bad_step = verdicts[j][ai][bi] if step_checks else -1
-                        if known[at]:
-                            if bad_step >= 0:  # reported: the one-process search stops at this step
-                                r_fp.append(f)
-                                r_parent.append(g)
-                                r_pos.append(pos)
-                                r_act.append(ai)
-                                r_code.append(SEEN)
-                                r_step.append(bad_step)
-                            at += 1
-                            pos += 1
-                            continue
-                        code = judged.get(f)
-                        if code is None:
+                        code = None if known[at] else judged.get(f)
+                        if known[at] or code == NEW:  # seen, or produced before in this level: kept only
+                            code = SEEN if bad_step >= 0 else None  # as the bad step the search stops at
+                        elif code is None:
                             try:
                                 ok = all(c(t) for c in constraints)
                             except Exception as err:
@@ -233,25 +224,15 @@ class Owner:
                                 except Exception as err:
                                     code, errors[f] = (FAILED_ALLOWED if ok else FAILED_PRUNED), _portable(err)
                             judged[f] = code
-                        elif code == NEW:  # produced before in this level: not the first occurrence
-                            if bad_step >= 0:
-                                r_fp.append(f)
-                                r_parent.append(g)
-                                r_pos.append(pos)
-                                r_act.append(ai)
-                                r_code.append(SEEN)
-                                r_step.append(bad_step)
-                            at += 1
-                            pos += 1
-                            continue
-                        r_fp.append(f)
-                        r_parent.append(g)
-                        r_pos.append(pos)
-                        r_act.append(ai)
-                        r_code.append(code)
-                        r_step.append(bad_step)
-                        if code == NEW:
-                            pending.append(t)
+                        if code is not None:
+                            r_fp.append(f)
+                            r_parent.append(g)
+                            r_pos.append(pos)
+                            r_act.append(ai)
+                            r_code.append(code)
+                            r_step.append(bad_step)
+                            if code == NEW:
+                                pending.append(t)
                         at += 1
                         pos += 1
             if failed is not None:
