@@ -16,7 +16,7 @@ from explorer.lang.model import load_model
 from explorer.output.tla import Exporter
 from explorer.run.limits import Limits
 from explorer.study.crosscheck import cross_check, find_tlc, format_cross_check
-from tests.engines import native_available
+from tests.engines import graphs_agree, native_available
 
 # inc(p) adds p; reset goes back to 0 from 3 or 4. Fair as a whole, inc may add 1 for ever.
 BIND = """const PROCS = {1, 2}
@@ -96,6 +96,16 @@ def test_verdicts_on_every_engine(tmp_path, spec, prop, engine):
     assert r.engine == ("native" if engine.startswith("native") else "python"), r.engine_note
     name, length = VIOLATED.get((spec, prop), (None, 0))
     assert (r.verdict, r.property, len(r.trace)) == ("violated" if name else "holds", name, length)
+
+
+@pytest.mark.parametrize("spec", ["bind-whole", "bind-per-value", "clock-sub-action", "clock-strong"])
+def test_the_native_engine_records_the_python_engines_graph(tmp_path, spec):
+    """Edges, step bits (a binding's, `fair(p)`'s, a sub-action's where its restriction holds) and
+    the enabled bits per state, array by array (tests/engines.py)."""
+    m = _model(tmp_path, spec)
+    if not native_available(m):
+        pytest.skip("the native engine cannot run here (no C compiler)")
+    assert graphs_agree(m)
 
 
 def test_the_lasso_never_takes_the_bindings_steps(tmp_path):
