@@ -825,7 +825,7 @@ def test_general_formulas_agree_with_a_brute_force_oracle_on_generated_specs():
     ("property p: eventually <<a>>\n", r"a step <<A>> is written `always eventually <<A>>`"),
     ("property p: (always [a]) or x == 1\n", r"steps are `always eventually <<A>>` or `eventually always \[A\]`"),
     ("property p: always eventually <<x>>\n", r"no action is named x"),
-    ("property p: fair x + 1\n", r"fair takes action names"),
+    ("property p: fair x + 1\n", r"fair takes steps of actions"),
 ])
 def test_a_misplaced_temporal_operator_is_a_located_error(text, message):
     with pytest.raises(SpecError, match=message) as err:

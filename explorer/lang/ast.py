@@ -283,13 +283,29 @@ class Action(Node):
 
 
 @dataclass(eq=False)
+class StepRef(Node):
+    """Steps of one action, as `<<...>>`, `fair` and `strong fair` name them: `A` (all of them),
+    `A(e1, ..., ek)` (those of the bindings whose first k parameters are e1..ek: TLA+'s `A(p)`), or
+    `(A and P)`, either with a restriction P over x and x' (TLA+'s `A /\\ P`, a sub-action)."""
+    action: str
+    args: list[Expr] = field(default_factory=list)
+    cond: Expr | None = None
+    index: int = field(default=-1, init=False)  # the action's position, set by checks
+
+    def whole(self) -> bool:
+        return not self.args and self.cond is None
+
+
+@dataclass(eq=False)
 class Temporal(Expr):
     """A temporal operator as written in a property (checks.py refuses one anywhere else):
     `always X`, `eventually X`, `X leads_to Y` (args), `<<A | B>>` (op "step": a step of A or B that
-    changes the state), `fair A`, `strong fair A` (op "fair" / "strong_fair": fairness asserted)."""
+    changes the state), `fair A`, `strong fair A` (op "fair" / "strong_fair": fairness asserted).
+    `refs`: the steps named (A, A(e), (A and P)); `actions`: their actions' names."""
     op: str  # always | eventually | leads_to | step | fair | strong_fair
     args: list[Expr]
     actions: list[str] = field(default_factory=list)
+    refs: list[StepRef] = field(default_factory=list)
 
 
 STEP_FORMS = ("always_step", "always_action", "always_eventually_step", "eventually_always_step", "weak_fair", "strong_fair")
@@ -313,6 +329,20 @@ class Property(Node):
     source: Expr | None = None  # ltl: the formula as written
     formula: Any = None  # ltl: the formula as engine/ltl.py takes it (see parser._ltl), over `atoms`
     atoms: list[Expr] = field(default_factory=list)  # ltl: its state predicates, in order
+    # the steps named other than whole actions (A(e), (A and P)): in `always eventually <<...>>`,
+    # `fair`, `strong fair` (then `source` is the formula, for its text), or by position in `formula`
+    targets: list[StepRef] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class FairnessDecl(Node):
+    """`fairness NAME(r in S): fair X` (or `strong fair X`): fairness assumed of the steps X, one
+    action's (a binding `A(e)`, a sub-action `(A and P)`); with parameters, one condition per
+    binding (TLA+'s `\\A r \\in S : WF_vars(A /\\ P)`)."""
+    name: str
+    params: list[Binder]
+    kind: str  # weak | strong
+    ref: StepRef
 
 
 @dataclass(eq=False)
@@ -368,6 +398,7 @@ class Spec:
     views: list[View] = field(default_factory=list)
     symmetry: list[Symmetry] = field(default_factory=list)
     refines: list[Refines] = field(default_factory=list)
+    fairness: list[FairnessDecl] = field(default_factory=list)
 
     def by_kind(self, kind: str) -> list[Predicate]:
         return [p for p in self.predicates if p.kind == kind]
@@ -423,7 +454,20 @@ def property_text(p: Property) -> str:
             "leads_to": lambda: f"{unparse(p.p)} leads_to {unparse(p.q)}",
             "always_step": lambda: f"always [{acts}]", "always_action": lambda: f"always [{unparse(p.p)}]", "always_eventually_step": lambda: f"always eventually <<{acts}>>",
             "eventually_always_step": lambda: f"eventually always [{acts}]", "weak_fair": lambda: f"fair {acts}",
-            "strong_fair": lambda: f"strong fair {acts}", "ltl": lambda: unparse(p.source)}[p.form]()
+            "strong_fair": lambda: f"strong fair {acts}", "ltl": lambda: unparse(p.source)}[
+                "ltl" if p.targets else p.form]()
+
+
+def steps_text(refs: list[StepRef]) -> str:
+    """`a | b(1) | (c and x' > x)`: steps as `<<...>>` and `fair` name them."""
+    def one(r: StepRef) -> str:
+        text = r.action + (f"({', '.join(unparse(x) for x in r.args)})" if r.args else "")
+        if r.cond is None:
+            return text
+        cond = unparse(r.cond)
+        return f"({text} and ({cond}))" if isinstance(r.cond, Binary) and r.cond.op in ("or", "implies") else \
+            f"({text} and {cond})"
+    return " | ".join(one(r) for r in refs)
 
 
 def unparse(e: Expr) -> str:
@@ -486,7 +530,7 @@ def unparse(e: Expr) -> str:
     if isinstance(e, Enabled):
         return f"enabled {e.action}" + (f"({', '.join(unparse(x) for x in e.args)})" if e.args else "")
     if isinstance(e, Temporal):
-        acts = " | ".join(e.actions)
+        acts = steps_text(e.refs) if e.refs else " | ".join(e.actions)
         if e.op == "leads_to":
             return f"{wrap(e.args[0], 1)} leads_to {unparse(e.args[1])}"
         x = e.args[0] if e.args else None  # `always (P implies Q)`: the same unwrapped, but read more easily

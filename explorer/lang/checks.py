@@ -323,6 +323,42 @@ class Checker:
                     self.boolean(e, "an action property's predicate" if self.primes_ok else "a property's predicate")
             self.primes_ok = False
             p.indices = [self.action_index(n, f"property {p.name}", p.loc) for n in p.actions]
+            for t in p.targets:
+                self.step_ref(t, scopes, f"property {p.name}")
+        seen = {}
+        for f in self.spec.fairness:
+            if f.name in seen:
+                self.error(f"fairness {f.name} is already defined (line {seen[f.name].line})", f.loc)
+            seen[f.name] = f.loc
+            if len(f.params) > MAX_LOOPS:
+                self.error(f"a fairness declaration can have at most {MAX_LOOPS} parameters", f.params[MAX_LOOPS].loc)
+            scopes = [{}]
+            for b in f.params:
+                if b.name in scopes[-1]:
+                    self.error(f"parameter {b.name} appears twice", b.loc)
+                self.bind(b, scopes)
+                if not b.domain.static:
+                    self.error(f"the domain of fairness parameter {b.name} must not depend on the state", b.domain.loc)
+            self.step_ref(f.ref, scopes, f"fairness {f.name}")
+
+    def step_ref(self, r: A.StepRef, scopes: list[dict[str, Ref]], what: str) -> None:
+        """A binding's steps `A(e1, ...)` (at most A's parameters, values that do not depend on the
+        state: one condition per binding of the declaration) or a sub-action's `(A and P)` (P an
+        action predicate: x' allowed)."""
+        r.index = self.action_index(r.action, what, r.loc)
+        params = self.spec.actions[r.index].params
+        if len(r.args) > len(params):
+            self.error(f"{r.action} has {len(params)} parameter(s): {r.action}(...) gives the first of them, "
+                       f"got {len(r.args)}", r.loc)
+        for x in r.args:
+            if self.expr(x, scopes).uses_state:
+                self.error(f"the steps of one binding of {r.action} are named by values that do not depend on the "
+                           "state (constants, the parameters of the property or fairness)", x.loc)
+        if r.cond is not None:
+            self.primes_ok = True
+            self.expr(r.cond, scopes)
+            self.boolean(r.cond, "a sub-action's restriction")
+            self.primes_ok = False
 
     def action_index(self, name: str, what: str, loc: A.Loc) -> int:
         """The position of the action a property or `enabled` names; an unknown name is an error."""
@@ -508,6 +544,9 @@ class Checker:
                 return facts
             if ref is not None:
                 self.error(f"{e.fn} is not a function", e.loc)
+            if e.fn not in BUILTINS and e.fn in {a.name for a in self.spec.actions}:
+                self.error(f"{e.fn} is an action: the steps of one binding, {A.unparse(e)}, are named inside "
+                           f"`<<...>>` (`always eventually <<{A.unparse(e)}>>`) or after `fair` / `strong fair`", e.loc)
             if e.fn not in BUILTINS:
                 self.error(f"unknown function {e.fn}", e.loc)
             _, lo, hi, _ = BUILTINS[e.fn]

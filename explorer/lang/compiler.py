@@ -912,6 +912,15 @@ class Compiler:
         return self.define(f"def {name}(s, t{args}):\n    {self.unpack}\n    {primed}\n"
                            f"    return {self.cond(e, what)}\n", name)
 
+    def binding_value(self, e: A.Expr, params: list[A.Binder]) -> Callable[..., Any]:
+        """A value that does not depend on the state (checks: an argument of a binding's steps
+        `A(e)`), of the parameters of the property or fairness naming it: `(*values) -> value`."""
+        self.temporal += 1
+        name = f"val{self.temporal}"
+        args = ", ".join(b.local for b in params)
+        return self.define(f"def {name}({args}):\n    s = {(None,) * self.nvars!r}\n    {self.unpack}\n"
+                           f"    return {self.ex(e)}\n", name)
+
     def state_value(self, e: A.Expr) -> Callable[[tuple], Any]:
         """An expression's value at a state (`explorer eval`): `state -> value`."""
         self.temporal += 1

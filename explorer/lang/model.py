@@ -217,6 +217,38 @@ def override_error(c: A.Const, value: Any, spec: A.Spec, values: list[Any]) -> s
 
 
 @dataclass
+class StepTarget:
+    """The steps of one action that a property or a fairness condition names besides the whole
+    action's: those whose parameters at positions `by` have the values `values` (a binding's,
+    `A(e1, ...)`), and that satisfy `cond` (a sub-action's, `(A and P)`), of which `expr` is P,
+    compiled with `params` bound to `args` (for the native engine)."""
+    action: int
+    by: tuple[int, ...]
+    values: tuple
+    cond: Callable[[tuple, tuple], bool] | None = None
+    expr: A.Expr | None = None
+    params: tuple[A.Binder, ...] = ()
+    args: tuple = ()
+
+    @property
+    def key(self) -> tuple:
+        """Equal for two targets that name the same steps (one bit of the liveness graph)."""
+        return (self.action, self.by, self.values, None if self.expr is None else (id(self.expr), self.args))
+
+
+def _step_target(ref: A.StepRef, params: list[A.Binder], comp: Compiler, what: str) -> Callable[[tuple], StepTarget]:
+    """A StepRef compiled: per binding of the declaration's parameters, its StepTarget."""
+    vals = [comp.binding_value(x, params) for x in ref.args]
+    cond = comp.step_function(ref.cond, params, what) if ref.cond is not None else None
+
+    def at(binding: tuple) -> StepTarget:
+        return StepTarget(ref.index, tuple(range(len(ref.args))), tuple(f(*binding) for f in vals),
+                          None if cond is None else (lambda s, t, f=cond, b=binding: f(s, t, *b)),
+                          ref.cond, tuple(params), binding)
+    return at
+
+
+@dataclass
 class CompiledProperty:
     """One temporal property for one binding of its parameters."""
     name: str  # the declaration's name
@@ -231,6 +263,7 @@ class CompiledProperty:
     # a refinement's abstract fairness condition (weak_fair / strong_fair of the mapped behaviour):
     # (position in Model.refinements, position in that abstract model's fairness)
     abstract: tuple[int, int] | None = None
+    targets: tuple[StepTarget, ...] = ()  # ltl: the steps of A.Property.targets, for this binding
 
     @property
     def label(self) -> str:
@@ -323,8 +356,15 @@ class Fairness:
     action: int
     by: tuple[int, ...]
     values: tuple
+    # a `fairness` declaration's: its name and binding, and its steps when not the whole action's
+    declared: tuple[str, dict[str, Any]] | None = None
+    target: StepTarget | None = None
 
     def label(self, model: "Model") -> str:
+        if self.declared is not None:
+            name, binding = self.declared
+            args = ", ".join(f"{k}={short(v)}" for k, v in binding.items())
+            return f"{name}({args})" if args else name
         a = model.actions[self.action]
         args = ", ".join(f"{a.params[i]}={short(v)}" for i, v in zip(self.by, self.values))
         return f"{'strong fair' if self.kind == 'strong' else 'fair'} {a.name}" + (f"({args})" if args else "")
@@ -363,12 +403,14 @@ def _temporal(spec: A.Spec, comp: Compiler, values: list[Any], props: list[A.Pro
         fp = make(p.p, p.params, what) if p.p is not None else None
         fq = comp.state_function(p.q, p.params, what) if p.q is not None else None
         fa = [comp.state_function(e, p.params, what) for e in p.atoms]
+        ft = [_step_target(t, p.params, comp, what) for t in p.targets]
         for binding in _bindings(p.params, spec, values):
             compiled.append(CompiledProperty(
                 p.name, {b.name: v for b, v in zip(p.params, binding)}, p.form,
                 None if fp is None else (lambda s, *t, f=fp, b=binding: f(s, *t, *b)),
                 None if fq is None else (lambda s, f=fq, b=binding: f(s, *b)), p.loc, tuple(p.indices),
-                p.formula, tuple((lambda s, f=f, b=binding: f(s, *b)) for f in fa)))
+                p.formula, tuple((lambda s, f=f, b=binding: f(s, *b)) for f in fa),
+                targets=tuple(f(binding) for f in ft)))
     fairness = []
     for i, a in enumerate(spec.actions):
         if a.fairness is None:
@@ -379,6 +421,15 @@ def _temporal(spec: A.Spec, comp: Compiler, values: list[Any], props: list[A.Pro
         if len(fairness) > MAX_FAIRNESS:
             raise SpecError(f"at most {MAX_FAIRNESS} fairness conditions are supported (fair(p) is one per "
                             f"value of p); with this action there are {len(fairness)}", path, spec.text, a.loc)
+    for d in spec.fairness:  # `fairness NAME(r in S): fair X`: one condition per binding
+        make = _step_target(d.ref, d.params, comp, f"fairness {d.name}")
+        for binding in _bindings(d.params, spec, values):
+            t = make(binding)
+            fairness.append(Fairness(d.kind, t.action, t.by, t.values, (d.name, {b.name: v for b, v in zip(d.params, binding)}),
+                                     t if t.cond is not None else None))
+        if len(fairness) > MAX_FAIRNESS:
+            raise SpecError(f"at most {MAX_FAIRNESS} fairness conditions are supported (a fairness declaration is "
+                            f"one per binding); with this one there are {len(fairness)}", path, spec.text, d.loc)
     return compiled, fairness
 
 

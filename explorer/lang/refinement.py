@@ -56,11 +56,12 @@ class Refinement:
         if found is None:
             f = self.abstract.fairness[j]
             action = self.abstract.actions[f.action]
-            if not f.by:
+            if not f.by and f.target is None:
                 found = frozenset(t for t in self.abstract.successors(a)[f.action] if t != a)
-            else:
+            else:  # `fair(p)`, a binding's steps, a sub-action's (its restriction on the abstract step)
                 found = frozenset(t for binding, t in action.labelled(a, [None])
-                                  if t != a and tuple(binding[i] for i in f.by) == f.values)
+                                  if t != a and tuple(binding[i] for i in f.by) == f.values
+                                  and (f.target is None or f.target.cond(a, t)))
             if len(self._next) < MAX_CACHED:
                 self._next[key] = found
         return found

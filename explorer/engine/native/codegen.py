@@ -19,7 +19,8 @@ from typing import Any, Sequence
 from explorer.lang import ast as A
 from explorer.lang.compiler import Compiler
 from explorer.lang.kinds import is_bool_op
-from explorer.lang.model import Model
+from explorer.engine.liveness import action_bits
+from explorer.lang.model import Model, StepTarget
 from explorer.lang.values import Bool, InfiniteSet, Map, ordered
 
 _INT63 = (-(1 << 62), (1 << 62) - 1)
@@ -104,6 +105,7 @@ class Generated:
     constants: list[bytes] = field(default_factory=list)  # K(i), encoded
     native_init: bool = True  # C finds the initial states (else the Python engine hands them over)
     atoms: dict[str, bool] = field(default_factory=dict)  # property name -> whether C evaluates its predicates
+    conds: dict[int, int] = field(default_factory=dict)  # a sub-action's restriction (id of P) -> its COND_FNS entry
 
 
 class _Gen:
@@ -115,6 +117,7 @@ class _Gen:
         self.const_ids: dict[int, int] = {}  # id(expression) -> K index
         self.funcs: list[str] = []
         self.pinned: dict[int, int] = {}  # action -> the most parameters an `enabled A(e1, ...)` gives
+        self.fv: dict[int, int] = {}  # action -> how many of its parameters' values fair_bits reads (Ctx.fv)
         for n in A.nodes([self.spec.defs, self.spec.predicates, self.spec.properties, self.spec.views]):
             if isinstance(n, A.Enabled) and n.args:
                 self.pinned[n.index] = max(self.pinned.get(n.index, 0), len(n.args))
@@ -369,8 +372,8 @@ class _Gen:
                 raise Unsupported(f"the statement {type(s).__name__}", s.loc)
         if tail:
             a = self.act[0]
-            fair = "".join(f"c->fv[{i}] = L_{next(b for b in a.params if b.name == name).local}; "
-                           for i, name in enumerate(a.fair_by))  # which of its conditions the step meets (fair_bits)
+            fair = "".join(f"c->fv[{i}] = L_{a.params[i].local}; "  # which of its conditions on parameter
+                           for i in range(self.fv.get(self.act[1], 0)))  # values the step meets (fair_bits)
             pins = self.pinned.get(self.act[1], 0)  # `enabled A(e1, ...)` probes keep the binding's successors only
             test = " && ".join(f"(c->npin <= {i} || eq(c->pin[{i}], L_{a.params[i].local}))" for i in range(pins))
             out.append(f"{fair}" + (f"if ({test}) " if test else "") + f"emit(c, {self.act[1]}, n);")
@@ -430,6 +433,25 @@ class _Gen:
         n = max(len(names), 1)
         return (f"static int (*ATOM_FNS[{n}])(Ctx *, V *, const V *) = {{{', '.join(names) or 'NULL'}}};", ok)
 
+    def sub_actions(self, targets: list[StepTarget]) -> dict[int, int]:
+        """COND_FNS: each sub-action's restriction P (`(A and P)`, over the state s and the next t)
+        as a C function of them and of its declaration's binding (`args`: the constants table from
+        a run-time position); returns id(P) -> its position."""
+        out: dict[int, int] = {}
+        names = []
+        for t in targets:
+            if t.expr is None or id(t.expr) in out:
+                continue
+            binds = "".join(f"V L_{b.local} = args[{n}]; " for n, b in enumerate(t.params))
+            name = f"cond_{len(names)}"
+            self.funcs.append(f"static int {name}(Ctx *c, V *s, V *t, const V *args) {{\n    (void)args; c->s = s; "
+                              f"c->t = t; c->gen++; {binds}\n    return {self.cond(t.expr)};\n}}")
+            out[id(t.expr)] = len(names)
+            names.append(name)
+        self.funcs.append(f"static int (*COND_FNS[{max(len(names), 1)}])(Ctx *, V *, V *, const V *) = "
+                          f"{{{', '.join(names) or 'NULL'}}};")
+        return out
+
     # ---- initial states ----
     def init(self) -> str:
         """The initial states in the Python engine's order (compiler `init_states`): a loop per
@@ -481,6 +503,13 @@ def generate(model: Model, probes: Sequence[str] = ()) -> Generated:
     invariants = [by_name[p.name] for p in model.invariants] + model.state_properties  # first_failing_invariant's order
     constraints = [p for p in spec.by_kind("constraint") if p.name in {q.name for q in model.constraints}]
     terminals = [p for p in spec.by_kind("terminal") if p.name in {q.name for q in model.terminals}]
+    _, per_value, restricted = action_bits(model)
+    for ai in set(per_value) | set(restricted):  # search.c keeps a step's first 8 parameter values in Ctx.fv
+        by = [i for b, _ in per_value.get(ai, ()) for i in b] + [i for t, _ in restricted.get(ai, ()) for i in t.by]
+        if by and max(by) >= 8:
+            raise Unsupported("fairness, or steps a property names, on a parameter past the eighth", spec.actions[ai].loc)
+        g.fv[ai] = max(by, default=-1) + 1
+    conds = g.sub_actions([t for ts in restricted.values() for t, _ in ts])
     actions = [g.action(a, i) for i, a in enumerate(spec.actions)]
     atom_table, atoms = g.atoms()
     preds = [g.predicates("invariant_first", invariants, True), g.predicates("constraints_first", constraints, True),
@@ -489,11 +518,7 @@ def generate(model: Model, probes: Sequence[str] = ()) -> Generated:
     head = [f"#define NV {nv}", f"#define NV_ALLOC {max(nv, 1)}", f"#define NA {na}", f"#define NA_ALLOC {max(na, 1)}",
             f"#define NC {len(constraints)}", f"#define NMEMO {g.nmemo}",
             f"#define NINV {len(invariants)}", f"#define NSTEP {len(model.step_checks)}"]
-    for a in spec.actions:
-        if len(a.fair_by) > 8:  # search.c keeps a step's values of them in Ctx.fv[8]
-            raise Unsupported("fairness on more than 8 parameters", a.loc)
     table = [f"static void act_{i}(Ctx *c, V *s);" for i in range(na)]
-    table.append(f"static const int FAIR_BY[NA_ALLOC] = {{{', '.join(str(len(a.fair_by)) for a in spec.actions) or '0'}}};")
     table.append("static void (*ACTIONS[NA_ALLOC])(Ctx *, V *) = {" + ", ".join(f"act_{i}" for i in range(na)) + "};")
     # the action properties (model.step_checks): STEP_OK[k * NA_ALLOC + a] when action a's steps pass check k
     ok = [int(a in c.actions) for c in model.step_checks for a in range(max(na, 1))]
@@ -518,4 +543,4 @@ def generate(model: Model, probes: Sequence[str] = ()) -> Generated:
     source = "\n".join(head + table + g.funcs + [atom_table] + actions + preds) + \
         "\nstatic int constraints_ok(Ctx *c, V *s) { return constraints_first(c, s) < 0; }\n" + \
         "static void emit_init(Ctx *c, V *n);\n" + init + "\n"
-    return Generated(source, g.constants, native_init, atoms)
+    return Generated(source, g.constants, native_init, atoms, conds)

@@ -37,6 +37,8 @@ typedef struct Run {
     const uint64_t *fair_bits;
     uint64_t nedges, graph_bytes;  /* the recorded graph: its edges, and the memory it took */
     uint64_t max_memory;         /* the memory budget in bytes (0: none): see table_room */
+    const int32_t *fair_cond, *fair_carg;  /* per fair_bits entry: its sub-action's restriction (COND_FNS), its binding */
+    uint64_t cond_bits;          /* the bits of the entries with a restriction (fair_conds) */
 } Run;
 
 #define CHUNK 256  /* parents a thread takes at once */
@@ -286,19 +288,23 @@ static void graph_state(Priv *p, uint64_t en, uint64_t atoms) {
     p->row = p->ne; p->sgen++;
 }
 
-/* fairness on parameter values (`fair(p)`), when recording: per action its conditions
-   [FAIR_FIRST[a], FAIR_FIRST[a] + FAIR_COUNT[a]), condition e holding for the steps whose values of
-   those parameters are KT[FAIR_VALS[8 * e + i]] (i < FAIR_BY[a], codegen), with bits FAIR_BITS[e] */
-static const int32_t *FAIR_FIRST, *FAIR_COUNT, *FAIR_VALS;
+/* the bits of steps on parameter values (`fair(p)`, a property's `A(e)`) and of sub-actions
+   (`(A and P)`), when recording: per action its entries [FAIR_FIRST[a], FAIR_FIRST[a] + FAIR_COUNT[a]),
+   entry e holding for the steps whose parameter i has the value KT[FAIR_VALS[8 * e + i]] (where
+   that is not -1; the values are in c->fv, set by the action, codegen), with bits FAIR_BITS[e];
+   an entry with a restriction (FAIR_COND[e] >= 0) is kept only where it holds (fair_conds) */
+static const int32_t *FAIR_FIRST, *FAIR_COUNT, *FAIR_VALS, *FAIR_COND, *FAIR_CARG;
 static const uint64_t *FAIR_BITS;
+static uint64_t COND_BITS;
 static uint64_t fair_bits(Ctx *c, int act) {
-    if (!FAIR_BITS || !FAIR_BY[act]) return 0;
+    if (!FAIR_BITS) return 0;
+    uint64_t out = 0;
     for (int32_t e = FAIR_FIRST[act]; e < FAIR_FIRST[act] + FAIR_COUNT[act]; e++) {
         int i = 0;
-        while (i < FAIR_BY[act] && eq(c->fv[i], KT[FAIR_VALS[8 * e + i]])) i++;
-        if (i == FAIR_BY[act]) return FAIR_BITS[e];
+        while (i < 8 && (FAIR_VALS[8 * e + i] < 0 || eq(c->fv[i], KT[FAIR_VALS[8 * e + i]]))) i++;
+        if (i == 8) out |= FAIR_BITS[e];
     }
-    return 0;
+    return out;
 }
 static void emit(Ctx *c, int act, const V *n) {
     if (*c->stop) longjmp(c->fail, 2);
@@ -359,6 +365,19 @@ static void step_checks(Ctx *c, Chunk *k, size_t from, V *from_state, FP pfp) {
         }
 }
 
+/* the sub-actions' restrictions (`(A and P)`) on the steps of one parent, the chunk's candidates
+   [from, k->ncand): a step keeps an entry's bit only where P holds on it (an evaluation error jumps out) */
+static void fair_conds(Ctx *c, Chunk *k, size_t from, V *from_state, FP pfp) {
+    for (size_t i = from; i < k->ncand; i++) {
+        if (!(k->fair[i] & COND_BITS) || fp_eq(k->fp[i], pfp)) continue;
+        int a = k->act[i];
+        for (int32_t e = FAIR_FIRST[a]; e < FAIR_FIRST[a] + FAIR_COUNT[a]; e++)
+            if (FAIR_COND[e] >= 0 && (k->fair[i] & FAIR_BITS[e])
+                && !COND_FNS[FAIR_COND[e]](c, from_state, k->w + i * NV_ALLOC, KT + FAIR_CARG[e]))
+                k->fair[i] &= ~FAIR_BITS[e];
+    }
+}
+
 /* phase A for one chunk: expand its parents (their successors' changed values frozen, each
    successor's slot in the table prefetched), then drop the successors seen at earlier levels and
    evaluate the constraints and invariants of the rest (by then the slots are in the cache) */
@@ -393,6 +412,7 @@ static void expand_chunk(Priv *p, Ctx *c, Chunk *k) {
             cand_push(k, t, fp, (uint32_t)q, (uint32_t)i, c->succ_act[i], c->succ_fair[i]);
         }
         if (NSTEP) step_checks(c, k, from, s, pfp);
+        if (COND_BITS) fair_conds(c, k, from, s, pfp);
         k->dead[q] = 0;
         if (c->nsucc == 0 && r->deadlock) { enter(c, s); k->dead[q] = !terminal_any(c, s); }
     }
@@ -495,6 +515,7 @@ int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned c
     load_consts(consts, nconsts);
     Priv *p = calloc(1, sizeof(Priv)); r->priv = p; p->r = r;
     FAIR_FIRST = r->fair_first; FAIR_COUNT = r->fair_count; FAIR_VALS = r->fair_vals; FAIR_BITS = r->record ? r->fair_bits : NULL;
+    FAIR_COND = r->fair_cond; FAIR_CARG = r->fair_carg; COND_BITS = r->record ? r->cond_bits : 0;
     p->buf = malloc(RECORDS * sizeof *p->buf);
     p->mask = (1u << 16) - 1; p->table = table_alloc(p->mask + 1);
     if (r->record) {

@@ -86,15 +86,30 @@ def check_native(model: Model, deadlock: bool = True, limits: Limits | None = No
             atom_fn.append(2 * fns[prop.name] + (w == "q"))
             atom_arg.append(len(constants))
             constants.extend(encode(v) for v in prop.binding.values())
-        whole, per_value = action_bits(model)
-        first, count, vals, fair = [], [], [], []  # fairness on parameter values (search.c fair_bits)
+        whole, per_value, restricted = action_bits(model)
+        # the steps' bits on parameter values (`fair(p)`, `A(e)`) and of sub-actions (search.c fair_bits)
+        first, count, vals, fair, cond, carg = [], [], [], [], [], []
+        cond_bits = 0
+
+        def entry(by: tuple[int, ...], values: tuple, bits: int, fn: int = -1, args: tuple = ()) -> None:
+            slots = [-1] * 8  # per parameter position: the value's place in the constants, or -1 (any)
+            for i, v in zip(by, values):
+                slots[i] = len(constants)
+                constants.append(encode(v))
+            vals.extend(slots)
+            fair.append(bits)
+            cond.append(fn)
+            carg.append(len(constants))
+            constants.extend(encode(v) for v in args)
+
         for ai in range(len(model.actions)):
             first.append(len(fair))
-            for _, table in per_value.get(ai, ()):
+            for by, table in per_value.get(ai, ()):
                 for values, bits in table.items():
-                    vals += [len(constants) + i for i in range(len(values))] + [0] * (8 - len(values))
-                    constants.extend(encode(v) for v in values)
-                    fair.append(bits)
+                    entry(by, values, bits)
+            for target, bit in restricted.get(ai, ()):
+                entry(target.by, target.values, bit, generated.conds[id(target.expr)], target.args)
+                cond_bits |= bit
             count.append(len(fair) - first[-1])
     with guard(limits, started):
         found = _Initial()
@@ -127,9 +142,11 @@ def check_native(model: Model, deadlock: bool = True, limits: Limits | None = No
             if atoms is not None:
                 keep += [ffi.new("uint64_t[]", whole or [0]), ffi.new("int32_t[]", atom_fn or [0]),
                          ffi.new("int32_t[]", atom_arg or [0]), ffi.new("int32_t[]", first or [0]),
-                         ffi.new("int32_t[]", count or [0]), ffi.new("int32_t[]", vals or [0]), ffi.new("uint64_t[]", fair or [0])]
+                         ffi.new("int32_t[]", count or [0]), ffi.new("int32_t[]", vals or [0]), ffi.new("uint64_t[]", fair or [0]),
+                         ffi.new("int32_t[]", cond or [0]), ffi.new("int32_t[]", carg or [0])]
                 run.record, run.whole, run.atom_fn, run.atom_arg = 1, keep[0], keep[1], keep[2]
-                run.fair_first, run.fair_count, run.fair_vals, run.fair_bits = keep[3:7]
+                run.fair_first, run.fair_count, run.fair_vals, run.fair_bits, run.fair_cond, run.fair_carg = keep[3:9]
+                run.cond_bits = cond_bits
                 run.natoms = len(atoms)
             n_act = len(model.actions)
             gen_by = ffi.new("uint64_t[]", max(n_act, 1))
@@ -297,7 +314,7 @@ def _graph(model: Model, ffi, lib, run, initial: list[tuple] | None, atoms: list
         ("uint64_t[]", enabled), ("uint64_t[]", bits))))
     parent = array("i")
     parent.frombytes(records[0::2].tobytes())  # (parent, ordinal) pairs; no parent: 0xffffffff, read as -1
-    if not (model.fairness or any(whole)):
+    if not (model.fairness or any(whole) or any(p.targets for p in model.properties)):
         emask = array("Q")  # no fairness and no tracked action: no step bits (as GraphBuilder)
     raw = bits.tobytes()
     truth = {}

@@ -160,10 +160,7 @@ class Expressions:
         if isinstance(e, A.Enabled):  # the module defines the actions before whatever uses this
             name = self.names.name_of("action", e.action)
             if e.args:  # ENABLED A_at(e1, ...): A's steps with its first k parameters e1, ... (the rest: \E)
-                key = (e.index, len(e.args))
-                if key not in self.binding_ops:
-                    self.binding_ops[key] = self.names.fresh_global(f"{name}_at")
-                return f"(ENABLED {self.binding_ops[key]}({', '.join(self.d(x, env) for x in e.args)}))"
+                return f"(ENABLED {self.binding_op(e.index, len(e.args))}({', '.join(self.d(x, env) for x in e.args)}))"
             return f"(ENABLED {name})"
         if isinstance(e, A.TupleLit):
             return "<<" + ", ".join(self.d(x, env) for x in e.items) + ">>"
@@ -207,6 +204,15 @@ class Expressions:
                 self.fail(f"seq(S) needs a set, this is {describe(self.ty(e.elem, env))}", e.elem.loc)
             return f"Seq({self.tr(e.elem, env)})"
         self.fail(f"unsupported expression {type(e).__name__}", e.loc)
+
+    def binding_op(self, index: int, k: int) -> str:
+        """The operator for the steps of action `index` whose first k parameters are its own
+        (`A_at(p)`), defined with the actions (module.py): `ENABLED A(p)`, `<<A(p)>>_vars`, `WF_vars(A(p))`."""
+        key = (index, k)
+        if key not in self.binding_ops:
+            name = self.names.name_of("action", self.spec.actions[index].name)
+            self.binding_ops[key] = self.names.fresh_global(f"{name}_at")
+        return self.binding_ops[key]
 
     def d(self, e: A.Expr, env: Env) -> str:
         """An expression in a delimited place (an argument, an element, an IF's part, a

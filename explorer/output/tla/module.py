@@ -179,6 +179,7 @@ class Exporter:
                 ops, conjunct = self.actions.fairness(a)
                 actions.extend(ops)
                 fairness.append(conjunct)
+        fairness += [self.actions.declared_fairness(d) for d in spec.fairness]
         before_actions = len(expr.out_defs)
         if enabled:
             predicates()
