@@ -23,6 +23,7 @@ from typing import Any
 from explorer import Limits, check, load_model, with_properties
 from explorer.engine.explore import explore
 from explorer.lang.errors import SpecError
+from explorer.lang.model import first_failing_step
 
 MAX_STATES = 9
 FORMS = ["always", "stable", "leads_to_always", "always_eventually", "eventually_always", "eventually", "leads_to", "always_step",
@@ -135,8 +136,10 @@ def reach(starts: set[int], ok: Any, edges) -> set[int]:
     return seen
 
 
-def oracle(model) -> str:
-    """"holds" or "violated" for the model's one property, by brute force over state sets."""
+def oracle(model, search_steps: bool = False) -> str:
+    """"holds" or "violated" for the model's one property, by brute force over state sets.
+    `search_steps`: `always [A]` as the search checks it (issue 51, TLC's action properties): on
+    every step generated, also one into a state a constraint leaves out; else on the graph's edges."""
     states, init, edges, enabled = graph(model)
     if len(states) > MAX_STATES:
         raise ValueError("too many states for the oracle")
@@ -151,8 +154,15 @@ def oracle(model) -> str:
     def has_a(steps: set[Step]) -> bool:
         return any(ai in A for ai, _ in steps)
     everywhere = reach(set(init), lambda v: True, edges)
-    if prop.form == "always_step":
+    if prop.form == "always_step" and not search_steps:
         return "violated" if any(u in everywhere and not has_a(acts) for (u, v), acts in edges.items()) else "holds"
+    if prop.form == "always_step":
+        for u in everywhere:
+            s = states[u]
+            by_a = {t for ai in A for _, t in model.actions[ai].labelled(s, [None])}
+            if any(t != s and t not in by_a for a in model.actions for _, t in a.labelled(s, [None])):
+                return "violated"
+        return "holds"
     if prop.form == "always":
         return "violated" if any(not p[v] for v in everywhere) else "holds"
     if prop.form == "stable":  # under fairness (as TLC checks it): from the bad state a fair behaviour goes on
@@ -340,6 +350,19 @@ def steps_between(m, src: tuple, dst: tuple) -> list[tuple[int, tuple]]:
     return [(i, b) for i, a in enumerate(m.actions) for b, t in a.labelled(src, [None]) if t == dst]
 
 
+def safety_problem(m, r) -> str | None:
+    """What is wrong with a violation the search found (`always P`: its last state fails P;
+    `always [A]`: its last step is no A step and no stutter), or None."""
+    states = [s.state for s in r.trace]
+    if r.kind == "property":
+        bad = m.first_failing_invariant(states[-1])
+        return None if bad >= 0 and m.check_names[bad] == r.property else "its last state does not fail the property"
+    if r.kind == "action property" and len(states) > 1:
+        k = first_failing_step(m.step_checks, states[-2], m.successors(states[-2]), -1, states[-1])
+        return None if k >= 0 and m.step_checks[k].name == r.property else "its last step does not fail the property"
+    return f"a violation of {r.kind} {r.property} without a lasso"
+
+
 def lasso_problem(m, r, prop=None) -> str | None:
     """What is wrong with the lasso of a violation `r` (None: nothing), judged by brute force: it
     must be a behaviour of the spec (an initial state, then steps; the loop closes back to its
@@ -350,6 +373,8 @@ def lasso_problem(m, r, prop=None) -> str | None:
         return "it does not start in an initial state"
     if any(not steps_between(m, a, b) for a, b in zip(states, states[1:])):
         return "a step that is not a step of the spec"
+    if r.loop is None:  # a safety property, violated during the search (issue 51): a finite behaviour
+        return safety_problem(m, r)
     loop = states[r.loop:]
     closing = (states[-1], states[r.loop]) if r.loop_step is not None else (states[-1], states[-1])
     if r.loop_step is not None and not steps_between(m, *closing):
@@ -456,7 +481,7 @@ def campaign(specs: int, seed: int, engine: str | None = None, forms: list[str] 
                 tally["bad_lassos"] += 1
                 print(f"BAD LASSO ({form}): {problem}\n{text}", file=sys.stderr)
         try:
-            expected = oracle(model)
+            expected = oracle(load_model("campaign.spec", text=text, split=False), search_steps=True)
         except ValueError:
             continue
         tally["compared"] += 1

@@ -453,3 +453,42 @@ def test_enabled_where_it_cannot_be_evaluated_is_a_located_error(text, message):
     with pytest.raises(SpecError, match=message):
         model_of(text)
 
+
+
+# ---- seq(S) ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("expr,expected", [
+    ("[1, 2, 1] in seq({1, 2})", True),
+    ("[] in seq({})", True),  # the empty sequence is a sequence over any set
+    ("[1, 3] in seq({1, 2})", False),
+    ("[1, 3] not in seq({1, 2})", True),
+    ("{1, 2} in seq({1, 2})", False),  # a set is not a sequence
+    ("{0: 1} in seq({1})", False),  # nor is a map, whatever its keys
+    ('"ab" in seq({"a", "b"})', False),  # nor a string
+    ("[0, 5] in seq(Nat)", True),
+    ("[-1] in seq(Nat)", False),
+    ("[[1], []] in seq(seq_of_ones)", False),  # seq_of_ones is a set of sequences: [] is not in it
+    ("[[1], [1]] in seq(seq_of_ones)", True),
+])
+def test_membership_in_seq_of_a_set(expr, expected):
+    """Issue 51: TLA+'s `s \\in Seq(S)`, tested element by element (the set is never built)."""
+    assert value(expr, "def seq_of_ones = {[1]}") is expected
+
+
+@pytest.mark.parametrize("text,message", [
+    ("var x = 0\naction a: x' = len(seq({1}))\n", "seq\\(\\{1\\}\\) is the infinite set of sequences"),
+    ("var x = 0\naction a(s in seq({1})):\n    x' = 1\n", "may appear only on the right of `in`"),
+    ("var x = 0\ninvariant i: forall s in seq({1}): len(s) > 0\naction a: x' = 1\n", "only on the right of `in`"),
+    ("var x = 0\ninvariant i: [1] in seq(1)\naction a: x' = 1\n", "the elements' set of seq\\(S\\) must be a set"),
+    ("var x = 0\ninvariant i: [1] in seq({1}, {2})\naction a: x' = 1\n", "seq\\(S\\) takes one set, got 2"),
+    ("var x = 0\ndef seq = {1}\naction a: x' = 1\n", "seq is already defined \\(a built-in\\)"),
+    ("var x = 0\ninvariant i: seq == 1\naction a: x' = 1\n", "seq is a built-in function"),
+])
+def test_seq_of_a_set_elsewhere_is_a_located_error(text, message):
+    with pytest.raises(SpecError, match=message):
+        model_of(text)
+
+
+def test_seq_of_a_value_that_is_not_a_set_is_a_runtime_error():
+    result = error_of("var x = [1]\nvar k = 1\ninvariant i: x in seq(if k == 1 then 1 else {1})\naction a: skip\n")
+    assert "seq(S) needs a set, got integer 1" in result.error

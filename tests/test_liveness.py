@@ -825,7 +825,7 @@ def test_general_formulas_agree_with_a_brute_force_oracle_on_generated_specs():
     ("property p: eventually <<a>>\n", r"a step <<A>> is written `always eventually <<A>>`"),
     ("property p: (always [a]) or x == 1\n", r"steps are `always eventually <<A>>` or `eventually always \[A\]`"),
     ("property p: always eventually <<x>>\n", r"no action is named x"),
-    ("property p: fair x + 1\n", r"fair takes action names"),
+    ("property p: fair x + 1\n", r"fair takes steps of actions"),
 ])
 def test_a_misplaced_temporal_operator_is_a_located_error(text, message):
     with pytest.raises(SpecError, match=message) as err:
@@ -841,3 +841,64 @@ def test_a_general_formula_prints_and_reparses_as_written():
     for p in spec.properties:
         again = model(GENERAL.read_text().split("property")[0] + f"property {p.name}: {property_text(p)}\n")
         assert again.spec.properties[0].formula == p.formula, property_text(p)
+
+
+# ---------------------------------------------------------------------------------------------
+# issue 51's forms (tests/specs/tla_forms.spec; tests/test_native.py runs it on the native engine)
+
+FORMS = ROOT / "tests" / "specs" / "tla_forms.spec"
+
+
+def forms(*replace: tuple[str, str], **kw):
+    text = FORMS.read_text()
+    for old, new in replace:
+        assert old in text, old
+        text = text.replace(old, new)
+    return live(text, **kw)
+
+
+def test_a_property_over_several_lines_is_their_conjunction():
+    """Issue 51 item 8: each line of the block is a conjunct; one failing line fails the property,
+    with the lasso that line's violation needs, and a one-line block is that line's fixed form."""
+    m, r = forms()
+    assert r.verdict == "holds" and m.properties[0].name == "lines"
+    _, r = forms(("    fair inc\n", "    fair inc\n    always eventually x == 0\n"))
+    assert (r.verdict, r.property) == ("violated", "lines")
+    xs = [s.state[0] for s in r.trace]
+    assert xs[:4] == [0, 1, 2, 3] and set(xs[4:]) <= {3}  # reaches N, and stays there (take and give loop)
+    one = model("var x = 0\naction a: x' = 1\nproperty p:\n    always eventually x == 1\n")
+    assert one.spec.properties[0].form == "always_eventually"
+
+
+def test_a_property_block_must_be_indented_and_its_lines_are_formulas():
+    with pytest.raises(SpecError, match="expected"):
+        model("var x = 0\naction a: x' = 1\nproperty p:\nalways x == 0\n")
+    with pytest.raises(SpecError, match="`always \\[A\\]` is a property of its own"):
+        model("var x = 0\naction a: x' = 1\nproperty p:\n    always [a]\n    eventually x == 1\n")
+
+
+def test_enabled_of_several_actions_is_enabled_of_any():
+    """Issue 51 item 2: `enabled (A | B)` is TLA+'s ENABLED (A \\/ B): one of them is enabled."""
+    m, r = forms()
+    assert r.verdict == "holds" and {p.name for p in m.invariants} >= {"busy", "only_reset"}
+    _, r = forms(("    require x == N\n", "    require x == N - 1\n"), invariants=["busy"])  # at N, nothing is
+    assert (r.verdict, r.property, r.trace[-1].state[0]) == ("violated", "busy", 3)
+    with pytest.raises(SpecError, match="enabled takes action names, one or several: `enabled \\(a \\| b\\)`"):
+        model("var x = 0\naction a: x' = 1\ninvariant i: enabled (a + 1)\n")
+    with pytest.raises(SpecError, match="no action is named b"):
+        model("var x = 0\naction a: x' = 1\ninvariant i: enabled (a | b)\n")
+
+
+def test_enabled_of_one_binding():
+    """Issue 51 item 1: `enabled A(e1, ...)` is A enabled with its first parameters equal to
+    e1, ... (the rest any), TLA+'s ENABLED A(e1, ...); a value outside the domain is no binding."""
+    m, r = forms()
+    assert r.verdict == "holds" and {"free_to_take", "taken_by_two"} <= {p.name for p in m.invariants}
+    _, r = forms(("    require p not in held\n", "    require p not in held and n == 1\n"),
+                 invariants=["taken_by_two"])
+    assert r.verdict == "holds"  # take(2, 1) is still enabled whenever take(2) is
+    _, r = forms(("    require p not in held\n", "    require p not in held and (p == 1 or n == 2)\n"),
+                 invariants=["taken_by_two"])
+    assert (r.verdict, r.property, r.trace[-1].state) == ("violated", "taken_by_two", (0, frozenset()))
+    with pytest.raises(SpecError, match="give has 1 parameter\\(s\\): enabled give\\(...\\) gives the first of them, got 2"):
+        forms(("invariant busy:", "invariant extra: enabled give(1, 2)\ninvariant busy:"))

@@ -717,3 +717,44 @@ def test_enabled_agrees_with_tlc(tlc, tmp_path, fair):
     report = format_cross_check(cc)
     assert cc.agrees, report  # a lasso's length is not compared: TLC's need not be a shortest one
     assert cc.ours.verdict == cc.tlc.verdict == ("holds" if fair else "violated"), report
+
+
+@pytest.mark.tlc
+@pytest.mark.parametrize("invariants,verdict", [(["typed", "nat", "no_c"], "holds"), (["only_a"], "violated")])
+def test_seq_of_a_set_agrees_with_tlc(tlc, tmp_path, invariants, verdict):
+    """Issue 51: `queue in seq(MSGS)` is exported as TLA+'s `queue \\in Seq(MSGS)`; TLC agrees on
+    the counts, and on the trace when `got in seq({"a"})` is violated."""
+    path = ROOT / "tests" / "specs" / "seqs.spec"
+    text = path.read_text() + 'invariant only_a: got in seq({"a"})\n'
+    model = load_model(path, text=text, invariants=invariants)
+    module = export_tla(model, tmp_path)[0].read_text()
+    assert "(queue \\in Seq(MSGS))" in module and "<<Len(queue), Len(got)>> \\in Seq(Nat)" in module, module
+    cc = cross_check(model, deadlock=False)
+    report = format_cross_check(cc)
+    assert cc.agrees and all(r.agrees for r in cc.rows), report
+    assert cc.ours.verdict == cc.tlc.verdict == verdict, report
+
+
+def test_seq_of_a_value_that_is_no_set_is_refused_by_the_export(tmp_path):
+    _refused(tmp_path, "var x = [1]\ninvariant i: x in seq(1..2) and 5 not in seq({1})\naction a: skip\n",
+             "testing whether an integer is in a set of sequences", line=2)
+
+
+@pytest.mark.tlc
+@pytest.mark.parametrize("extra,verdict", [("", "holds"), ("    always eventually x == 0\n", "violated")])
+def test_issue_51_forms_agree_with_tlc(tlc, tmp_path, extra, verdict):
+    """Issue 51 (tests/specs/tla_forms.spec): a property over several lines is exported as the
+    conjunction of its lines, `enabled (A | B)` as ENABLED A \\/ ENABLED B, `enabled A(p)` as
+    ENABLED of an operator for A's steps with that p (in its domain); TLC agrees that all
+    hold, and that the property fails with one more line."""
+    path = ROOT / "tests" / "specs" / "tla_forms.spec"
+    text = path.read_text().replace("    fair inc\n", "    fair inc\n" + extra)
+    model = load_model(path, text=text)
+    module = export_tla(model, tmp_path)[0].read_text()
+    assert "busy == (ENABLED inc) \\/ (ENABLED reset)" in module, module
+    assert "(ENABLED take_at(p)) = (p \\notin held)" in module and "take_at(p) ==\n  \\E n \\in 1..2 :\n    /\\ p \\in PROCS" in module
+    assert extra or "lines ==\n  ((<>(x = N)) /\\ ((x = 1) ~> ((x = 2) \\/ (x = N)))) /\\ (WF_vars(inc))" in module, module
+    cc = cross_check(model, deadlock=False)
+    report = format_cross_check(cc)
+    assert cc.agrees, report
+    assert cc.ours.verdict == cc.tlc.verdict == verdict, report

@@ -73,11 +73,13 @@ class ComponentCache(dict):
 class Fingerprinter:
     """States -> 64-bit fingerprints (as signed Python ints, CPython's hash range): the tuple
     hash of the components' fingerprints. `Model.fingerprinted` computes the same value for a
-    successor from its parent's `components` and the components its action assigns."""
+    successor from its parent's `components` and the components its action assigns. With
+    `canonical` (`Model.canonical`, symmetry), a state's fingerprint is its orbit representative's."""
 
-    def __init__(self):
+    def __init__(self, canonical: Any = None):
         self.cache = ComponentCache()
         self.lookup = self.cache.__getitem__
+        self.canonical = canonical
 
     def fresh(self) -> ComponentCache:
         """The cache, emptied first when it has grown past CACHE_LIMIT (it keeps values alive)."""
@@ -91,6 +93,8 @@ class Fingerprinter:
     def many(self, states: list[tuple]) -> list[int]:
         self.fresh()
         lookup = self.lookup
+        if self.canonical is not None:
+            states = list(map(self.canonical, states))
         return [hash(tuple(map(lookup, t))) for t in states]
 
     def __call__(self, state: tuple) -> int:

@@ -20,7 +20,7 @@ from typing import Any
 from explorer.engine.fingerprints import Fingerprinter, FingerprintSet, as_keys
 from explorer.engine.frontier import Frontier
 from explorer.engine.result import Result, Step, Stop, label_step, report_limit, report_stop
-from explorer.lang.model import Model
+from explorer.lang.model import Model, first_failing_step
 from explorer.run.limits import LimitReached, Limits, disarm, guard, no_cycle_collector
 from explorer.run.progress import publish
 
@@ -33,7 +33,7 @@ def check_fingerprints(model: Model, deadlock: bool = True, limits: Limits | Non
     exact search at a level boundary (see `search.check`'s `switch_at`)."""
     limits = limits or Limits()
     started = resume["started"] if resume else time.monotonic()
-    fingerprint = Fingerprinter()
+    fingerprint = Fingerprinter(model.canonical)
     seen = FingerprintSet()
     fps = array("q")  # fingerprint of state i
     parents = array("i")  # parent index of state i (-1: an initial state); 4 bytes: up to 2^31 states
@@ -44,7 +44,7 @@ def check_fingerprints(model: Model, deadlock: bool = True, limits: Limits | Non
     succ_fp = model.fingerprinted
     components = fingerprint.components
     first_failing = model.first_failing_invariant
-    inv_names = [p.name for p in model.invariants]
+    step_checks = model.step_checks
     constraints = [p.holds for p in model.constraints]
     terminals = [p.holds for p in model.terminals]
     max_states = limits.max_states or 0
@@ -134,14 +134,12 @@ def check_fingerprints(model: Model, deadlock: bool = True, limits: Limits | Non
                             for bi, t in enumerate(succ):
                                 f, k = flat[pos], known[pos]
                                 pos += 1
-                                if k or f in fresh:
-                                    continue
                                 n = len(fps)
-                                if constraints and not allowed(t, n, head):
+                                if k or f in fresh:
+                                    bad = -1
+                                elif constraints and not allowed(t, n, head):
                                     st["pruned"] += 1
                                     bad = invariant(t, n, head)
-                                    if bad < 0:
-                                        continue
                                 else:
                                     fresh.add(f)
                                     added.append(f)
@@ -155,8 +153,21 @@ def check_fingerprints(model: Model, deadlock: bool = True, limits: Limits | Non
                                     gen_by[ai] -= len(succ) - bi - 1
                                     found_state[n] = t
                                     found_state[head] = s
-                                    raise Stop("violated", property=inv_names[bad], index=n, queue=n - head - 1,
+                                    raise Stop("violated", **model.violation(bad), index=n, queue=n - head - 1,
                                                 extra=head)
+                                if step_checks:  # TLC's action properties, on every step (search.check)
+                                    try:
+                                        bad = first_failing_step(step_checks, s, generated[j], ai, t)
+                                    except Exception as err:  # an action predicate or a refinement's mapping, at the step's first state
+                                        found_state[head] = s
+                                        raise Stop("error", error=err, index=head, where=model.step_check_where,
+                                                    queue=len(fps) - head - 1) from None
+                                    if bad >= 0:
+                                        gen_by[ai] -= len(succ) - bi - 1
+                                        found_state[n] = t
+                                        found_state[head] = s
+                                        raise Stop("violated", **model.step_violation(bad), index=n,
+                                                    queue=n - head - 1, extra=head)
                         if not any_succ and deadlock:
                             try:
                                 ended = any(term(s) for term in terminals)
@@ -200,7 +211,6 @@ def check_fingerprints(model: Model, deadlock: bool = True, limits: Limits | Non
 def initial_states(model: Model, fingerprint: Fingerprinter, limits: Limits, st: dict, fps: array,
                    parents: array, found_state: dict, allowed, invariant) -> list[tuple]:
     """The first BFS level, counted and checked as `search.check` does; raises `Stop`."""
-    inv_names = [p.name for p in model.invariants]
     frontier: list[tuple] = []
     new: set[int] = set()
     try:
@@ -218,7 +228,7 @@ def initial_states(model: Model, fingerprint: Fingerprinter, limits: Limits, st:
                 bad = invariant(t, len(fps), -1)
                 if bad >= 0:
                     found_state[len(fps)] = t
-                    raise Stop("violated", property=inv_names[bad], index=len(fps), queue=len(fps), extra=-1)
+                    raise Stop("violated", **model.violation(bad), index=len(fps), queue=len(fps), extra=-1)
                 continue
             new.add(f)
             fps.append(f)
@@ -228,7 +238,16 @@ def initial_states(model: Model, fingerprint: Fingerprinter, limits: Limits, st:
             bad = invariant(t, len(fps) - 1, -1)  # -1: no state is being expanded, every one found is queued
             if bad >= 0:
                 found_state[len(fps) - 1] = t
-                raise Stop("violated", property=inv_names[bad], index=len(fps) - 1, queue=len(fps) - 1)
+                raise Stop("violated", **model.violation(bad), index=len(fps) - 1, queue=len(fps) - 1)
+            if model.refinements:  # after the invariants, as TLC checks an implied Init
+                found_state[len(fps) - 1] = t
+                try:
+                    bad = model.first_failing_initial(t)
+                except Exception as err:
+                    raise Stop("error", error=err, index=len(fps) - 1, where="a refinement mapping",
+                                queue=len(fps) - 1) from None
+                if bad >= 0:
+                    raise Stop("violated", **model.initial_violation(bad), index=len(fps) - 1, queue=len(fps) - 1)
     except (Stop, LimitReached, KeyboardInterrupt, MemoryError):
         raise
     except Exception as err:

@@ -71,7 +71,7 @@ from explorer.engine import ltl
 from explorer.engine.result import Result, Step, label_step, report_limit
 from explorer.lang import ast as A
 from explorer.lang.errors import EvalError, SpecError
-from explorer.lang.model import MAX_FAIRNESS, CompiledProperty, Model  # fairness: bits of a 64-bit mask
+from explorer.lang.model import MAX_FAIRNESS, CompiledProperty, Model, StepTarget  # fairness: bits of a 64-bit mask
 from explorer.run.limits import LimitReached, Limits, disarm, guard, no_cycle_collector, rearm
 from explorer.run.progress import publish
 
@@ -117,40 +117,87 @@ def tracked_bits(model: Model) -> list[int]:
     """Per action, the bit (after the fairness conditions' bits) that marks its steps and the
     states where it is enabled, when a property speaks of its steps (A.STEP_FORMS), else 0."""
     used = sorted({a for p in model.properties for a in p.actions})
-    if len(model.fairness) + len(used) > MAX_FAIRNESS:
-        raise SpecError(f"at most {MAX_FAIRNESS} fairness conditions and actions named by properties are "
-                        f"supported together; this spec has {len(model.fairness)} and {len(used)}", model.spec.path)
+    extra = len(target_bits(model)) + len(abstract_bits(model))
+    if len(model.fairness) + len(used) + extra > MAX_FAIRNESS:
+        raise SpecError(f"at most {MAX_FAIRNESS} fairness conditions, actions or steps named by properties and "
+                        f"abstract fairness conditions are supported together; this spec has {len(model.fairness)}, "
+                        f"{len(used) + len(target_bits(model))} and {len(abstract_bits(model))}", model.spec.path)
     bits = [0] * len(model.actions)
     for k, a in enumerate(used):
         bits[a] = 1 << (len(model.fairness) + k)
     return bits
 
 
-def action_bits(model: Model) -> tuple[list[int], dict[int, list[tuple[tuple[int, ...], dict[tuple, int]]]]]:
+def target_bits(model: Model) -> dict[tuple, int]:
+    """Per StepTarget key (a binding's steps `A(e)`, a sub-action's `(A and P)`, that a property
+    names), the bit that marks those steps and the states where one is enabled: after the
+    fairness and the tracked actions' bits."""
+    base = len(model.fairness) + len({a for p in model.properties for a in p.actions})
+    keys = dict.fromkeys(t.key for p in model.properties for t in p.targets)
+    return {k: 1 << (base + n) for n, k in enumerate(keys)}
+
+
+def abstract_bits(model: Model) -> dict[int, int]:
+    """Per property that is a refinement's abstract fairness condition (by position in
+    model.properties), the bit that marks the steps mapping to a step of that condition and the
+    states where one is enabled at the mapped state: after the fairness, the tracked and the
+    targets' bits."""
+    base = len(model.fairness) + len({a for p in model.properties for a in p.actions}) + \
+        len({t.key for p in model.properties for t in p.targets})
+    found = [k for k, p in enumerate(model.properties) if p.abstract is not None]
+    return {k: 1 << (base + n) for n, k in enumerate(found)}
+
+
+PerValue = dict[int, list[tuple[tuple[int, ...], dict[tuple, int]]]]
+Restricted = dict[int, list[tuple[StepTarget, int]]]
+
+
+def action_bits(model: Model) -> tuple[list[int], PerValue, Restricted]:
     """The bits a step of each action carries (`whole`: its fairness conditions on the action as a
-    whole and its tracked bit), and per action the conditions on the values of some parameters
-    (`fair(p)`: positions in the binding -> {values: bits})."""
+    whole and its tracked bit); per action the conditions on the values of some parameters
+    (`per_value`, `fair(p)` and the steps of a binding `A(e)`: positions in the binding ->
+    {values: bits}); and per action the sub-actions (`restricted`, `(A and P)`: (target, bit), a
+    step carrying the bit when its binding has the target's values and P holds on it)."""
     whole = [0] * len(model.actions)
-    per_value: dict[int, list[tuple[tuple[int, ...], dict[tuple, int]]]] = {}
+    per_value: PerValue = {}
+    restricted: Restricted = {}
+
+    def add(action: int, by: tuple[int, ...], values: tuple, bit: int) -> None:
+        groups = per_value.setdefault(action, [])
+        for known, bits in groups:
+            if known == by:
+                bits[values] = bits.get(values, 0) | bit
+                return
+        groups.append((by, {values: bit}))
+
     for j, f in enumerate(model.fairness):
-        if not f.by:
+        if f.target is not None:
+            restricted.setdefault(f.action, []).append((f.target, 1 << j))
+        elif not f.by:
             whole[f.action] |= 1 << j
         else:
-            groups = per_value.setdefault(f.action, [])
-            for by, bits in groups:
-                if by == f.by:
-                    bits[f.values] = bits.get(f.values, 0) | 1 << j
-                    break
-            else:
-                groups.append((f.by, {f.values: 1 << j}))
+            add(f.action, f.by, f.values, 1 << j)
     for ai, bit in enumerate(tracked_bits(model)):  # marked like fairness; Checker ignores them
         whole[ai] |= bit
-    return whole, per_value
+    done = set()
+    tb = target_bits(model)
+    for p in model.properties:
+        for t in p.targets:
+            if t.key in done:
+                continue
+            done.add(t.key)
+            if t.cond is not None:
+                restricted.setdefault(t.action, []).append((t, tb[t.key]))
+            else:
+                add(t.action, t.by, t.values, tb[t.key])
+    return whole, per_value, restricted
 
 
 def step_bits(model: Model, prop: CompiledProperty) -> int:
-    bits = tracked_bits(model)
-    return sum(bits[a] for a in prop.actions)
+    if prop.abstract is not None:
+        return abstract_bits(model)[next(k for k, p in enumerate(model.properties) if p is prop)]
+    bits, tb = tracked_bits(model), target_bits(model)
+    return sum(bits[a] for a in prop.actions) | sum({tb[t.key] for t in prop.targets})
 
 
 @dataclass
@@ -178,8 +225,12 @@ class GraphBuilder:
 
     def __init__(self, model: Model):
         self.model = model
-        self.whole, self.per_value = action_bits(model)
-        self.fair = bool(model.fairness) or any(self.whole)
+        self.whole, self.per_value, self.restricted = action_bits(model)
+        # the refinements' abstract fairness: (bit, refinement, condition)
+        self.abstract = [(bit, model.refinements[model.properties[k].abstract[0]], model.properties[k].abstract[1])
+                         for k, bit in abstract_bits(model).items()]
+        self.fair = bool(model.fairness) or any(self.whole) or bool(self.per_value) or bool(self.restricted) or \
+            bool(self.abstract)
         self.indptr = array("q", [0])
         self.indices = array("i")  # 4 bytes an edge (up to 2**31 states), 8 more for its mask
         self.emask = array("Q")  # stays empty without fairness
@@ -200,14 +251,39 @@ class GraphBuilder:
                 n = index_of(t)
                 if n is not None:
                     out[n] = out.get(n, 0) | bits
-            for by, table in self.per_value.get(ai, ()):
+            groups, subs = self.per_value.get(ai, ()), self.restricted.get(ai, ())
+            if groups or subs:
                 for binding, t in self.model.actions[ai].labelled(s, [None]):
-                    if t != s:
-                        b = table.get(tuple(binding[i] for i in by), 0)
-                        en |= b
-                        n = index_of(t)
-                        if n is not None:
-                            out[n] |= b
+                    if t == s:
+                        continue
+                    b = 0
+                    for by, table in groups:
+                        b |= table.get(tuple(binding[i] for i in by), 0)
+                    for target, bit in subs:  # a sub-action's step: the binding's values, and P on it
+                        if tuple(binding[i] for i in target.by) == target.values and target.cond(s, t):
+                            b |= bit
+                    en |= b
+                    n = index_of(t)
+                    if n is not None:
+                        out[n] |= b
+        if self.abstract:  # a step to t is an abstract condition's step when t's image is one
+            images: dict[tuple[int, tuple], tuple] = {}  # (refinement, state) -> its image, for this state
+            for bit, r, j in self.abstract:
+                a = r.image(s)
+                steps = r.fair_steps(j, a)
+                if not steps:
+                    continue
+                en |= bit  # enabled at the mapped state (ENABLED <<A>>_v of the abstract spec there)
+                for succ in lists:
+                    for t in succ:
+                        n = index_of(t) if t != s else None
+                        if n is None:
+                            continue
+                        b = images.get((id(r), t))
+                        if b is None:
+                            b = images[id(r), t] = r.image(t)
+                        if b in steps:
+                            out[n] |= bit
         self.indices.extend(out)
         if self.fair:
             self.emask.extend(out.values())
@@ -676,6 +752,7 @@ def _step_lasso(checker: Checker, g: Graph, prop: CompiledProperty, cycles_only:
     actions (`bits`: their steps, and the states where one is enabled):
 
     - `always [A]` ([][A]_vars): a step that is not an A step (the nearest one), then on to a fair loop;
+      `always [P]` ([][P]_vars, P an action predicate): the same with a step where P is false;
     - `always eventually <<A>>` ([]<><<A>>_vars): a fair loop that takes no A step;
     - `eventually always [A]` (<>[][A]_vars): a fair loop that takes a step that is not an A step;
     - `fair A` (WF_vars(A)): a fair loop with A enabled in every state and no A step;
@@ -684,9 +761,20 @@ def _step_lasso(checker: Checker, g: Graph, prop: CompiledProperty, cycles_only:
     bits = step_bits(model, prop)
     n = len(g.states)
     alive = bytearray(b"\x01") * n
-    if prop.form == "always_step":
+    if prop.form in ("always_step", "always_action"):
+        if prop.form == "always_action":  # [][P]_vars: a step where P is false (a stutter has no edge)
+            def fails(v: int, e: int) -> bool:
+                try:
+                    return not prop.p(g.states[v], g.states[g.indices[e]])
+                except Exception as err:
+                    stop = _Error(err, v, f"property {prop.label}")
+                    stop.states, stop.parent = g.states, g.parent
+                    raise stop from None
+        else:
+            def fails(v: int, e: int) -> bool:
+                return not g.emask[e] & bits
         for v in range(n):  # ids are in BFS order: the first such state is a nearest one
-            bad = next((g.indices[e] for e in g.succ(v) if not g.emask[e] & bits), None)
+            bad = next((g.indices[e] for e in g.succ(v) if fails(v, e)), None)
             if bad is not None:
                 break
         else:
@@ -694,7 +782,7 @@ def _step_lasso(checker: Checker, g: Graph, prop: CompiledProperty, cycles_only:
         return _onward(checker, g, _prefix(g, v) + [bad], cycles_only, *_fair_members(checker, g, cycles_only))
     if prop.form == "eventually_always_step":
         other = 1 << (MAX_FAIRNESS - 1)  # a free bit: the steps that are not A steps
-        if other & (checker.all | sum(tracked_bits(model))):
+        if other & (checker.all | sum(tracked_bits(model)) | sum(target_bits(model).values())):
             raise SpecError(f"with `eventually always [...]`, at most {MAX_FAIRNESS - 1} fairness conditions and "
                             "actions named by properties are supported together", model.spec.path)
         marked = Graph(g.states, g.parent, g.indptr, g.indices,
@@ -728,8 +816,10 @@ def _ltl_lasso(checker: Checker, g: Graph, prop: CompiledProperty, cycles_only: 
     bits = tracked_bits(model)
     names = {a.name: i for i, a in enumerate(model.actions)}
 
-    def step_bits(acts: tuple[str, ...]) -> int:
-        return sum(bits[names[a]] for a in acts)
+    tb = target_bits(model)
+
+    def step_bits(acts: tuple[str | int, ...]) -> int:  # an action's name, or a position in prop.targets
+        return sum(bits[names[a]] if isinstance(a, str) else tb[prop.targets[a].key] for a in acts)
 
     atoms: dict[int, bytearray] = {}
 

@@ -74,8 +74,8 @@ class RayTransport:
 
 class _Actor:
     def __init__(self, source: tuple):
-        path, text, constants, invariants = source
-        self.owner = Owner(load_model(path, constants, invariants, text=text))
+        path, text, constants, invariants, properties = source
+        self.owner = Owner(load_model(path, constants, invariants, text=text, properties=properties))
         self.seen = FingerprintSet()
 
     def init(self, states: list[tuple], idx: list[int], deadlock: bool) -> None:

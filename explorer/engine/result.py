@@ -31,6 +31,8 @@ class Step:
 class Result:
     verdict: str  # holds | violated | deadlock | incomplete | error
     property: str | None = None
+    kind: str | None = None  # what `property` names when violated: invariant | property (`always P`, checked as an
+    # invariant) | action property (`always [A]`, checked on each step) | None (a temporal property: `loop`)
     complete: bool = False
     distinct: int = 0
     generated: int = 0
@@ -70,6 +72,7 @@ def report_stop(model: Model, result: Result, stop: Stop, trace_to: Callable[[in
     disarm()
     result.verdict = stop.verdict
     result.property = stop.info.get("property")
+    result.kind = stop.info.get("kind")
     result.stopped_by = stop.info.get("stopped_by")
     idx = stop.info.get("index")
     if idx is not None:
@@ -80,7 +83,7 @@ def report_stop(model: Model, result: Result, stop: Stop, trace_to: Callable[[in
             result.error = stop.info["message"]
         else:
             explain_error(model, stop.info["error"], state, result, stop.info.get("where"))
-    if stop.verdict == "violated":
+    if stop.verdict == "violated" and result.kind == "invariant":
         result.witness = witness(model, result.property, state)
     return stop.info.get("queue")
 

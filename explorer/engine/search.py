@@ -14,7 +14,7 @@ import time
 from typing import Any, Callable
 
 from explorer.engine.result import Result, Step, Stop, label_step, report_limit, report_stop
-from explorer.lang.model import Model
+from explorer.lang.model import Model, first_failing_step
 from explorer.run.limits import LimitReached, Limits, disarm, guard, no_cycle_collector
 from explorer.run.progress import publish
 
@@ -41,11 +41,13 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
     seen: dict[tuple, int] = {}
     actions = model.actions
     succ_all = model.successors
+    canonical = model.canonical  # symmetry: states are remembered by their orbit's representative
     n_act = len(actions)
     gen_by = [0] * n_act
     new_by = [0] * n_act
     first_failing = model.first_failing_invariant
-    inv_names = [p.name for p in model.invariants]
+    violation = model.violation
+    step_checks = model.step_checks
     constraints = [p.holds for p in model.constraints]
     terminals = [p.holds for p in model.terminals]
     max_states = limits.max_states or 0
@@ -67,6 +69,15 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
             queued = n - head - 1 if expanding else n  # while the initial states are found, each one is queued
             raise Stop("error", error=err, index=n, where="an invariant", queue=queued) from None
 
+    def initial_refines(t: tuple, n: int) -> None:
+        """The refinements' check of initial state n (after its invariants, as TLC's implied Init)."""
+        try:
+            bad = model.first_failing_initial(t)
+        except Exception as err:
+            raise Stop("error", error=err, index=n, where="a refinement mapping", queue=n) from None
+        if bad >= 0:
+            raise Stop("violated", **model.initial_violation(bad), index=n, queue=n)
+
     def allowed(t: tuple, n: int) -> bool:
         nonlocal uncounted
         try:
@@ -77,6 +88,24 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
             parent.append(head if n else -1)
             raise Stop("error", error=err, index=len(states) - 1, where="a constraint", queue=0) from None
 
+    def step(s: tuple, successors: tuple, ai: int, succ: list, t: tuple, n: int, new: bool = False) -> None:
+        """TLC's action properties: the step s -> t by action `ai` (t is state n when `new`, else
+        seen before or pruned) checked after the invariants, on every step generated."""
+        nonlocal uncounted
+        try:
+            bad = first_failing_step(step_checks, s, successors, ai, t)
+        except Exception as err:  # an action predicate (`always [P]`) or a refinement's mapping: at the step's first state
+            raise Stop("error", error=err, index=head, where=model.step_check_where,
+                        queue=len(states) - head - 1) from None
+        if bad < 0:
+            return
+        gen_by[ai] -= len(succ) - succ.index(t) - 1
+        if not new:  # the step's end is in the trace, not among the states found
+            states.append(t)
+            parent.append(head)
+            uncounted = 1
+        raise Stop("violated", **model.step_violation(bad), index=n, queue=n - head - 1)
+
     try:
         with guard(limits, started), no_cycle_collector():
             try:
@@ -84,7 +113,8 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
                     generated += 1
                     if max_states and len(states) >= max_states:
                         raise Stop("incomplete", stopped_by="max-states")
-                    if t in seen:
+                    key = t if canonical is None else canonical(t)
+                    if key in seen:
                         continue
                     if not allowed(t, 0):
                         # TLC checks the invariants of an initial state outside the constraints
@@ -95,19 +125,21 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
                         uncounted = 1
                         bad = invariant(t, len(states) - 1)
                         if bad >= 0:
-                            raise Stop("violated", property=inv_names[bad], index=len(states) - 1,
+                            raise Stop("violated", **violation(bad), index=len(states) - 1,
                                         queue=len(states) - 1)
                         states.pop()
                         parent.pop()
                         uncounted = 0
                         continue
-                    seen[t] = len(states)
+                    seen[key] = len(states)
                     states.append(t)
                     parent.append(-1)
                     bad = invariant(t, len(states) - 1)
                     if bad >= 0:
-                        raise Stop("violated", property=inv_names[bad], index=len(states) - 1,
+                        raise Stop("violated", **violation(bad), index=len(states) - 1,
                                     queue=len(states) - 1)
+                    if model.refinements:
+                        initial_refines(t, len(states) - 1)
             except (Stop, LimitReached, KeyboardInterrupt, MemoryError):
                 raise
             except Exception as err:  # an error computing the initial states
@@ -148,8 +180,9 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
                         any_succ = True
                         gen_by[ai] += len(succ)
                         for t in succ:
-                            if t not in seen:
-                                n = len(states)
+                            n = len(states)
+                            key = t if canonical is None else canonical(t)
+                            if key not in seen:
                                 if constraints and not allowed(t, n):
                                     # TLC checks a pruned state's invariants, then drops it uncounted
                                     pruned += 1
@@ -161,9 +194,11 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
                                         states.pop()
                                         parent.pop()
                                         uncounted = 0
+                                        if step_checks:
+                                            step(s, successors, ai, succ, t, n)
                                         continue
                                 else:
-                                    seen[t] = n
+                                    seen[key] = n
                                     new_by[ai] += 1
                                     states.append(t)
                                     parent.append(head)
@@ -174,8 +209,11 @@ def check(model: Model, deadlock: bool = True, limits: Limits | None = None,
                                 if bad >= 0:
                                     # like TLC, count the bindings up to the violating one only
                                     gen_by[ai] -= len(succ) - succ.index(t) - 1
-                                    raise Stop("violated", property=inv_names[bad], index=n,
-                                                queue=n - head - 1)
+                                    raise Stop("violated", **violation(bad), index=n, queue=n - head - 1)
+                                if step_checks:
+                                    step(s, successors, ai, succ, t, n, new=True)
+                            elif step_checks:
+                                step(s, successors, ai, succ, t, n)
                 if not any_succ and deadlock:
                     try:
                         ended = any(term(s) for term in terminals)

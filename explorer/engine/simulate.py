@@ -34,7 +34,7 @@ def simulate(model: Model, behaviours: int | None = 1000, depth: int = 100, seed
     rng = random.Random(seed)
     started = time.monotonic()
     sim = Simulation(Result("incomplete", stopped_by="simulation"), seed=seed, depth=depth)
-    inv_names = [p.name for p in model.invariants]
+    inv_names = model.check_names
     constraints = [p.holds for p in model.constraints]
     path: list[tuple] = []
 
@@ -112,8 +112,10 @@ def _violated(model: Model, sim: Simulation, path: list[tuple], inv_names: list[
         return False
     disarm()
     sim.longest = max(sim.longest, len(path))
-    sim.result = Result("violated", property=inv_names[bad], trace=_steps(model, path))
-    sim.result.witness = witness(model, inv_names[bad], path[-1])
+    found = model.violation(bad)
+    sim.result = Result("violated", property=found["property"], kind=found["kind"], trace=_steps(model, path))
+    if found["kind"] == "invariant":
+        sim.result.witness = witness(model, inv_names[bad], path[-1])
     return True
 
 

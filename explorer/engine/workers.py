@@ -43,7 +43,7 @@ from explorer.engine.fpsearch import BATCH, check_fingerprints, initial_states, 
 from explorer.engine.frontier import Frontier
 from explorer.engine.result import Result, Stop, report_limit, report_stop
 from explorer.lang.errors import EvalError
-from explorer.lang.model import Model
+from explorer.lang.model import Model, first_failing_step
 from explorer.run.limits import LimitReached, Limits, disarm, guard, no_cycle_collector
 from explorer.run.progress import publish
 
@@ -52,6 +52,7 @@ PRUNED = 0  # it fails a constraint and passes every invariant
 FAILED_CONSTRAINT = -3  # evaluating a constraint on it raised an error
 FAILED_ALLOWED = -4  # it passes the constraints, and evaluating an invariant on it raised
 FAILED_PRUNED = -5  # it fails a constraint, and evaluating an invariant on it raised
+SEEN = -6  # found before (an earlier level, or earlier in this one), and the step to it fails an action property
 # other codes: 2 * (first failing invariant + 1) + (passes the constraints)
 PR_SET_PDEATHSIG = 1  # Linux's prctl option: a signal for this process when its parent dies
 
@@ -69,13 +70,14 @@ class Reply:
     """What a worker found in one level (see `Owner.expand`); rows are its frontier's states."""
     idx: np.ndarray  # the global index of each row
     counts: np.ndarray  # rows expanded x actions: successors per action
-    failed: tuple[int, Any] | None  # (row, error) of the first row whose actions raised; later rows are not expanded
+    failed: tuple[int, Any, str] | None  # (row, error, where) of the first row whose actions raised; later rows are not expanded
     stuck: dict[int, Any]  # rows without successors not excused by a terminal predicate: False, or the error it raised
     fp: np.ndarray  # per candidate (int64), in (parent, position) order
     parent: np.ndarray  # its parent's global index
     position: np.ndarray  # its place among the parent's successors (all actions, in order)
     action: np.ndarray
     code: np.ndarray
+    step: np.ndarray  # the first action property (model.step_checks) the step to it fails, or -1
     errors: dict[int, Any] = field(default_factory=dict)  # by fingerprint, for the FAILED_* codes
 
 
@@ -132,7 +134,7 @@ class Owner:
 
     def __init__(self, model: Model):
         self.model, self.deadlock = model, True
-        self.fingerprint = Fingerprinter()
+        self.fingerprint = Fingerprinter(model.canonical)
         self.frontier = Frontier(len(model.var_names))
         self.idx = np.zeros(0, dtype=np.int64)  # the global index of each frontier state, ascending
         self.pending = Frontier(len(model.var_names))  # this level's NEW candidates, in order
@@ -159,6 +161,8 @@ class Owner:
         stuck: dict[int, Any] = {}
         failed = None
         r_fp, r_parent, r_pos, r_act, r_code = array("q"), array("q"), array("i"), array("i"), array("i")
+        r_step = array("i")
+        step_checks = model.step_checks
         pending = Frontier(len(model.var_names))
         expanded = 0
         judged: dict[int, int] = {}
@@ -166,6 +170,7 @@ class Owner:
         for lo in range(0, len(self.frontier), BATCH):
             chunk = self.frontier.chunk(lo, lo + BATCH)
             produced: list[tuple] = []
+            verdicts: list[list[list[int]]] = []  # per parent and action, each step's first failing step check
             flat: list[int] = []
             for s in chunk:
                 try:
@@ -173,8 +178,15 @@ class Owner:
                 except (LimitReached, KeyboardInterrupt, MemoryError):
                     raise
                 except Exception as err:
-                    failed = (lo + len(produced), _portable(err))
+                    failed = (lo + len(produced), _portable(err), "action")
                     break
+                if step_checks:  # TLC's action properties; an action predicate that fails to evaluate
+                    try:         # stops the search at the step's first state (search.check)
+                        verdicts.append([[first_failing_step(step_checks, s, succ, ai, t) for t in ts]
+                                         for ai, ts in enumerate(succ)])
+                    except Exception as err:
+                        failed = (lo + len(produced), _portable(err), model.step_check_where)
+                        break
                 produced.append(succ)
                 flat += q
             expanded += len(produced)
@@ -195,14 +207,13 @@ class Owner:
                 g = idx[lo + j]
                 pos = 0
                 for ai, ts in enumerate(succ):
-                    for t in ts:
+                    for bi, t in enumerate(ts):
                         f = flat[at]
-                        if known[at]:
-                            at += 1
-                            pos += 1
-                            continue
-                        code = judged.get(f)
-                        if code is None:
+                        bad_step = verdicts[j][ai][bi] if step_checks else -1
+                        code = None if known[at] else judged.get(f)
+                        if known[at] or code == NEW:  # seen, or produced before in this level: kept only
+                            code = SEEN if bad_step >= 0 else None  # as the bad step the search stops at
+                        elif code is None:
                             try:
                                 ok = all(c(t) for c in constraints)
                             except Exception as err:
@@ -213,17 +224,15 @@ class Owner:
                                 except Exception as err:
                                     code, errors[f] = (FAILED_ALLOWED if ok else FAILED_PRUNED), _portable(err)
                             judged[f] = code
-                        elif code == NEW:  # produced before in this level: not the first occurrence
-                            at += 1
-                            pos += 1
-                            continue
-                        r_fp.append(f)
-                        r_parent.append(g)
-                        r_pos.append(pos)
-                        r_act.append(ai)
-                        r_code.append(code)
-                        if code == NEW:
-                            pending.append(t)
+                        if code is not None:
+                            r_fp.append(f)
+                            r_parent.append(g)
+                            r_pos.append(pos)
+                            r_act.append(ai)
+                            r_code.append(code)
+                            r_step.append(bad_step)
+                            if code == NEW:
+                                pending.append(t)
                         at += 1
                         pos += 1
             if failed is not None:
@@ -234,7 +243,8 @@ class Owner:
         self.new_codes = codes
         return Reply(self.idx, np.frombuffer(counts, dtype=np.int32).reshape(expanded, n_act), failed,
                      stuck, np.frombuffer(r_fp, dtype=np.int64), np.frombuffer(r_parent, dtype=np.int64),
-                     np.frombuffer(r_pos, dtype=np.int32), np.frombuffer(r_act, dtype=np.int32), codes, errors)
+                     np.frombuffer(r_pos, dtype=np.int32), np.frombuffer(r_act, dtype=np.int32), codes,
+                     np.frombuffer(r_step, dtype=np.int32), errors)
 
     def keep(self, records: np.ndarray, idx: np.ndarray, sends: list[tuple[int, int, int]]) -> dict[int, tuple]:
         """The coordinator's decision: candidates `records` are the new states numbered `idx`
@@ -517,7 +527,7 @@ def _coordinate(model: Model, transport, deadlock: bool, limits: Limits, started
 
 
 def _search(model: Model, transport, seen: FingerprintSet, deadlock: bool, limits: Limits, started: float) -> Result:
-    fingerprint = Fingerprinter()
+    fingerprint = Fingerprinter(model.canonical)
     fps, parents = array("q"), array("i")
     n_act = len(model.actions)
     gen_by, new_by = [0] * n_act, [0] * n_act
@@ -587,7 +597,7 @@ def _level(model: Model, replies: list[Reply], level: int, level_start: int, lev
     allowed = [np.flatnonzero(r.code == NEW) for r in replies]
     n_new = sum(len(a) for a in allowed)  # an upper bound: duplicates across workers count twice
     if (any(r.failed is not None or r.stuck for r in replies)
-            or any(((r.code != NEW) & (r.code != PRUNED)).any() for r in replies)
+            or any(((r.code != NEW) & (r.code != PRUNED)).any() or (r.step >= 0).any() for r in replies)
             or (max_states and len(fps) + n_new >= max_states)):
         return _walk(model, replies, level, level_start, level_size, deadlock, max_states,
                      fps, parents, gen_by, new_by, st, target_fp)
@@ -625,13 +635,12 @@ def _walk(model: Model, replies: list[Reply], level: int, level_start: int, leve
           max_states: int, fps: array, parents: array, gen_by: list[int], new_by: list[int], st: dict,
           target_fp: dict) -> list[tuple[np.ndarray, np.ndarray]]:
     """`_level` one parent and one binding at a time, in the one-process search's order."""
-    inv_names = [p.name for p in model.invariants]
     where: dict[int, tuple[int, int]] = {}  # parent index -> (worker, row)
     for w, r in enumerate(replies):
         for row, g in enumerate(r.idx.tolist()):
             where[g] = (w, row)
     cols = [(r.fp.tolist(), r.position.tolist(), r.code.tolist(), r.counts.tolist(),
-             np.searchsorted(r.parent, r.idx, side="left").tolist() + [len(r.fp)]) for r in replies]
+             np.searchsorted(r.parent, r.idx, side="left").tolist() + [len(r.fp)], r.step.tolist()) for r in replies]
     kept: list[list[int]] = [[] for _ in replies]
     numbers: list[list[int]] = [[] for _ in replies]
     fresh: set[int] = set()
@@ -641,9 +650,9 @@ def _walk(model: Model, replies: list[Reply], level: int, level_start: int, leve
             raise Stop("incomplete", stopped_by="max-states")
         w, row = where[head]
         reply = replies[w]
-        fp_w, pos_w, code_w, counts_w, start_w = cols[w]
+        fp_w, pos_w, code_w, counts_w, start_w, step_w = cols[w]
         if reply.failed is not None and reply.failed[0] == row:
-            raise Stop("error", error=_revive(reply.failed[1]), index=head, where="action",
+            raise Stop("error", error=_revive(reply.failed[1]), index=head, where=reply.failed[2],
                         queue=len(fps) - head - 1)
         counts = counts_w[row]
         k, end = start_w[row], start_w[row + 1]
@@ -654,11 +663,16 @@ def _walk(model: Model, replies: list[Reply], level: int, level_start: int, leve
             gen_by[ai] += c
             while k < end and pos_w[k] < offset + c:
                 bi = pos_w[k] - offset
-                f, code = fp_w[k], code_w[k]
+                f, code, bad_step = fp_w[k], code_w[k], step_w[k]
                 k += 1
-                if f in fresh:
-                    continue
                 n = len(fps)
+                if f in fresh or code == SEEN:
+                    if bad_step >= 0:  # the step's end is in the trace, not among the states found
+                        target_fp[n] = f
+                        gen_by[ai] -= c - bi - 1
+                        raise Stop("violated", **model.step_violation(bad_step), index=n, queue=n - head - 1,
+                                    extra=head)
+                    continue
                 if code == FAILED_CONSTRAINT or code == FAILED_PRUNED:
                     target_fp[n] = f
                     st["pruned"] += code == FAILED_PRUNED
@@ -675,7 +689,7 @@ def _walk(model: Model, replies: list[Reply], level: int, level_start: int, leve
                 ok, bad = code & 1, code // 2 - 1
                 if model.constraints and not ok:
                     st["pruned"] += 1
-                    if bad < 0:
+                    if bad < 0 and bad_step < 0:
                         continue
                     target_fp[n] = f
                     uncounted = True
@@ -688,10 +702,10 @@ def _walk(model: Model, replies: list[Reply], level: int, level_start: int, leve
                     numbers[w].append(n)
                     new_by[ai] += 1
                     st["deepest"] = level + 1
-                if bad >= 0:
+                if bad >= 0 or bad_step >= 0:  # the invariants first, then the action properties (TLC's order)
                     gen_by[ai] -= c - bi - 1
-                    raise Stop("violated", property=inv_names[bad], index=n, queue=n - head - 1,
-                                extra=head if uncounted else None)
+                    found = model.violation(bad) if bad >= 0 else model.step_violation(bad_step)
+                    raise Stop("violated", **found, index=n, queue=n - head - 1, extra=head if uncounted else None)
             offset += c
         if not any(counts) and deadlock:
             ended = reply.stuck.get(row, True)

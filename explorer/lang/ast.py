@@ -39,6 +39,14 @@ class Name(Expr):
 
 
 @dataclass(eq=False)
+class Primed(Expr):
+    """`x'`: a variable (or a definition without parameters) in the next state of a step; only in
+    an action property, `always [P]` (TLA+'s [][P]_vars), where checks.py allows it."""
+    id: str
+    ref: Any = field(default=None, init=False)  # set by checks: Ref of a var or a def
+
+
+@dataclass(eq=False)
 class Call(Expr):
     fn: str
     args: list[Expr]
@@ -106,8 +114,10 @@ class Quant(Expr):
 
 @dataclass(eq=False)
 class Enabled(Expr):
-    """`enabled A`: action A has a successor from the current state (TLA+'s ENABLED A)."""
+    """`enabled A`: action A has a successor from the current state (TLA+'s ENABLED A);
+    `enabled A(e1, ..., ek)`: one with its first k parameters equal to e1..ek (ENABLED A(e1, ...))."""
     action: str
+    args: list[Expr] = field(default_factory=list)
     index: int = field(default=-1, init=False)  # the action's position, set by checks
 
 
@@ -123,6 +133,13 @@ class FnSet(Expr):
     """`[S -> T]`: the set of all maps with domain S and values in T."""
     domain: Expr
     codomain: Expr
+
+
+@dataclass(eq=False)
+class SeqSet(Expr):
+    """`seq(S)`: the (infinite) set of finite sequences whose elements are all in S (TLA+'s
+    Seq(S)); only on the right of `in` / `not in`, where membership is tested directly."""
+    elem: Expr
 
 
 @dataclass(eq=False)
@@ -266,23 +283,40 @@ class Action(Node):
 
 
 @dataclass(eq=False)
+class StepRef(Node):
+    """Steps of one action, as `<<...>>`, `fair` and `strong fair` name them: `A` (all of them),
+    `A(e1, ..., ek)` (those of the bindings whose first k parameters are e1..ek: TLA+'s `A(p)`), or
+    `(A and P)`, either with a restriction P over x and x' (TLA+'s `A /\\ P`, a sub-action)."""
+    action: str
+    args: list[Expr] = field(default_factory=list)
+    cond: Expr | None = None
+    index: int = field(default=-1, init=False)  # the action's position, set by checks
+
+    def whole(self) -> bool:
+        return not self.args and self.cond is None
+
+
+@dataclass(eq=False)
 class Temporal(Expr):
     """A temporal operator as written in a property (checks.py refuses one anywhere else):
     `always X`, `eventually X`, `X leads_to Y` (args), `<<A | B>>` (op "step": a step of A or B that
-    changes the state), `fair A`, `strong fair A` (op "fair" / "strong_fair": fairness asserted)."""
+    changes the state), `fair A`, `strong fair A` (op "fair" / "strong_fair": fairness asserted).
+    `refs`: the steps named (A, A(e), (A and P)); `actions`: their actions' names."""
     op: str  # always | eventually | leads_to | step | fair | strong_fair
     args: list[Expr]
     actions: list[str] = field(default_factory=list)
+    refs: list[StepRef] = field(default_factory=list)
 
 
-STEP_FORMS = ("always_step", "always_eventually_step", "eventually_always_step", "weak_fair", "strong_fair")
+STEP_FORMS = ("always_step", "always_action", "always_eventually_step", "eventually_always_step", "weak_fair", "strong_fair")
 
 
 @dataclass(eq=False)
 class Property(Node):
     """A temporal property: `always eventually P`, `eventually always P`, `eventually P` or
     `P leads_to Q`, of state predicates; or one of the steps of some actions (STEP_FORMS:
-    `always [A | B]`, `always eventually <<A>>`, `eventually always [A]`, `fair A`, `strong fair
+    `always [A | B]`, `always [P]` (P an action predicate: primed variables, TLA+'s [][P]_vars; its
+    `p`), `always eventually <<A>>`, `eventually always [A]`, `fair A`, `strong fair
     A`); or any other combination of them with `and`, `or`, `not`, `implies` (form "ltl": `formula`,
     checked by engine/ltl.py); with parameters, one property per binding of their (constant) domains."""
     name: str
@@ -295,6 +329,20 @@ class Property(Node):
     source: Expr | None = None  # ltl: the formula as written
     formula: Any = None  # ltl: the formula as engine/ltl.py takes it (see parser._ltl), over `atoms`
     atoms: list[Expr] = field(default_factory=list)  # ltl: its state predicates, in order
+    # the steps named other than whole actions (A(e), (A and P)): in `always eventually <<...>>`,
+    # `fair`, `strong fair` (then `source` is the formula, for its text), or by position in `formula`
+    targets: list[StepRef] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class FairnessDecl(Node):
+    """`fairness NAME(r in S): fair X` (or `strong fair X`): fairness assumed of the steps X, one
+    action's (a binding `A(e)`, a sub-action `(A and P)`); with parameters, one condition per
+    binding (TLA+'s `\\A r \\in S : WF_vars(A /\\ P)`)."""
+    name: str
+    params: list[Binder]
+    kind: str  # weak | strong
+    ref: StepRef
 
 
 @dataclass(eq=False)
@@ -315,6 +363,29 @@ class View(Node):
 
 
 @dataclass(eq=False)
+class Symmetry(Node):
+    """`symmetry S`: the elements of constant S (a set of strings, TLA+ model values) are
+    interchangeable, so states are remembered up to a permutation of them."""
+    name: str
+
+
+@dataclass(eq=False)
+class MapItem(Node):
+    """One line of a refinement mapping: `name = expr`, name an abstract variable or constant."""
+    name: str
+    value: Expr
+    uses_state: bool = field(default=False, init=False)  # reads this spec's variables (set by checks)
+
+
+@dataclass(eq=False)
+class Refines(Node):
+    """`refines "abstract.spec": name = expr ...`: every behaviour of this spec, seen through the
+    mapping, is a behaviour of the abstract spec (TLA+'s `INSTANCE ... WITH` and `Spec => M!Spec`)."""
+    path: str  # as written: relative to this spec's folder
+    mapping: list[MapItem]
+
+
+@dataclass(eq=False)
 class Spec:
     path: str
     text: str
@@ -325,6 +396,9 @@ class Spec:
     predicates: list[Predicate]
     properties: list[Property] = field(default_factory=list)
     views: list[View] = field(default_factory=list)
+    symmetry: list[Symmetry] = field(default_factory=list)
+    refines: list[Refines] = field(default_factory=list)
+    fairness: list[FairnessDecl] = field(default_factory=list)
 
     def by_kind(self, kind: str) -> list[Predicate]:
         return [p for p in self.predicates if p.kind == kind]
@@ -378,9 +452,22 @@ def property_text(p: Property) -> str:
             "eventually_always": lambda: f"eventually always {unparse(p.p)}",
             "eventually": lambda: f"eventually {unparse(p.p)}",
             "leads_to": lambda: f"{unparse(p.p)} leads_to {unparse(p.q)}",
-            "always_step": lambda: f"always [{acts}]", "always_eventually_step": lambda: f"always eventually <<{acts}>>",
+            "always_step": lambda: f"always [{acts}]", "always_action": lambda: f"always [{unparse(p.p)}]", "always_eventually_step": lambda: f"always eventually <<{acts}>>",
             "eventually_always_step": lambda: f"eventually always [{acts}]", "weak_fair": lambda: f"fair {acts}",
-            "strong_fair": lambda: f"strong fair {acts}", "ltl": lambda: unparse(p.source)}[p.form]()
+            "strong_fair": lambda: f"strong fair {acts}", "ltl": lambda: unparse(p.source)}[
+                "ltl" if p.targets else p.form]()
+
+
+def steps_text(refs: list[StepRef]) -> str:
+    """`a | b(1) | (c and x' > x)`: steps as `<<...>>` and `fair` name them."""
+    def one(r: StepRef) -> str:
+        text = r.action + (f"({', '.join(unparse(x) for x in r.args)})" if r.args else "")
+        if r.cond is None:
+            return text
+        cond = unparse(r.cond)
+        return f"({text} and ({cond}))" if isinstance(r.cond, Binary) and r.cond.op in ("or", "implies") else \
+            f"({text} and {cond})"
+    return " | ".join(one(r) for r in refs)
 
 
 def unparse(e: Expr) -> str:
@@ -412,6 +499,8 @@ def unparse(e: Expr) -> str:
             '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"' if isinstance(v, str) else str(v))
     if isinstance(e, Name):
         return e.id
+    if isinstance(e, Primed):
+        return e.id + "'"
     if isinstance(e, Call):
         return f"{e.fn}({', '.join(unparse(a) for a in e.args)})"
     if isinstance(e, Unary):
@@ -439,9 +528,9 @@ def unparse(e: Expr) -> str:
     if isinstance(e, Choose):
         return f"choose {binders([e.binder])}: {unparse(e.body)}"
     if isinstance(e, Enabled):
-        return f"enabled {e.action}"
+        return f"enabled {e.action}" + (f"({', '.join(unparse(x) for x in e.args)})" if e.args else "")
     if isinstance(e, Temporal):
-        acts = " | ".join(e.actions)
+        acts = steps_text(e.refs) if e.refs else " | ".join(e.actions)
         if e.op == "leads_to":
             return f"{wrap(e.args[0], 1)} leads_to {unparse(e.args[1])}"
         x = e.args[0] if e.args else None  # `always (P implies Q)`: the same unwrapped, but read more easily
@@ -452,6 +541,8 @@ def unparse(e: Expr) -> str:
                 "strong_fair": lambda: f"strong fair {acts}"}[e.op]()
     if isinstance(e, FnSet):
         return f"[{unparse(e.domain)} -> {unparse(e.codomain)}]"
+    if isinstance(e, SeqSet):
+        return f"seq({unparse(e.elem)})"
     if isinstance(e, TupleLit):
         return "[" + ", ".join(unparse(x) for x in e.items) + "]"
     if isinstance(e, SetLit):

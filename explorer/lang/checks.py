@@ -58,6 +58,7 @@ class Checker:
     def __init__(self, spec: A.Spec):
         self.spec = spec
         self.counter = 0
+        self.primes_ok = False  # checking an action property's predicate (`always [P]`): x' is allowed
         self.globals: dict[str, Ref] = {}
         self.defs: dict[str, _DefInfo] = {}
         self.nesting = 0  # expression levels above the node being checked
@@ -81,7 +82,7 @@ class Checker:
         spec = self.spec
         taken: dict[str, A.Loc] = {}
         for decl in [*spec.consts, *spec.vars, *spec.defs]:
-            if decl.name in taken or decl.name in BUILTINS or decl.name in BUILTIN_VALUES:
+            if decl.name in taken or decl.name in BUILTINS or decl.name in BUILTIN_VALUES or decl.name == "seq":
                 self.error(f"{decl.name} is already defined" + (
                     f" (line {taken[decl.name].line})" if decl.name in taken else " (a built-in)"), decl.loc)
             taken[decl.name] = decl.loc
@@ -145,10 +146,24 @@ class Checker:
                 self.error(f"view {v.name} is already defined (line {views[v.name].line})", v.loc)
             views[v.name] = v.loc
             self.view(v)
+        self.refinements()
         self.check_enabled()
         self.check_kinds()
+        self.check_symmetry()
 
     # ---- declarations ----
+    def check_symmetry(self) -> None:
+        """`symmetry S` names a constant, once: TLC's SYMMETRY takes one set of permutations, and
+        the permutations of two sets taken separately are not a group (not an orbit's least
+        element). Its value is checked when the constants are known (`lang/symmetry.py`)."""
+        decls = self.spec.symmetry
+        if len(decls) > 1:
+            self.error(f"a spec may declare one symmetry set (line {decls[0].loc.line} declares one)", decls[1].loc)
+        for d in decls:
+            ref = self.globals.get(d.name)
+            if ref is None or ref.kind != "const":
+                self.error(f"symmetry {d.name}: {d.name} is not a constant; `symmetry S` names a constant set "
+                           "of model values (strings) the spec treats alike", d.loc)
     def find_recursion(self) -> None:
         """Mark the definitions that can call themselves (through others): the compiler makes
         real functions of those, and inlines the rest. What a recursive definition reads is
@@ -297,11 +312,53 @@ class Checker:
                 if not b.domain.static:
                     self.error(f"the domain of property parameter {b.name} must not depend on the state",
                                b.domain.loc)
+            acts = {a.name for a in self.spec.actions}
+            if p.form == "always_step" and len(p.actions) == 1 and p.actions[0] not in acts \
+                    and p.actions[0] in self.globals:  # `always [ready]` of a variable: [][ready]_vars
+                p.form, p.p, p.actions = "always_action", A.Name(p.loc, p.actions[0]), []
+            self.primes_ok = p.form == "always_action"
             for e in (p.p, p.q, *p.atoms):
                 if e is not None:
                     self.expr(e, scopes)
-                    self.boolean(e, "a property's predicate")
+                    self.boolean(e, "an action property's predicate" if self.primes_ok else "a property's predicate")
+            self.primes_ok = False
             p.indices = [self.action_index(n, f"property {p.name}", p.loc) for n in p.actions]
+            for t in p.targets:
+                self.step_ref(t, scopes, f"property {p.name}")
+        seen = {}
+        for f in self.spec.fairness:
+            if f.name in seen:
+                self.error(f"fairness {f.name} is already defined (line {seen[f.name].line})", f.loc)
+            seen[f.name] = f.loc
+            if len(f.params) > MAX_LOOPS:
+                self.error(f"a fairness declaration can have at most {MAX_LOOPS} parameters", f.params[MAX_LOOPS].loc)
+            scopes = [{}]
+            for b in f.params:
+                if b.name in scopes[-1]:
+                    self.error(f"parameter {b.name} appears twice", b.loc)
+                self.bind(b, scopes)
+                if not b.domain.static:
+                    self.error(f"the domain of fairness parameter {b.name} must not depend on the state", b.domain.loc)
+            self.step_ref(f.ref, scopes, f"fairness {f.name}")
+
+    def step_ref(self, r: A.StepRef, scopes: list[dict[str, Ref]], what: str) -> None:
+        """A binding's steps `A(e1, ...)` (at most A's parameters, values that do not depend on the
+        state: one condition per binding of the declaration) or a sub-action's `(A and P)` (P an
+        action predicate: x' allowed)."""
+        r.index = self.action_index(r.action, what, r.loc)
+        params = self.spec.actions[r.index].params
+        if len(r.args) > len(params):
+            self.error(f"{r.action} has {len(params)} parameter(s): {r.action}(...) gives the first of them, "
+                       f"got {len(r.args)}", r.loc)
+        for x in r.args:
+            if self.expr(x, scopes).uses_state:
+                self.error(f"the steps of one binding of {r.action} are named by values that do not depend on the "
+                           "state (constants, the parameters of the property or fairness)", x.loc)
+        if r.cond is not None:
+            self.primes_ok = True
+            self.expr(r.cond, scopes)
+            self.boolean(r.cond, "a sub-action's restriction")
+            self.primes_ok = False
 
     def action_index(self, name: str, what: str, loc: A.Loc) -> int:
         """The position of the action a property or `enabled` names; an unknown name is an error."""
@@ -324,6 +381,21 @@ class Checker:
                 self.error(f"view {v.name}: the alarm status {status!r} is not a status the view can give"
                            f"{did_you_mean(status, statuses)} (its statuses: "
                            f"{', '.join(repr(x) for x in dict.fromkeys(statuses)) or 'none'})", loc)
+
+    def refinements(self) -> None:
+        """A `refines` mapping: expressions over this spec's state, one per abstract name (which
+        names the abstract spec has is checked when it is loaded: model.load_model)."""
+        paths: dict[str, A.Loc] = {}
+        for r in self.spec.refines:
+            if r.path in paths:
+                self.error(f"this spec already refines {r.path} (line {paths[r.path].line})", r.loc)
+            paths[r.path] = r.loc
+            names: dict[str, A.Loc] = {}
+            for item in r.mapping:
+                if item.name in names:
+                    self.error(f"{item.name} is already mapped (line {names[item.name].line})", item.loc)
+                names[item.name] = item.loc
+                item.uses_state = self.expr(item.value, [{}]).uses_state
 
     def bind(self, b: A.Binder, scopes: list[dict[str, Ref]], is_domain: bool = True) -> None:
         self.expr(b.domain, scopes)
@@ -428,7 +500,7 @@ class Checker:
         if isinstance(e, A.Name):
             ref = self.lookup(e.id, scopes, ag)
             if ref is None:
-                if e.id in BUILTINS:
+                if e.id in BUILTINS or e.id == "seq":
                     self.error(f"{e.id} is a built-in function: call it, e.g. {e.id}(...)", e.loc)
                 hint = (" (constants may use earlier constants only)" if not ag and e.id in self.globals
                         else did_you_mean(e.id, self.visible(scopes, ag)))
@@ -444,6 +516,19 @@ class Checker:
                     self.error(f"{e.id} takes {len(info.node.params)} argument(s): call it as {e.id}(...)", e.loc)
                 return self.inline(info, e.loc)
             return _Facts()
+        if isinstance(e, A.Primed):
+            if not self.primes_ok:
+                self.error(f"{e.id}' may appear only on the left of an update ({e.id}' = ...) or in an action "
+                           f"property, `always [P]` (TLA+'s [][P]_vars): `property p: always [{e.id}' >= {e.id}]`", e.loc)
+            ref = self.lookup(e.id, scopes, ag)
+            if ref is None or ref.kind not in ("var", "def") or (ref.kind == "def" and ref.target.params is not None):
+                self.error(f"{e.id}' primes a name that is neither a variable nor a definition without parameters", e.loc)
+            e.ref = ref
+            if ref.kind == "var":
+                return _Facts(uses_state=True, vars={ref.target})
+            facts = self.inline(self.defs[ref.target.name], e.loc)
+            facts.uses_state = True
+            return facts
         if isinstance(e, A.Call):
             facts = self._sub(e.args, scopes, ag)
             ref = self.lookup(e.fn, scopes, ag)
@@ -459,6 +544,9 @@ class Checker:
                 return facts
             if ref is not None:
                 self.error(f"{e.fn} is not a function", e.loc)
+            if e.fn not in BUILTINS and e.fn in {a.name for a in self.spec.actions}:
+                self.error(f"{e.fn} is an action: the steps of one binding, {A.unparse(e)}, are named inside "
+                           f"`<<...>>` (`always eventually <<{A.unparse(e)}>>`) or after `fair` / `strong fair`", e.loc)
             if e.fn not in BUILTINS:
                 self.error(f"unknown function {e.fn}", e.loc)
             _, lo, hi, _ = BUILTINS[e.fn]
@@ -483,7 +571,13 @@ class Checker:
                 self.domain(fs.domain)
                 self.later.append(("set", fs.codomain, "the values' set of [S -> T]"))
                 return self._sub([e.left, fs.domain, fs.codomain], scopes, ag)
+            if e.op in ("in", "notin") and isinstance(e.right, A.SeqSet):  # tested element by element
+                self.later.append(("set", e.right.elem, "the elements' set of seq(S)"))
+                return self._sub([e.left, e.right.elem], scopes, ag)
             return self._sub([e.left, e.right], scopes, ag)
+        if isinstance(e, A.SeqSet):
+            self.error(f"{A.unparse(e)} is the infinite set of sequences over a set: it may appear only on the "
+                       "right of `in` or `not in`", e.loc)
         if isinstance(e, A.FnSet):
             self.domain(e.domain)
             self.domain(e.codomain)
@@ -493,7 +587,13 @@ class Checker:
             self.error(f"{word} is a temporal operator: only a property may use it", e.loc)
         if isinstance(e, A.Enabled):
             e.index = self.action_index(e.action, f"enabled {e.action}", e.loc)
-            return _Facts(uses_state=True, vars=set(range(len(self.spec.vars))))
+            params = self.spec.actions[e.index].params
+            if len(e.args) > len(params):
+                self.error(f"{e.action} has {len(params)} parameter(s): enabled {e.action}(...) gives the first "
+                           f"of them, got {len(e.args)}", e.loc)
+            facts = self._sub(e.args, scopes, ag)
+            facts.uses_state, facts.vars = True, set(range(len(self.spec.vars)))
+            return facts
         if isinstance(e, A.Choose):
             facts = self.expr(e.binder.domain, scopes, allow_globals=ag)
             self.domain(e.binder.domain)

@@ -27,7 +27,7 @@ from explorer.lang.values import FALSE, TRUE
 _HELPERS = {
     "R_domain_set": R.domain_set, "R_domain_iter": R.domain_iter, "R_range_iter": R.range_iter,
     "R_build_range_iter": R.build_range_iter,
-    "R_in_range": R.in_range, "R_get": R.get, "R_field": R.field, "R_slice": R.slice_, "R_div": R.div,
+    "R_in_range": R.in_range, "R_in_seq_set": R.in_seq_set, "R_get": R.get, "R_field": R.field, "R_slice": R.slice_, "R_div": R.div,
     "R_mod": R.mod, "R_range": R.irange, "R_subset": R.subset, "R_map_pairs": R.map_pairs,
     "R_record": R.make_record, "R_EMPTY": R.EMPTY, "R_try": R.try_, "R_TRUE": TRUE, "R_FALSE": FALSE,
     "R_truth": R.truth, "R_add": R.add, "R_sub": R.sub, "R_mul": R.mul, "R_neg": R.neg,
@@ -203,6 +203,7 @@ class Compiler:
         self.act: tuple | None = None  # while compiling an action: (action, choices, conditional, labelled)
         self.temporal = 0  # state functions of temporal properties compiled so far
         self.subst: dict[str, str] = {}  # optimistic code: parameters and bound names replaced by code
+        self.primed_defs: dict[int, Callable] = {}  # id(Def) -> its value at a state, for `d'` (step_function)
 
     # ---- plumbing ----
     def loc(self, loc: A.Loc) -> int:
@@ -258,6 +259,9 @@ class Compiler:
             fn = f"a{e.index}_labelled"
             if fn not in self.ns:
                 raise EvalError(f"enabled {e.action} can be evaluated only on a state of the model", self.loc(e.loc))
+            if e.args:  # a binding's parameters come first in its label (_label)
+                pinned = "(" + "".join(f"{self.ex(x)}, " for x in e.args) + ")"
+                return f"any(b[:{len(e.args)}] == {pinned} for b, _ in {fn}(s, [None]))"
             return f"(len({fn}(s, [None])) > 0)"
         if isinstance(e, A.Unary):
             return f"(not {self.cond(e.arg, 'the operand of not')})"
@@ -306,6 +310,8 @@ class Compiler:
                 return f"(not {test})" if neg else test
             if isinstance(r, A.Binary) and r.op == "..":
                 return f"({neg}R_in_range({self.ex(e.left)}, {self.ex(r.left)}, {self.ex(r.right)}, {self.loc(r.loc)}))"
+            if isinstance(r, A.SeqSet):
+                return f"({neg}R_in_seq_set({self.ex(e.left)}, {self.ex(r.elem)}, {self.loc(r.loc)}))"
             if isinstance(r, A.FnSet):
                 return f"({neg}R_in_fn_set({self.ex(e.left)}, {self.ex(r.domain)}, {self.ex(r.codomain)}, {self.loc(r.loc)}))"
             if self.kinds.native(op, self.kinds.of(e.left), self.kinds.of(r)):
@@ -342,6 +348,13 @@ class Compiler:
                 key = self.memo_keys.setdefault(target.name, len(self.memo_keys))
                 return f"(M[{key}] if {key} in M else M.setdefault({key}, {ex(target.body)}))"
             return f"({ex(target.body)})"  # a definition without parameters: substituted
+        if isinstance(e, A.Primed):  # in a step function (`step_function`): the next state is t
+            if e.ref.kind == "var":
+                return f"pv{e.ref.target}"
+            d = e.ref.target
+            if id(d) not in self.primed_defs:
+                self.primed_defs[id(d)] = self.state_value(d.body)
+            return f"{self._bind(self.primed_defs[id(d)])}(t)"
         if isinstance(e, A.Call):
             args = [ex(a) for a in e.args]
             if e.ref.kind == "def":
@@ -889,6 +902,25 @@ class Compiler:
         args = "".join(f", {b.local}" for b in params)
         return self.define(f"def {name}(s{args}):\n    {self.unpack}\n    return {self.cond(e, what)}\n", name)
 
+    def step_function(self, e: A.Expr, params: list[A.Binder], what: str) -> Callable[..., bool]:
+        """An action property's predicate (`always [P]`, P over x and x'): `(state, next state,
+        *parameter values) -> bool`."""
+        self.temporal += 1
+        name = f"step{self.temporal}"
+        args = "".join(f", {b.local}" for b in params)
+        primed = "".join(f"pv{i}, " for i in range(self.nvars)) + "= t"
+        return self.define(f"def {name}(s, t{args}):\n    {self.unpack}\n    {primed}\n"
+                           f"    return {self.cond(e, what)}\n", name)
+
+    def binding_value(self, e: A.Expr, params: list[A.Binder]) -> Callable[..., Any]:
+        """A value that does not depend on the state (checks: an argument of a binding's steps
+        `A(e)`), of the parameters of the property or fairness naming it: `(*values) -> value`."""
+        self.temporal += 1
+        name = f"val{self.temporal}"
+        args = ", ".join(b.local for b in params)
+        return self.define(f"def {name}({args}):\n    s = {(None,) * self.nvars!r}\n    {self.unpack}\n"
+                           f"    return {self.ex(e)}\n", name)
+
     def state_value(self, e: A.Expr) -> Callable[[tuple], Any]:
         """An expression's value at a state (`explorer eval`): `state -> value`."""
         self.temporal += 1
@@ -915,7 +947,7 @@ class Compiler:
         def variant(name: str) -> Callable:
             lines = [f"def {name}(s):", f"    {self.unpack}"]
             for n, p in enumerate(preds):
-                body = " and ".join(self.cond(c, f"invariant {p.name}") for c in p.conjuncts)
+                body = " and ".join(self.cond(c, f"{p.kind} {p.name}") for c in p.conjuncts)
                 lines.append(f"    if not ({body}): return {n}")
             lines.append("    return -1")
             return self.define("\n".join(lines) + "\n", name)

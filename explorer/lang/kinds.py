@@ -269,6 +269,10 @@ class Kinds:
             if ref.kind == "def" and ref.target.params is None:
                 return self.of(ref.target.body)
             return ANY
+        if isinstance(e, A.Primed):  # the variable or definition in the next state: the same kind
+            if e.ref is None:
+                return ANY
+            return self.vars[e.ref.target] if e.ref.kind == "var" else self.of(e.ref.target.body)
         if isinstance(e, A.Call):
             if e.ref is not None and e.ref.kind == "builtin":
                 return self.builtin(e.fn, [self.of(a) for a in e.args])
@@ -317,6 +321,8 @@ class Kinds:
             return self.elem(e.binder.domain)
         if isinstance(e, A.FnSet):
             return _cap(("set", ("map", self.elem(e.domain), self.elem(e.codomain))))
+        if isinstance(e, A.SeqSet):
+            return _cap(("set", ("seq", self.elem(e.elem))))
         if isinstance(e, A.TupleLit):
             return _cap(("seq", join_all(self.of(x) for x in e.items)))
         if isinstance(e, A.SetLit):

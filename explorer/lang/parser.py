@@ -31,12 +31,43 @@ from explorer.lang.errors import SpecError, did_you_mean
 
 
 def _named_actions(e: A.Expr, what: str, loc: A.Loc) -> list[str]:
-    """The actions `a | b` names after `fair`, `strong fair` or inside `<<...>>`."""
+    """The actions `a | b` names after `enabled`."""
     names = A.action_names(e)
     if not names:
-        example = "<<a | b>>" if what == "<<...>>" else f"{what} a | b"
-        raise _Located(f"{what} takes action names, one or several: `{example}`", loc)
+        raise _Located(f"{what} takes action names, one or several: `{what} (a | b)`", loc)
     return names
+
+
+def _step_refs(e: A.Expr, what: str, loc: A.Loc) -> list[A.StepRef]:
+    """The steps `a | b(e1) | (c and P)` names after `fair`, `strong fair` or inside `<<...>>`:
+    whole actions, one binding's steps (its first parameters given), a sub-action (restricted by
+    an action predicate P over x and x')."""
+    def one(x: A.Expr) -> A.StepRef | None:
+        if isinstance(x, A.Name):
+            return A.StepRef(x.loc, x.id)
+        if isinstance(x, A.Call):
+            return A.StepRef(x.loc, x.fn, list(x.args))
+        if isinstance(x, A.Binary) and x.op == "and":
+            ref = one(x.left)
+            if ref is not None:
+                ref.cond = x.right if ref.cond is None else A.Binary(x.loc, "and", ref.cond, x.right)
+            return ref
+        return None
+
+    def items(x: A.Expr) -> list[A.Expr]:
+        return items(x.left) + items(x.right) if isinstance(x, A.Binary) and x.op == "|" else [x]
+
+    refs = [one(x) for x in items(e)]
+    if any(r is None for r in refs):
+        example = "<<a | b(1) | (c and x' > x)>>" if what == "<<...>>" else f"{what} a | b(1) | (c and x' > x)"
+        raise _Located(f"{what} takes steps of actions: a name, one binding `a(e1, ...)` or a sub-action "
+                       f"`(a and P)`, one or several: `{example}`", loc)
+    return refs  # type: ignore[return-value]
+
+
+def _targets_in(e: A.Expr) -> bool:
+    """Some `<<...>>` or `fair` in `e` names more than whole actions (a binding, a sub-action)."""
+    return any(isinstance(n, A.Temporal) and any(not r.whole() for r in n.refs) for n in A.nodes(e))
 
 
 def _free(e: A.Expr) -> bool:
@@ -52,6 +83,33 @@ def _pred(e: A.Expr) -> bool:
     return _free(e) and not A.steps_of(e)
 
 
+def _action_predicate(e: A.Expr) -> A.Expr | None:
+    """P of `always [P]` when P is not action names (`[x' >= x]`, `[ready implies ready']`): an
+    action predicate over the state and the next (TLA+'s [P]_vars); None when `e` is no `[P]`."""
+    return e.items[0] if isinstance(e, A.TupleLit) and len(e.items) == 1 else None
+
+
+def _primed(e: A.Expr) -> A.Primed | None:
+    """The first primed name in `e`, if any, outside a sub-action's restriction `(A and P)`."""
+    return next((n for n in A.nodes(e) if isinstance(n, A.Primed)), None) if not _targets_in(e) else \
+        next((n for n in A.nodes(_without_refs(e)) if isinstance(n, A.Primed)), None)
+
+
+def _without_refs(e: A.Expr) -> list[A.Node]:
+    """The nodes below `e` that are not inside the steps a `<<...>>` or `fair` names."""
+    out, stack = [], [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, A.StepRef):
+            continue
+        elif isinstance(x, A.Node):
+            out.append(x)
+            stack.extend(v for v in vars(x).values() if isinstance(v, (A.Node, list, tuple)))
+    return out
+
+
 def _form(e: A.Expr) -> tuple[str, A.Expr | None, A.Expr | None, list[str]]:
     """(form, P, Q, actions) of a property's formula: one of the forms liveness.py checks directly
     (and TLC's exports keep), else "ltl" (any other combination, engine/ltl.py)."""
@@ -61,8 +119,12 @@ def _form(e: A.Expr) -> tuple[str, A.Expr | None, A.Expr | None, list[str]]:
             return "always_eventually_step", None, None, x.args[0].actions  # []<><<A>>_vars
         if _is(x, "eventually") and _pred(x.args[0]):
             return "always_eventually", x.args[0], None, []
+        if _free(x) and A.steps_of(x):
+            return "always_step", None, None, A.steps_of(x)
+        if _free(x) and _action_predicate(x) is not None:
+            return "always_action", _action_predicate(x), None, []  # [][P]_vars, P over x and x'
         if _free(x):
-            return ("always_step", None, None, A.steps_of(x)) if A.steps_of(x) else ("always", x, None, [])
+            return "always", x, None, []
         if isinstance(x, A.Binary) and x.op == "implies" and _pred(x.left):
             r = x.right
             if _is(r, "always") and _pred(r.args[0]):
@@ -88,34 +150,48 @@ def _form(e: A.Expr) -> tuple[str, A.Expr | None, A.Expr | None, list[str]]:
     return "ltl", None, None, []
 
 
-def _ltl(e: A.Expr, atoms: list[A.Expr], actions: list[str]) -> tuple:
+def _ltl(e: A.Expr, atoms: list[A.Expr], actions: list[str], targets: list[A.StepRef]) -> tuple:
     """The formula as engine/ltl.py takes it: ("atom", i) is the state predicate atoms[i];
     ("step", A, True) a step of A that changes the state (<<A>>_vars), ("step", A, False) an A step
     or a stutter ([A]_vars), each only as TLC takes them in a formula, `always eventually <<A>>`
     and `eventually always [A]` (so every formula is insensitive to stuttering, and TLC checks its
     export); ("enabled", A): A can change the state; "not", "and", "or", "always", "eventually".
-    `implies`, `leads_to` and `fair` are written with those."""
+    `implies`, `leads_to` and `fair` are written with those. A is a tuple of steps: an action's
+    name (all its steps, listed in `actions`), or the position in `targets` of a binding's steps
+    `A(e)` or a sub-action's `(A and P)`."""
+    def steps(t: A.Temporal) -> tuple:
+        out = []
+        for r in t.refs:
+            if r.whole():
+                actions.append(r.action)
+                out.append(r.action)
+            else:
+                targets.append(r)
+                out.append(len(targets) - 1)
+        return tuple(out)
+
     if isinstance(e, A.Temporal):
         x = e.args[0] if e.args else None
         if e.op == "always" and _is(x, "eventually") and _is(x.args[0], "step"):
-            actions.extend(x.args[0].actions)
-            return ("always", ("eventually", ("step", tuple(x.args[0].actions), True)))
+            return ("always", ("eventually", ("step", steps(x.args[0]), True)))
         if e.op == "eventually" and _is(x, "always") and A.steps_of(x.args[0]):
             actions.extend(A.steps_of(x.args[0]))
             return ("eventually", ("always", ("step", tuple(A.steps_of(x.args[0])), False)))
+        if e.op in ("always", "eventually") and _primed(x) is not None:
+            raise _Located("an action predicate (a primed variable) is a property of its own, `always [P]` (TLA+'s "
+                           "[][P]_vars), not part of a formula", _primed(x).loc)
         if e.op == "always" and A.steps_of(x):
             raise _Located("inside a formula, steps are `always eventually <<A>>` or `eventually always [A]` "
                            "(TLC's forms); `always [A]` is a property of its own", e.loc)
         if e.op in ("always", "eventually"):
-            return (e.op, _ltl(x, atoms, actions))
+            return (e.op, _ltl(x, atoms, actions, targets))
         if e.op == "leads_to":
-            left, right = (_ltl(y, atoms, actions) for y in e.args)
+            left, right = (_ltl(y, atoms, actions, targets) for y in e.args)
             return ("always", ("or", ("not", left), ("eventually", right)))
         if e.op == "step":
             raise _Located("a step <<A>> is written `always eventually <<A>>` (TLA+'s []<><<A>>_vars, the form TLC "
                            "takes in a formula)", e.loc)
-        actions.extend(e.actions)  # fair A: WF_vars(A) = <>[]ENABLED A => []<><<A>>; SF: []<>ENABLED A => ...
-        acts = tuple(e.actions)
+        acts = steps(e)  # fair A: WF_vars(A) = <>[]ENABLED A => []<><<A>>; SF: []<>ENABLED A => ...
         enabled = ("always", ("eventually", ("not", ("enabled", acts)))) if e.op == "fair" else \
             ("eventually", ("always", ("not", ("enabled", acts))))
         return ("or", enabled, ("always", ("eventually", ("step", acts, True))))
@@ -123,10 +199,10 @@ def _ltl(e: A.Expr, atoms: list[A.Expr], actions: list[str]) -> tuple:
         atoms.append(e)
         return ("atom", len(atoms) - 1)
     if isinstance(e, A.Binary) and e.op in ("and", "or", "implies"):
-        left, right = _ltl(e.left, atoms, actions), _ltl(e.right, atoms, actions)
+        left, right = _ltl(e.left, atoms, actions, targets), _ltl(e.right, atoms, actions, targets)
         return ("or", ("not", left), right) if e.op == "implies" else (e.op, left, right)
     if isinstance(e, A.Unary) and e.op == "not":
-        return ("not", _ltl(e.arg, atoms, actions))
+        return ("not", _ltl(e.arg, atoms, actions, targets))
     inner = next(n for n in A.nodes(e) if isinstance(n, A.Temporal))
     raise _Located(f"a temporal operator ({_OP_WORDS[inner.op]}) combines with others only through and, or, not, "
                    "implies and leads_to (for a property of each value, give the property a parameter)", inner.loc)
@@ -227,6 +303,9 @@ class _ToAst(Transformer):
     def const_decl(self, meta, c):
         return A.Const(_tok_loc(c[0]), str(c[0]), c[1] if len(c) > 1 else None)
 
+    def symmetry_decl(self, meta, c):
+        return A.Symmetry(_loc(meta), str(c[0]))
+
     def var_eq(self, meta, c):
         return A.Var(_tok_loc(c[0]), str(c[0]), c[1], False)
 
@@ -258,13 +337,21 @@ class _ToAst(Transformer):
         return [str(t) for t in c]
 
     def property_decl(self, meta, c):
-        name, params, e = c
+        name, params, *lines = c
+        e = lines[0]
+        for line in lines[1:]:  # a block: the conjunction of its lines, each a formula of its own
+            e = A.Binary(e.loc, "and", e, line)
         prop = A.Property(_tok_loc(name), str(name), params or [], *_form(e))
+        if prop.form in ("always_eventually_step", "weak_fair", "strong_fair") and _targets_in(e):
+            refs = e.args[0].args[0].refs if prop.form == "always_eventually_step" else e.refs
+            prop.actions = list(dict.fromkeys(r.action for r in refs if r.whole()))
+            prop.targets, prop.source = [r for r in refs if not r.whole()], e  # the steps of a binding, a sub-action
         if prop.form == "ltl":
             atoms: list[A.Expr] = []
             actions: list[str] = []
-            prop.source, prop.formula = e, _ltl(e, atoms, actions)
-            prop.atoms, prop.actions = atoms, list(dict.fromkeys(actions))
+            targets: list[A.StepRef] = []
+            prop.source, prop.formula = e, _ltl(e, atoms, actions, targets)
+            prop.atoms, prop.actions, prop.targets = atoms, list(dict.fromkeys(actions)), targets
         return prop
 
     def always_(self, meta, c):
@@ -277,13 +364,35 @@ class _ToAst(Transformer):
         return A.Temporal(_loc(meta), "leads_to", [c[0], c[1]])
 
     def angle(self, meta, c):
-        return A.Temporal(_loc(meta), "step", [], _named_actions(c[1], "<<...>>", _loc(meta)))
+        return self._steps("step", c[1], "<<...>>", _loc(meta))
 
     def fair_(self, meta, c):
-        return A.Temporal(_loc(meta), "fair", [], _named_actions(c[0], "fair", _loc(meta)))
+        return self._steps("fair", c[0], "fair", _loc(meta))
 
     def strong_fair_(self, meta, c):
-        return A.Temporal(_loc(meta), "strong_fair", [], _named_actions(c[0], "strong fair", _loc(meta)))
+        return self._steps("strong_fair", c[0], "strong fair", _loc(meta))
+
+    @staticmethod
+    def _steps(op: str, e: A.Expr, what: str, loc: A.Loc) -> A.Temporal:
+        refs = _step_refs(e, what, loc)
+        return A.Temporal(loc, op, [], [r.action for r in refs], refs)
+
+    def fairness_decl(self, meta, c):
+        """`fairness NAME(r in S): fair X`: fairness assumed of one action's steps X (all of them,
+        a binding's, a sub-action's)."""
+        name, params, e = c
+        if not (_is(e, "fair") or _is(e, "strong_fair")) or len(e.refs) != 1:
+            raise _Located("a fairness declaration is `fair X` or `strong fair X`, X one action's steps: `a`, "
+                           "a binding `a(e1, ...)` or a sub-action `(a and P)` (P over x and x')", e.loc)
+        return A.FairnessDecl(_tok_loc(name), str(name), params or [], "weak" if e.op == "fair" else "strong",
+                              e.refs[0])
+
+    def refines_decl(self, meta, c):
+        path, *items = c
+        return A.Refines(_tok_loc(path), self.str_lit(meta, [path]).value, items)
+
+    def refine_item(self, meta, c):
+        return A.MapItem(_tok_loc(c[0]), str(c[0]), c[1])
 
     def view_decl(self, meta, c):
         return A.View(_tok_loc(c[0]), str(c[0]), c[1], c[3], c[2] or [])
@@ -367,7 +476,16 @@ class _ToAst(Transformer):
         return A.Choose(_loc(meta), c[0], c[1])
 
     def enabled(self, meta, c):
-        return A.Enabled(_loc(meta), str(c[0]))
+        return A.Enabled(_loc(meta), str(c[0]), list(c[1:]))
+
+    def enabled_any(self, meta, c):
+        """`enabled (A | B)`: TLA+'s ENABLED (A \\/ B), which is ENABLED A \\/ ENABLED B."""
+        loc = _loc(meta)
+        names = _named_actions(c[0], "enabled", loc)
+        e: A.Expr = A.Enabled(loc, names[0])
+        for name in names[1:]:
+            e = A.Binary(loc, "or", e, A.Enabled(loc, name))
+        return e
 
     def fn_set(self, meta, c):
         return A.FnSet(_loc(meta), c[0], c[2])
@@ -424,7 +542,12 @@ class _ToAst(Transformer):
         return A.Field(_tok_loc(c[1]), c[0], str(c[1]))
 
     def call(self, meta, c):
-        return A.Call(_tok_loc(c[0]), str(c[0]), [a for a in c[1:] if a is not None])
+        args = [a for a in c[1:] if a is not None]
+        if str(c[0]) == "seq":  # TLA+'s Seq(S): a set former, not a function (checks reserves the name)
+            if len(args) != 1:
+                raise _Located(f"seq(S) takes one set, got {len(args)} argument(s)", _tok_loc(c[0]))
+            return A.SeqSet(_tok_loc(c[0]), args[0])
+        return A.Call(_tok_loc(c[0]), str(c[0]), args)
 
     def int_lit(self, meta, c):
         return A.Lit(_loc(meta), int(c[0]))
@@ -450,6 +573,9 @@ class _ToAst(Transformer):
 
     def name(self, meta, c):
         return A.Name(_tok_loc(c[0]), str(c[0]))
+
+    def primed(self, meta, c):
+        return A.Primed(_tok_loc(c[0]), str(c[0])[:-1])
 
     def tuple_lit(self, meta, c):
         return A.TupleLit(_loc(meta), [x for x in c if x is not None])
@@ -609,6 +735,12 @@ def parse_spec(text: str, path: str = "<spec>") -> A.Spec:
             spec.properties.append(d)
         elif isinstance(d, A.View):
             spec.views.append(d)
+        elif isinstance(d, A.Symmetry):
+            spec.symmetry.append(d)
+        elif isinstance(d, A.Refines):
+            spec.refines.append(d)
+        elif isinstance(d, A.FairnessDecl):
+            spec.fairness.append(d)
         else:
             spec.predicates.append(d)
     return spec

@@ -101,6 +101,14 @@ def in_fn_set(f: Any, s: Any, t: Any, loc) -> bool:
     return isinstance(f, Map) and len(f) == len(s) and all(k in s and v in t for k, v in f.items())
 
 
+def in_seq_set(x: Any, s: Any, loc) -> bool:
+    """`x in seq(S)`: x is a sequence whose elements are all in S (TLA+'s x \\in Seq(S)),
+    without building the infinite set."""
+    if type(s) is not frozenset and not isinstance(s, InfiniteSet):
+        raise EvalError(f"seq(S) needs a set, got {kind_of(s)} {_show(s)}", loc)
+    return type(x) is tuple and all(y in s for y in x)
+
+
 def choose(pred, domain, loc) -> Any:
     """`choose x in S: P`: the first element of S in the canonical order for which P holds."""
     for x in domain:

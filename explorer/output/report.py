@@ -49,7 +49,16 @@ def verdict_words(result: Result) -> str:
         where = ""
         if result.witness:
             where = " (it fails for " + ", ".join(f"{k} = {short(v)}" for k, v in result.witness) + ")"
-        return (f"Invariant {result.property} is violated{where}: the trace below, of {len(result.trace)} "
+        if result.kind == "action property":
+            return (f"Property {result.property} (a property of steps, checked on every step of the search) is "
+                    f"violated: the trace below, of {len(result.trace)} states, is a shortest behaviour whose last "
+                    "step fails it.")
+        if result.kind == "refinement":
+            return (f"The spec does not refine {result.property}: the trace below, of {len(result.trace)} states, is a "
+                    "shortest behaviour whose last step (or initial state) maps to no step (or initial state) of it, "
+                    "nor to a stutter.")
+        what = "Property" if result.kind == "property" else "Invariant"
+        return (f"{what} {result.property} is violated{where}: the trace below, of {len(result.trace)} "
                 "states, is a shortest behaviour that reaches a state where it fails.")
     if result.verdict == "deadlock":
         return (f"A deadlock is reachable: the trace below, of {len(result.trace)} states, ends in a state where "

@@ -7,6 +7,7 @@ import json
 import os
 import stat
 import tempfile
+from math import factorial
 from typing import Any
 
 from explorer.engine.replay import ENABLED_ELSEWHERE, Outcome
@@ -77,8 +78,18 @@ def format_verdict(model: Model, result: Result, spec_path: str = "", diff: bool
     if result.verdict == "violated" and result.loop is not None:
         lines.append("Error: Temporal properties were violated.")
         lines.append(f"Error: Property {result.property} is violated.")
+    elif result.verdict == "violated" and result.kind == "action property":  # TLC's words, then ours
+        lines.append(f"Error: Action property {result.property} is violated.")
+        lines.append(f"Error: property {result.property} is checked on every step the search generates (TLC's "
+                     "[][A]_vars or [][P]_vars): the behaviour below ends with a step that fails it.")
+    elif result.verdict == "violated" and result.kind == "refinement":
+        lines.append(f"Error: Refinement of {result.property} is violated (TLC: the property Spec => M!Spec, "
+                     f"M the INSTANCE of {result.property}).")
+        lines.extend(f"Error: {line}" for line in refinement_words(model, result))
     elif result.verdict == "violated":
         lines.append(f"Error: Invariant {result.property} is violated.")
+        if result.kind == "property":
+            lines.append(f"Error: property {result.property} (always P) is checked as an invariant, as TLC checks []P.")
         if result.witness:
             lines.append("Error: It fails for " + ", ".join(f"{k} = {brief(v)}" for k, v in result.witness) + ".")
     elif result.verdict == "deadlock":
@@ -108,6 +119,21 @@ def format_verdict(model: Model, result: Result, spec_path: str = "", diff: bool
                      else "Error: The behavior up to the state where it failed is:")
         lines.append(format_trace(model, result.trace, diff))
     return lines
+
+
+def refinement_failure(model: Model, result: Result) -> dict[str, Any] | None:
+    """What the violated refinement says of the trace's last step (or of its initial state when
+    the trace has one state): `Refinement.explain`; None for any other verdict."""
+    if result.verdict != "violated" or result.kind != "refinement" or not result.trace:
+        return None
+    before = result.trace[-2].state if len(result.trace) > 1 else None
+    return model.refinement(result.property).explain(before, result.trace[-1].state)
+
+
+def refinement_words(model: Model, result: Result) -> list[str]:
+    """`refinement_failure` in sentences."""
+    before = result.trace[-2].state if len(result.trace) > 1 else None
+    return model.refinement(result.property).describe(before, result.trace[-1].state)
 
 
 def lasso_end(result: Result) -> str:
@@ -173,7 +199,7 @@ def checks(model: Model, result: Result, deadlock: bool | None = None) -> list[d
     for p in model.invariants:
         if searched:
             add("invariant", p.name, "holds", f"holds in {space}")
-        elif result.verdict == "violated" and result.property == p.name:
+        elif result.verdict == "violated" and result.kind == "invariant" and result.property == p.name:
             add("invariant", p.name, "violated", f"violated: a shortest trace of {len(result.trace)} states")
         elif result.verdict == "error":
             add("invariant", p.name, "unchecked", "not known: a runtime error stopped the run")
@@ -190,8 +216,33 @@ def checks(model: Model, result: Result, deadlock: bool | None = None) -> list[d
             add("deadlock", "deadlock", "unchecked", "not known: a runtime error stopped the run")
         else:
             add("deadlock", "deadlock", "unrefuted", explored)
+    during = result.verdict == "violated" and result.kind in ("property", "action property")
+    temporal_names = {p.name for p in model.properties}
+    for name in safety_names(model):
+        if during and result.property == name:
+            add("property", name, "violated", f"violated during the search: a shortest trace of {len(result.trace)} states")
+        elif name in temporal_names:
+            continue  # its temporal part's entry below speaks for the whole property
+        elif searched:
+            add("property", name, "holds", f"holds in {space} (checked during the search)")
+        elif result.verdict == "error":
+            add("property", name, "unchecked", "not known: a runtime error stopped the run")
+        else:
+            add("property", name, "unrefuted", explored)
+    for r in model.refinements:
+        if result.verdict == "violated" and result.kind == "refinement" and result.property == r.name:
+            add("refinement", r.name, "violated", f"violated: a shortest trace of {len(result.trace)} states")
+        elif searched:
+            add("refinement", r.name, "holds", f"every initial state and step of {space} maps to one of {r.name} "
+                                               "(or a stutter)")
+        elif result.verdict == "error":
+            add("refinement", r.name, "unchecked", "not known: a runtime error stopped the run")
+        else:
+            add("refinement", r.name, "unrefuted", explored)
     seen_violation = False
     for p in model.properties:
+        if during and p.name == result.property:
+            continue
         if result.verdict == "holds":
             add("property", p.label, "holds", "holds on every fair behaviour")
         elif temporal and p.label == result.property:
@@ -209,6 +260,12 @@ def checks(model: Model, result: Result, deadlock: bool | None = None) -> list[d
         else:
             add("property", p.label, "unchecked", "not checked: the breadth-first search did not complete")
     return out
+
+
+def safety_names(model: Model) -> list[str]:
+    """The properties (or parts of one) checked during the search, once each, in declaration order."""
+    names = {p.name for p in model.state_properties} | {c.name for c in model.step_checks}
+    return [p.name for p in model.spec.properties if p.name in names]
 
 
 def format_result(model: Model, result: Result, spec_path: str = "", diff: bool | None = None,
@@ -236,6 +293,10 @@ def format_result(model: Model, result: Result, spec_path: str = "", diff: bool 
                      "(the proof covers only the constrained state space).")
     word = "complete state graph search" if result.complete else "search so far"
     lines.append(f"The depth of the {word} is {result.depth}.")
+    if model.symmetry is not None:
+        n = factorial(len(model.symmetry))
+        lines.append(f"Symmetry: states were remembered up to the {n} permutations of {model.spec.symmetry[0].name}, "
+                     "one per orbit (TLC's SYMMETRY counts the same).")
     if result.fingerprints:
         lines.append(f"States were remembered by {result.fingerprint_bits}-bit fingerprint; the probability that two of them "
                      f"collided (so that part of the space went unexplored) is {collision(result):.1e} "
@@ -317,17 +378,24 @@ def result_json(model: Model, result: Result, deadlock: bool | None = None) -> d
         "engine_note": result.engine_note,
         "spot_checked": result.spot_checked if result.engine == "native" else None,
         "spot_check_seconds": round(result.spot_seconds, 3) if result.engine == "native" else None,
+        "symmetry": list(model.symmetry) if model.symmetry is not None else None,
         "fingerprints": result.fingerprints,
         "fingerprint_bits": result.fingerprint_bits if result.fingerprints else None,
         "fingerprint_collision_probability": collision(result) if result.fingerprints else None,
         "trace": [step_json(s, model) for s in result.trace],
         "checks": checks(model, result, deadlock),
     }
-    if model.properties:  # a spec without temporal properties writes what it always wrote
-        out.update(properties=[p.label for p in model.properties],
+    if model.properties or safety_names(model):  # a spec without properties writes what it always wrote
+        out.update(properties=list(dict.fromkeys(safety_names(model) + [p.label for p in model.properties])),
+                   property_kind=result.kind,
                    fairness=[f.label(model) for f in model.fairness], loop=result.loop,
                    loop_action=None if result.loop_step is None else result.loop_step.label,
                    lasso_length=lasso_length(result))
+    if model.refinements:
+        failure = refinement_failure(model, result)
+        if failure is not None:  # the abstract states as ITF values
+            failure = {k: ({n: to_itf(x) for n, x in v.items()} if k in ("from", "to") else v) for k, v in failure.items()}
+        out.update(refines=[r.name for r in model.refinements], property_kind=result.kind, refinement=failure)
     return out
 
 

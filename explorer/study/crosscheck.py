@@ -60,7 +60,11 @@ _INVARIANT = re.compile(r"^Error: Invariant (\S+) is violated( by the initial st
 _TEMPORAL_CHECK = re.compile(r"^Checking (?:\d+ branches of )?temporal properties for the (current|complete) state space")
 _STATE = re.compile(r"^State (\d+):")  # also `State n: Stuttering`, the last state of a lasso
 TEMPORAL = "(temporal)"  # TLC does not name the temporal property it found violated
-_ACTION_PROPERTY = re.compile(r"Error: Action property \S+ is violated\.")
+_ACTION_PROPERTY = re.compile(r"Error: Action property (\S+) is violated\.")
+_IMPLIED_INIT = re.compile(r"^Error: Property (\S+) is violated by the initial state")
+_IMPLIED_ACTION = re.compile(r"^Error: Action property line \d+, col \d+ to line \d+, col \d+ of module (\w+) is violated")
+REFINES = "module "  # TLC names a refinement's failing step by the abstract module it is in: "module M"
+_CONJUNCT = re.compile(r"^Error: Invariant line (\d+), col \d+ to line \d+, col \d+ of module \w+ is violated")
 _COVERAGE = re.compile(r"^<(\w+) line \d+, col \d+ to line \d+, col \d+ of module \w+[^>]*>: (\d+):(\d+)")
 
 
@@ -172,13 +176,30 @@ def parse_tlc_output(text: str, exit_code: int | None = None) -> TlcOutcome:
             d, g = out.coverage.get(m.group(1), (0, 0))
             out.coverage[m.group(1)] = (d + int(m.group(2)), g + int(m.group(3)))
             continue
+        m = _CONJUNCT.match(line)
+        if m:  # a conjunct []P of a property, named by where it is (`conjunct_owner` names its property)
+            out.verdict, out.property = "violated", f"line {m.group(1)}"
+            continue
+        m = _IMPLIED_ACTION.match(line)
+        if m:  # a refinement's [][M!Next]_v (an INSTANCE's step), named by the module it is in
+            out.verdict, out.property = "violated", REFINES + m.group(1)
+            continue
+        m = _IMPLIED_INIT.match(line)
+        if m:  # a refinement's M!Init: TLC names the abstract module's operator, Init
+            out.verdict, out.property = "violated", m.group(1)
+            init_violation = True
+            continue
         m = _INVARIANT.match(line)
         if m:
             out.verdict, out.property = "violated", m.group(1)
             init_violation = bool(m.group(2))
             continue
-        if line.startswith("Error: Temporal properties were violated.") or _ACTION_PROPERTY.match(line):
-            out.verdict, out.property = "violated", TEMPORAL  # an action property ([][A]_v) too: a property
+        m = _ACTION_PROPERTY.match(line)
+        if m:  # [][A]_v, checked on each step of the search
+            out.verdict, out.property = "violated", m.group(1)
+            continue
+        if line.startswith("Error: Temporal properties were violated."):
+            out.verdict, out.property = "violated", TEMPORAL
             continue
         m = _TEMPORAL_CHECK.match(line)
         if m and out.verdict != "violated":  # TLC checks liveness now and then, and at the end
@@ -280,9 +301,13 @@ def _run_export(model, deadlock: bool, terminal: str, keep_dir: Path | str | Non
         tla, cfg = work / f"{exp.module}.tla", work / f"{exp.module}.cfg"
         tla.write_text(tla_text)
         cfg.write_text(cfg_text)
+        others = []
+        for name, text in exp.abstract_modules():  # the modules a refinement instantiates
+            others.append(work / name)
+            others[-1].write_text(text)
         tlc = run_tlc(tla, cfg, exp.needs_deadlock_flag, java, jar, timeout=timeout, workdir=work,
                       coverage=exp.terminal == "stutter")
-        files = [tla, cfg] if keep_dir else []
+        files = [tla, cfg, *others] if keep_dir else []
     return exp, tlc, files
 
 
@@ -290,6 +315,13 @@ def _compare(model, ours: Result, exp, tlc: TlcOutcome, deadlock: bool, spec_pat
              files: list[Path], config: str | None) -> CrossCheck:
     # TLC names properties by their TLA+ operator: map back to the spec's names
     back = {exp.name_of("invariant", p.name): p.name for p in model.invariants}
+    back.update({name: p.name for p, name in exp.properties})  # []P and [][A]_v, checked during the search
+    for r, sub, _, prop in exp.refinements:  # refinement: the property, its instance's steps, its Init
+        back.update({prop: r.name, REFINES + sub.module: r.name})
+    if len(exp.refinements) == 1:  # "Property Init is violated by the initial state": one refinement's
+        back.setdefault("Init", exp.refinements[0][0].name)
+    if tlc.property and tlc.property.startswith("line "):  # a conjunct []P: the property defined around that line
+        tlc.property = conjunct_owner(exp.module_text(), int(tlc.property.split()[1]), back)
     moved = stutter_unknown = False
     if tlc.verdict == "violated" and tlc.property == "NotDeadlocked" and exp.terminal == "invariant":
         tlc.verdict, tlc.property = "deadlock", None
@@ -305,11 +337,7 @@ def _compare(model, ours: Result, exp, tlc: TlcOutcome, deadlock: bool, spec_pat
                     config=config)
     ours_property = TEMPORAL if ours.loop is not None else ours.property
     ours_verdict = ours.verdict + (f" {ours_property}" if ours_property else "")
-    # TLC checks a property `[]P` of a state predicate as an invariant: it stops at the first bad
-    # state, names the property as an invariant, and has generated fewer states by then
-    as_invariant = ours.loop is not None and tlc.verdict == "violated" and any(
-        p.label == ours.property == tlc.property and p.form == "always" for p in model.properties)
-    tlc_verdict = tlc.verdict + (f" {TEMPORAL}" if as_invariant else f" {tlc.property}" if tlc.property else "")
+    tlc_verdict = tlc.verdict + (f" {tlc.property}" if tlc.property else "")
     cc.rows.append(Row("verdict", ours_verdict, tlc_verdict))
     ours_trace = lasso_length(ours) if ours.loop is not None else len(ours.trace) if ours.trace else None
     for name, mine, theirs in (("distinct", ours.distinct, tlc.distinct),
@@ -323,15 +351,12 @@ def _compare(model, ours: Result, exp, tlc: TlcOutcome, deadlock: bool, spec_pat
         elif moved:
             cc.rows.append(Row(name, mine, theirs, False,
                                "deadlock checked as an invariant: TLC stops when the state is generated"))
-        elif name == "generated" and as_invariant:
-            cc.rows.append(Row(name, mine, theirs, False, "TLC checked []P as an invariant and stopped at the first bad state"))
         elif name == "generated" and stutter_unknown:
             cc.rows.append(Row(name, mine, theirs, False, "TLC's coverage did not count the terminal stutters"))
         else:
             cc.rows.append(Row(name, mine, theirs))
-    safety = ours.loop is not None and any(p.label == ours.property and p.form in ("always_step", "always", "stable")
-                                           for p in model.properties)
-    if safety and tlc.trace_length is not None:  # [][A]_vars, []P, [](P => []Q): TLC may stop at the bad state
+    safety = ours.loop is not None and any(p.label == ours.property and p.form == "stable" for p in model.properties)
+    if safety and tlc.trace_length is not None:  # [](P => []Q): TLC may stop at the bad state
         cc.rows.append(Row("trace", ours_trace, tlc.trace_length, False,
                            "TLC prints a safety property's prefix up to the bad state or step; this explorer the "
                            "whole fair behaviour through it"))
@@ -342,6 +367,17 @@ def _compare(model, ours: Result, exp, tlc: TlcOutcome, deadlock: bool, spec_pat
     elif ours_trace is not None or tlc.trace_length is not None:
         cc.rows.append(Row("trace", ours_trace, tlc.trace_length))
     return cc
+
+
+def conjunct_owner(module: str, line: int, back: dict[str, str]) -> str:
+    """The spec's property whose TLA+ definition holds `line` of the exported module (TLC names a
+    violated conjunct `[]P` of a property by its place), or that place if none does."""
+    owner = f"line {line}"
+    for text in module.splitlines()[:line]:
+        m = re.match(r"(\w+)\s*==", text)  # a definition starts at the line's start
+        if m:
+            owner = back.get(m.group(1), f"line {line}")
+    return owner
 
 
 def reads_no_variable(expr: A.Expr, seen: set[int] | None = None) -> bool:

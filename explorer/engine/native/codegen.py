@@ -19,7 +19,8 @@ from typing import Any, Sequence
 from explorer.lang import ast as A
 from explorer.lang.compiler import Compiler
 from explorer.lang.kinds import is_bool_op
-from explorer.lang.model import Model
+from explorer.engine.liveness import action_bits
+from explorer.lang.model import Model, StepTarget
 from explorer.lang.values import Bool, InfiniteSet, Map, ordered
 
 _INT63 = (-(1 << 62), (1 << 62) - 1)
@@ -104,6 +105,7 @@ class Generated:
     constants: list[bytes] = field(default_factory=list)  # K(i), encoded
     native_init: bool = True  # C finds the initial states (else the Python engine hands them over)
     atoms: dict[str, bool] = field(default_factory=dict)  # property name -> whether C evaluates its predicates
+    conds: dict[int, int] = field(default_factory=dict)  # a sub-action's restriction (id of P) -> its COND_FNS entry
 
 
 class _Gen:
@@ -114,6 +116,11 @@ class _Gen:
         self.constants: list[bytes] = []
         self.const_ids: dict[int, int] = {}  # id(expression) -> K index
         self.funcs: list[str] = []
+        self.pinned: dict[int, int] = {}  # action -> the most parameters an `enabled A(e1, ...)` gives
+        self.fv: dict[int, int] = {}  # action -> how many of its parameters' values fair_bits reads (Ctx.fv)
+        for n in A.nodes([self.spec.defs, self.spec.predicates, self.spec.properties, self.spec.views]):
+            if isinstance(n, A.Enabled) and n.args:
+                self.pinned[n.index] = max(self.pinned.get(n.index, 0), len(n.args))
         self.memo: dict[int, str] = {}  # id(Def) -> its function's name
         self.nmemo = 0
         self.tmp = 0
@@ -172,6 +179,12 @@ class _Gen:
             if kind == "def":
                 return f"{self.memo_fn(target)}(c)"
             raise Unsupported(f"the name {e.id}", e.loc)  # constants and built-in values are static
+        if isinstance(e, A.Primed):  # in an action property's predicate (step_preds): the next state is c->t
+            if e.ref.kind == "var":
+                return f"(c->t[{e.ref.target}])"
+            t = self.fresh()  # a definition at the next state: evaluated there, its memo left for c->s
+            return (f"({{ V *{t} = c->s; c->s = c->t; c->gen++; V {t}_v = {self.memo_fn(e.ref.target)}(c); "
+                    f"c->s = {t}; c->gen++; {t}_v; }})")
         if isinstance(e, A.Call):
             args = [self.ex(a) for a in e.args]
             if e.ref.kind == "def":
@@ -250,6 +263,11 @@ class _Gen:
         if isinstance(e, A.Unary):
             return f"(!{self.cond(e.arg)})"
         if isinstance(e, A.Enabled):  # the action's successors from the current state, then forgotten
+            if e.args:
+                if len(e.args) > 8:
+                    raise Unsupported("enabled of a binding of more than 8 parameters", e.loc)
+                pins = "".join(f"c->pin[{i}] = {self.ex(x)}; " for i, x in enumerate(e.args))
+                return f"({{ {pins}c->npin = {len(e.args)}; int yes = en_probe(c, {e.index}); c->npin = 0; yes; }})"
             return f"en_probe(c, {e.index})"
         if isinstance(e, A.Quant):
             r, done = self.fresh(), self.fresh()
@@ -268,6 +286,8 @@ class _Gen:
             r = e.right
             if isinstance(r, A.Binary) and r.op == "..":
                 return f"{neg}in_range(c, {self.ex(e.left)}, {self.ex(r.left)}, {self.ex(r.right)})"
+            if isinstance(r, A.SeqSet):
+                return f"{neg}in_seqset(c, {self.ex(e.left)}, {self.ex(r.elem)})"
             if isinstance(r, A.FnSet):
                 return f"{neg}in_fnset(c, {self.ex(e.left)}, {self.ex(r.domain)}, {self.ex(r.codomain)})"
             return f"{neg}member(c, {self.ex(e.left)}, {self.ex(r)})"
@@ -352,9 +372,11 @@ class _Gen:
                 raise Unsupported(f"the statement {type(s).__name__}", s.loc)
         if tail:
             a = self.act[0]
-            fair = "".join(f"c->fv[{i}] = L_{next(b for b in a.params if b.name == name).local}; "
-                           for i, name in enumerate(a.fair_by))  # which of its conditions the step meets (fair_bits)
-            out.append(f"{fair}emit(c, {self.act[1]}, n);")
+            fair = "".join(f"c->fv[{i}] = L_{a.params[i].local}; "  # which of its conditions on parameter
+                           for i in range(self.fv.get(self.act[1], 0)))  # values the step meets (fair_bits)
+            pins = self.pinned.get(self.act[1], 0)  # `enabled A(e1, ...)` probes keep the binding's successors only
+            test = " && ".join(f"(c->npin <= {i} || eq(c->pin[{i}], L_{a.params[i].local}))" for i in range(pins))
+            out.append(f"{fair}" + (f"if ({test}) " if test else "") + f"emit(c, {self.act[1]}, n);")
         return "\n".join(out)
 
     def resets(self, stmts: list[A.Node]) -> str:
@@ -394,7 +416,7 @@ class _Gen:
         for i, prop in enumerate(self.spec.properties):
             ok[prop.name] = True
             for w, e in (("p", prop.p), ("q", prop.q)):
-                if e is None:
+                if e is None or prop.form == "always_action":  # a predicate of steps, not of states
                     names.append("NULL")
                     continue
                 binds = "".join(f"V L_{b.local} = args[{n}]; " for n, b in enumerate(prop.params))
@@ -410,6 +432,25 @@ class _Gen:
                 names.append(name)
         n = max(len(names), 1)
         return (f"static int (*ATOM_FNS[{n}])(Ctx *, V *, const V *) = {{{', '.join(names) or 'NULL'}}};", ok)
+
+    def sub_actions(self, targets: list[StepTarget]) -> dict[int, int]:
+        """COND_FNS: each sub-action's restriction P (`(A and P)`, over the state s and the next t)
+        as a C function of them and of its declaration's binding (`args`: the constants table from
+        a run-time position); returns id(P) -> its position."""
+        out: dict[int, int] = {}
+        names = []
+        for t in targets:
+            if t.expr is None or id(t.expr) in out:
+                continue
+            binds = "".join(f"V L_{b.local} = args[{n}]; " for n, b in enumerate(t.params))
+            name = f"cond_{len(names)}"
+            self.funcs.append(f"static int {name}(Ctx *c, V *s, V *t, const V *args) {{\n    (void)args; c->s = s; "
+                              f"c->t = t; c->gen++; {binds}\n    return {self.cond(t.expr)};\n}}")
+            out[id(t.expr)] = len(names)
+            names.append(name)
+        self.funcs.append(f"static int (*COND_FNS[{max(len(names), 1)}])(Ctx *, V *, V *, const V *) = "
+                          f"{{{', '.join(names) or 'NULL'}}};")
+        return out
 
     # ---- initial states ----
     def init(self) -> str:
@@ -445,8 +486,13 @@ def generate(model: Model, probes: Sequence[str] = ()) -> Generated:
     construct the native engine does not take. `probes`: parameterless definitions that search.c's
     `eval_probes` evaluates on given states (the operator tests, tests/operators.py); a search
     has none."""
-    g = _Gen(model)
+    if model.refinements:  # the abstract spec and the mapping would need compiling too
+        r = model.refinements[0]
+        raise Unsupported(f"refinement (refines \"{r.name}\")", r.loc)
     spec = model.spec
+    if model.symmetry is not None:  # the C search remembers states by their own fingerprints
+        raise Unsupported(f"symmetry reduction (`symmetry {spec.symmetry[0].name}`)", spec.symmetry[0].loc)
+    g = _Gen(model)
     defs = {d.name: d for d in spec.defs}
     probe_fns = []
     for k, name in enumerate(probes):
@@ -454,22 +500,39 @@ def generate(model: Model, probes: Sequence[str] = ()) -> Generated:
         probe_fns.append(f"probe_{k}")
     g.funcs.append(f"static V (*PROBES[{max(len(probe_fns), 1)}])(Ctx *) = {{{', '.join(probe_fns) or 'NULL'}}};")
     by_name = {p.name: p for p in spec.by_kind("invariant")}
-    invariants = [by_name[p.name] for p in model.invariants]
+    invariants = [by_name[p.name] for p in model.invariants] + model.state_properties  # first_failing_invariant's order
     constraints = [p for p in spec.by_kind("constraint") if p.name in {q.name for q in model.constraints}]
     terminals = [p for p in spec.by_kind("terminal") if p.name in {q.name for q in model.terminals}]
+    _, per_value, restricted = action_bits(model)
+    for ai in set(per_value) | set(restricted):  # search.c keeps a step's first 8 parameter values in Ctx.fv
+        by = [i for b, _ in per_value.get(ai, ()) for i in b] + [i for t, _ in restricted.get(ai, ()) for i in t.by]
+        if by and max(by) >= 8:
+            raise Unsupported("fairness, or steps a property names, on a parameter past the eighth", spec.actions[ai].loc)
+        g.fv[ai] = max(by, default=-1) + 1
+    conds = g.sub_actions([t for ts in restricted.values() for t, _ in ts])
     actions = [g.action(a, i) for i, a in enumerate(spec.actions)]
     atom_table, atoms = g.atoms()
     preds = [g.predicates("invariant_first", invariants, True), g.predicates("constraints_first", constraints, True),
              g.predicates("terminal_any", terminals, False)]
     nv, na = len(spec.vars), len(spec.actions)
     head = [f"#define NV {nv}", f"#define NV_ALLOC {max(nv, 1)}", f"#define NA {na}", f"#define NA_ALLOC {max(na, 1)}",
-            f"#define NC {len(constraints)}", f"#define NMEMO {g.nmemo}"]
-    for a in spec.actions:
-        if len(a.fair_by) > 8:  # search.c keeps a step's values of them in Ctx.fv[8]
-            raise Unsupported("fairness on more than 8 parameters", a.loc)
+            f"#define NC {len(constraints)}", f"#define NMEMO {g.nmemo}",
+            f"#define NINV {len(invariants)}", f"#define NSTEP {len(model.step_checks)}"]
     table = [f"static void act_{i}(Ctx *c, V *s);" for i in range(na)]
-    table.append(f"static const int FAIR_BY[NA_ALLOC] = {{{', '.join(str(len(a.fair_by)) for a in spec.actions) or '0'}}};")
     table.append("static void (*ACTIONS[NA_ALLOC])(Ctx *, V *) = {" + ", ".join(f"act_{i}" for i in range(na)) + "};")
+    # the action properties (model.step_checks): STEP_OK[k * NA_ALLOC + a] when action a's steps pass check k
+    ok = [int(a in c.actions) for c in model.step_checks for a in range(max(na, 1))]
+    table.append(f"static const unsigned char STEP_OK[{max(len(ok), 1)}] = {{{', '.join(map(str, ok)) or '0'}}};")
+    # `always [P]`: P as a C function of the state and the next (NULL for `always [A | B]`)
+    step_fns = []
+    for k, check in enumerate(model.step_checks):
+        if check.expr is None:
+            step_fns.append("NULL")
+            continue
+        g.funcs.append(f"static int step_pred_{k}(Ctx *c, V *s, V *t) {{\n    c->s = s; c->t = t; c->gen++;\n"
+                       f"    return {g.cond(check.expr)};\n}}")
+        step_fns.append(f"step_pred_{k}")
+    g.funcs.append(f"static int (*STEP_PRED[{max(len(step_fns), 1)}])(Ctx *, V *, V *) = {{{', '.join(step_fns) or 'NULL'}}};")
     table.append("static inline int en_probe(Ctx *c, int a) {  /* `enabled A`: A has a successor from c->s */\n"
                  "    V *s = c->s; size_t before = c->nsucc; ACTIONS[a](c, s);\n"
                  "    int yes = c->nsucc > before; c->nsucc = before; c->s = s; return yes;\n}")
@@ -480,4 +543,4 @@ def generate(model: Model, probes: Sequence[str] = ()) -> Generated:
     source = "\n".join(head + table + g.funcs + [atom_table] + actions + preds) + \
         "\nstatic int constraints_ok(Ctx *c, V *s) { return constraints_first(c, s) < 0; }\n" + \
         "static void emit_init(Ctx *c, V *n);\n" + init + "\n"
-    return Generated(source, g.constants, native_init, atoms)
+    return Generated(source, g.constants, native_init, atoms, conds)

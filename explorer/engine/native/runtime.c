@@ -51,6 +51,7 @@ typedef struct Ctx {
     char *top, *end;
     jmp_buf fail;
     V *s;                /* the state evaluated: one frozen value per variable */
+    V *t;                /* an action property's predicate (`always [P]`): the step's next state, x' */
     uint64_t gen;
     uint64_t *memo_gen;
     V *memo;
@@ -59,6 +60,7 @@ typedef struct Ctx {
     V *succ; int *succ_act; size_t nsucc, cap_succ;
     uint64_t *succ_fair;  /* recording: per successor, the bits of its action's fairness on parameter values */
     V fv[8];              /* the values of those parameters (`fair(p)`) for the successor being emitted */
+    V pin[8]; int npin;   /* `enabled A(e1, ...)`: only successors whose first npin parameters are these */
     volatile int *stop;  /* Python asked the search to stop: leave even a state's expansion */
     uint32_t ticks;      /* loop iterations and calls since the last look at *stop (TICK) */
     struct Store *store; /* where this searcher freezes the values of the states it finds */
@@ -289,6 +291,12 @@ static int in_fnset(Ctx *c, V f, V s, V t) {
     if (!(is(s, K_SET) || is(s, K_INF)) || !(is(t, K_SET) || is(t, K_INF))) fail(c);
     if (is(s, K_INF) || !is(f, K_MAP) || LEN(f) != card(s)) return 0;
     for (uint32_t i = 0; i < LEN(f); i++) if (!member(c, IT(f, 2 * i), s) || !member(c, IT(f, 2 * i + 1), t)) return 0;
+    return 1;
+}
+static int in_seqset(Ctx *c, V x, V s) {  /* x in seq(S): a sequence whose elements are all in S */
+    if (!(is(s, K_SET) || is(s, K_INF))) fail(c);
+    if (!is(x, K_SEQ)) return 0;
+    for (uint32_t i = 0; i < LEN(x); i++) if (!member(c, IT(x, i), s)) return 0;
     return 1;
 }
 static V get(Ctx *c, V b, V k) {

@@ -20,7 +20,7 @@ typedef struct Run {
     int verdict;                 /* 0 holds, 1 violated, 2 deadlock, 3 incomplete, 4 evaluation error,
                                     5 the Python engine reports this run (it stops among the initial states) */
     int stopped;                 /* incomplete: 1 max-states, 2 max-depth, 3 stopped by Python, 4 max-memory */
-    int prop;                    /* the violated invariant */
+    int prop;                    /* the violated check: invariant_first's (< NINV), else action property prop - NINV */
     int64_t index;               /* the state the verdict names */
     int uncounted;               /* that state failed a constraint: not among the states found */
     int threads;
@@ -37,6 +37,8 @@ typedef struct Run {
     const uint64_t *fair_bits;
     uint64_t nedges, graph_bytes;  /* the recorded graph: its edges, and the memory it took */
     uint64_t max_memory;         /* the memory budget in bytes (0: none): see table_room */
+    const int32_t *fair_cond, *fair_carg;  /* per fair_bits entry: its sub-action's restriction (COND_FNS), its binding */
+    uint64_t cond_bits;          /* the bits of the entries with a restriction (fair_conds) */
 } Run;
 
 #define CHUNK 256  /* parents a thread takes at once */
@@ -71,7 +73,7 @@ typedef struct {
     V *pw; FP *pfp;              /* the parents, read from the level */
     V *w;                        /* the candidates' words (NV_ALLOC each) */
     size_t ncand, cap;
-    FP *fp; uint64_t *fair; uint32_t *parent, *ord; int16_t *act, *inv; uint8_t *pruned;
+    FP *fp; uint64_t *fair; uint32_t *parent, *ord; int16_t *act, *inv, *step; uint8_t *pruned;
     uint64_t *atoms;             /* with Run.record: per parent, its atoms */
     uint32_t *cnt;               /* successors per parent and action: n * NA */
     uint8_t *dead;               /* per parent: no successor and no terminal condition holds */
@@ -286,19 +288,23 @@ static void graph_state(Priv *p, uint64_t en, uint64_t atoms) {
     p->row = p->ne; p->sgen++;
 }
 
-/* fairness on parameter values (`fair(p)`), when recording: per action its conditions
-   [FAIR_FIRST[a], FAIR_FIRST[a] + FAIR_COUNT[a]), condition e holding for the steps whose values of
-   those parameters are KT[FAIR_VALS[8 * e + i]] (i < FAIR_BY[a], codegen), with bits FAIR_BITS[e] */
-static const int32_t *FAIR_FIRST, *FAIR_COUNT, *FAIR_VALS;
+/* the bits of steps on parameter values (`fair(p)`, a property's `A(e)`) and of sub-actions
+   (`(A and P)`), when recording: per action its entries [FAIR_FIRST[a], FAIR_FIRST[a] + FAIR_COUNT[a]),
+   entry e holding for the steps whose parameter i has the value KT[FAIR_VALS[8 * e + i]] (where
+   that is not -1; the values are in c->fv, set by the action, codegen), with bits FAIR_BITS[e];
+   an entry with a restriction (FAIR_COND[e] >= 0) is kept only where it holds (fair_conds) */
+static const int32_t *FAIR_FIRST, *FAIR_COUNT, *FAIR_VALS, *FAIR_COND, *FAIR_CARG;
 static const uint64_t *FAIR_BITS;
+static uint64_t COND_BITS;
 static uint64_t fair_bits(Ctx *c, int act) {
-    if (!FAIR_BITS || !FAIR_BY[act]) return 0;
+    if (!FAIR_BITS) return 0;
+    uint64_t out = 0;
     for (int32_t e = FAIR_FIRST[act]; e < FAIR_FIRST[act] + FAIR_COUNT[act]; e++) {
         int i = 0;
-        while (i < FAIR_BY[act] && eq(c->fv[i], KT[FAIR_VALS[8 * e + i]])) i++;
-        if (i == FAIR_BY[act]) return FAIR_BITS[e];
+        while (i < 8 && (FAIR_VALS[8 * e + i] < 0 || eq(c->fv[i], KT[FAIR_VALS[8 * e + i]]))) i++;
+        if (i == 8) out |= FAIR_BITS[e];
     }
-    return 0;
+    return out;
 }
 static void emit(Ctx *c, int act, const V *n) {
     if (*c->stop) longjmp(c->fail, 2);
@@ -331,12 +337,45 @@ static void cand_push(Chunk *k, const V *w, FP fp, uint32_t parent, uint32_t ord
         k->cap = k->cap ? 2 * k->cap : 1024;
         k->w = realloc(k->w, k->cap * NV_ALLOC * sizeof(V)); k->fp = realloc(k->fp, k->cap * sizeof(FP)); k->parent = realloc(k->parent, k->cap * 4);
         k->ord = realloc(k->ord, k->cap * 4); k->act = realloc(k->act, k->cap * 2); k->inv = realloc(k->inv, k->cap * 2);
-        k->pruned = realloc(k->pruned, k->cap); k->fair = realloc(k->fair, k->cap * 8);
-        if (!k->w || !k->fp || !k->parent || !k->ord || !k->act || !k->inv || !k->pruned || !k->fair) abort();
+        k->pruned = realloc(k->pruned, k->cap); k->fair = realloc(k->fair, k->cap * 8); k->step = realloc(k->step, k->cap * 2);
+        if (!k->w || !k->fp || !k->parent || !k->ord || !k->act || !k->inv || !k->pruned || !k->fair || !k->step) abort();
     }
     size_t i = k->ncand++;
     memcpy(k->w + i * NV_ALLOC, w, NV_ALLOC * sizeof(V));
-    k->fp[i] = fp; k->parent[i] = parent; k->ord[i] = ord; k->act[i] = (int16_t)act; k->fair[i] = fair;
+    k->fp[i] = fp; k->parent[i] = parent; k->ord[i] = ord; k->act[i] = (int16_t)act; k->fair[i] = fair; k->step[i] = -1;
+}
+/* TLC's action properties (`always [A | B]`, `always [P]`: model.step_checks) on the steps of one
+   parent, the chunk's candidates [from, k->ncand): a step fails check s unless its predicate holds,
+   or one of its actions takes it (an action of the check's, or another of them reaching the same
+   successor), or it changes nothing;
+   k->step holds the first check it fails, or -1 */
+static void step_checks(Ctx *c, Chunk *k, size_t from, V *from_state, FP pfp) {
+    for (size_t i = from; i < k->ncand; i++)
+        for (int s = 0; s < NSTEP && k->step[i] < 0; s++) {
+            if (fp_eq(k->fp[i], pfp)) break;  /* a stutter passes every check */
+            if (STEP_PRED[s]) {  /* `always [P]`: P on the state and the next (an evaluation error jumps out) */
+                if (!STEP_PRED[s](c, from_state, k->w + i * NV_ALLOC)) k->step[i] = (int16_t)s;
+                continue;
+            }
+            const unsigned char *ok = STEP_OK + s * NA_ALLOC;
+            if (ok[k->act[i]]) continue;
+            size_t j = from;
+            while (j < k->ncand && !(ok[k->act[j]] && fp_eq(k->fp[j], k->fp[i]))) j++;
+            if (j == k->ncand) k->step[i] = (int16_t)s;
+        }
+}
+
+/* the sub-actions' restrictions (`(A and P)`) on the steps of one parent, the chunk's candidates
+   [from, k->ncand): a step keeps an entry's bit only where P holds on it (an evaluation error jumps out) */
+static void fair_conds(Ctx *c, Chunk *k, size_t from, V *from_state, FP pfp) {
+    for (size_t i = from; i < k->ncand; i++) {
+        if (!(k->fair[i] & COND_BITS) || fp_eq(k->fp[i], pfp)) continue;
+        int a = k->act[i];
+        for (int32_t e = FAIR_FIRST[a]; e < FAIR_FIRST[a] + FAIR_COUNT[a]; e++)
+            if (FAIR_COND[e] >= 0 && (k->fair[i] & FAIR_BITS[e])
+                && !COND_FNS[FAIR_COND[e]](c, from_state, k->w + i * NV_ALLOC, KT + FAIR_CARG[e]))
+                k->fair[i] &= ~FAIR_BITS[e];
+    }
 }
 
 /* phase A for one chunk: expand its parents (their successors' changed values frozen, each
@@ -361,6 +400,7 @@ static void expand_chunk(Priv *p, Ctx *c, Chunk *k) {
         }
         uint32_t *cnt = k->cnt + q * NA_ALLOC;
         for (int a = 0; a < NA; a++) { size_t before = c->nsucc; ACTIONS[a](c, s); cnt[a] = (uint32_t)(c->nsucc - before); }
+        size_t from = k->ncand;
         for (size_t i = 0; i < c->nsucc; i++) {
             V *t = c->succ + i * NV_ALLOC;
             FP fp = pfp;
@@ -371,6 +411,8 @@ static void expand_chunk(Priv *p, Ctx *c, Chunk *k) {
             __builtin_prefetch(&p->table[FP_KEY(fp).a & p->mask]);
             cand_push(k, t, fp, (uint32_t)q, (uint32_t)i, c->succ_act[i], c->succ_fair[i]);
         }
+        if (NSTEP) step_checks(c, k, from, s, pfp);
+        if (COND_BITS) fair_conds(c, k, from, s, pfp);
         k->dead[q] = 0;
         if (c->nsucc == 0 && r->deadlock) { enter(c, s); k->dead[q] = !terminal_any(c, s); }
     }
@@ -378,19 +420,20 @@ static void expand_chunk(Priv *p, Ctx *c, Chunk *k) {
     int code = setjmp(c->fail);  /* a stop inside an invariant or a constraint is a stop, not an error */
     if (code) { if (code == 2) k->stopped = 1; else k->error = 1; return; }
     for (size_t i = 0; i < k->ncand; i++) {
+        int inv = -1, pruned = 0;
         if (table_has(p, FP_KEY(k->fp[i]))) {
-            if (!r->record) continue;  /* recording: kept, for its edge (phase B looks up its index) */
-            k->inv[i] = -1; k->pruned[i] = 0; m++; continue;
+            /* recording: kept, for its edge (phase B looks up its index); a step failing an action property: kept, to stop there */
+            if (!r->record && k->step[i] < 0) continue;
+        } else {
+            V *t = k->w + i * NV_ALLOC;
+            arena_reset(c);
+            if (NC) { enter(c, t); pruned = !constraints_ok(c, t); }
+            enter(c, t);
+            inv = invariant_first(c, t);
         }
-        V *t = k->w + i * NV_ALLOC;
-        arena_reset(c);
-        int pruned = 0;
-        if (NC) { enter(c, t); pruned = !constraints_ok(c, t); }
-        enter(c, t);
-        int inv = invariant_first(c, t);
         if (m != i) {
-            memcpy(k->w + m * NV_ALLOC, t, NV_ALLOC * sizeof(V));
-            k->fp[m] = k->fp[i]; k->parent[m] = k->parent[i]; k->ord[m] = k->ord[i]; k->act[m] = k->act[i];
+            memcpy(k->w + m * NV_ALLOC, k->w + i * NV_ALLOC, NV_ALLOC * sizeof(V));
+            k->fp[m] = k->fp[i]; k->parent[m] = k->parent[i]; k->ord[m] = k->ord[i]; k->act[m] = k->act[i]; k->step[m] = k->step[i];
         }
         k->inv[m] = (int16_t)inv; k->pruned[m] = (uint8_t)pruned; m++;
     }
@@ -472,6 +515,7 @@ int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned c
     load_consts(consts, nconsts);
     Priv *p = calloc(1, sizeof(Priv)); r->priv = p; p->r = r;
     FAIR_FIRST = r->fair_first; FAIR_COUNT = r->fair_count; FAIR_VALS = r->fair_vals; FAIR_BITS = r->record ? r->fair_bits : NULL;
+    FAIR_COND = r->fair_cond; FAIR_CARG = r->fair_carg; COND_BITS = r->record ? r->cond_bits : 0;
     p->buf = malloc(RECORDS * sizeof *p->buf);
     p->mask = (1u << 16) - 1; p->table = table_alloc(p->mask + 1);
     if (r->record) {
@@ -580,17 +624,23 @@ int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned c
                                 if (fp_eq(k->fp[j], k->pfp[qq])) continue;  /* a stutter: no step, no edge */
                                 en |= r->whole[a] | k->fair[j];
                             }
+                            uint32_t after = first_of_act + cnt[a] - k->ord[j] - 1;  /* its action's successors after it */
                             /* a pruned state is never added: it is pruned (and counted) each time it is reached */
                             if (k->pruned[j] ? table_has(p, fp) : !table_insert(p, fp, &slot)) {  /* an earlier parent reached it */
                                 if (r->record && !k->pruned[j]) graph_edge(p, p->ids[slot], r->whole[a] | k->fair[j]);
+                                if (k->step[j] >= 0) goto step_uncounted;
                                 continue;
                             }
-                            uint32_t after = first_of_act + cnt[a] - k->ord[j] - 1;  /* its action's successors after it */
                             if (k->pruned[j]) {
                                 r->pruned++;
                                 if (k->inv[j] >= 0) {
                                     record(p, (uint32_t)head, k->ord[j]); r->verdict = 1; r->prop = k->inv[j]; r->index = (int64_t)p->n - 1; r->uncounted = 1;
                                     r->queue = nstates - head - 1; gen_by[a] -= after; generated -= after; goto end;
+                                }
+                                if (k->step[j] >= 0) {
+                                step_uncounted:  /* the step's end is in the trace (a record of its own), not among the states found */
+                                    record(p, (uint32_t)head, k->ord[j]); r->verdict = 1; r->prop = NINV + k->step[j]; r->index = (int64_t)p->n - 1;
+                                    r->uncounted = 1; r->queue = nstates - head - 1; gen_by[a] -= after; generated -= after; goto end;
                                 }
                                 continue;
                             }
@@ -598,8 +648,9 @@ int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned c
                             record(p, (uint32_t)head, k->ord[j]);
                             level_push(&p->next, k->w + j * NV_ALLOC, k->fp[j]);
                             new_by[a]++; nstates++; r->depth = level + 1;
-                            if (k->inv[j] >= 0) {
-                                r->verdict = 1; r->prop = k->inv[j]; r->index = (int64_t)nstates - 1; r->queue = nstates - head - 2;
+                            if (k->inv[j] >= 0 || k->step[j] >= 0) {  /* the invariants first, then the action properties (TLC's order) */
+                                r->verdict = 1; r->prop = k->inv[j] >= 0 ? k->inv[j] : NINV + k->step[j];
+                                r->index = (int64_t)nstates - 1; r->queue = nstates - head - 2;
                                 gen_by[a] -= after; generated -= after; goto end;
                             }
                         }
@@ -652,7 +703,7 @@ void release(Run *r) {
     if (p->cur.file) fclose(p->cur.file); if (p->next.file) fclose(p->next.file);
     for (size_t i = 0; i < p->cap_chunks; i++) {
         Chunk *k = &p->chunks[i];
-        free(k->w); free(k->fp); free(k->fair); free(k->parent); free(k->ord); free(k->act); free(k->inv); free(k->pruned); free(k->cnt); free(k->dead); free(k->atoms); free(k->pw); free(k->pfp);
+        free(k->w); free(k->fp); free(k->fair); free(k->parent); free(k->ord); free(k->act); free(k->inv); free(k->step); free(k->pruned); free(k->cnt); free(k->dead); free(k->atoms); free(k->pw); free(k->pfp);
     }
     free(p->chunks);
     free(p->ids); free(p->indptr); free(p->en); free(p->atoms); free(p->edst); free(p->emask);

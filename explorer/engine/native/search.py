@@ -29,7 +29,7 @@ from explorer.engine.native.loader import NativeUnavailable, load
 from explorer.engine.native.spot import spot_check, successor, taken_initial
 from explorer.engine.liveness import Graph, action_bits
 from explorer.engine.result import Result, Step, Stop, label_step, report_limit, report_stop
-from explorer.lang.model import Model
+from explorer.lang.model import Model, first_failing_step
 from explorer.run.limits import GUARD_SIGNALS, LimitReached, Limits, guard, memory_budget
 from explorer.run.progress import publish
 
@@ -57,7 +57,8 @@ def _atoms(model: Model, generated: Generated) -> list[tuple[Any, str]] | None:
     """The (property, "p" | "q") whose truth C records per state, in bit order; None when the
     native engine cannot record the graph these properties need (the liveness check then explores
     it with the Python engine): a predicate C cannot evaluate, or more than MAX_ATOMS predicates."""
-    atoms = [(prop, w) for prop in model.properties for w in ("p", "q") if getattr(prop, w) is not None]
+    atoms = [(prop, w) for prop in model.properties for w in ("p", "q")
+             if getattr(prop, w) is not None and prop.form != "always_action"]  # its P is of steps
     if len(atoms) > MAX_ATOMS or not all(generated.atoms.get(prop.name) for prop, _ in atoms):
         return None
     return atoms
@@ -85,15 +86,30 @@ def check_native(model: Model, deadlock: bool = True, limits: Limits | None = No
             atom_fn.append(2 * fns[prop.name] + (w == "q"))
             atom_arg.append(len(constants))
             constants.extend(encode(v) for v in prop.binding.values())
-        whole, per_value = action_bits(model)
-        first, count, vals, fair = [], [], [], []  # fairness on parameter values (search.c fair_bits)
+        whole, per_value, restricted = action_bits(model)
+        # the steps' bits on parameter values (`fair(p)`, `A(e)`) and of sub-actions (search.c fair_bits)
+        first, count, vals, fair, cond, carg = [], [], [], [], [], []
+        cond_bits = 0
+
+        def entry(by: tuple[int, ...], values: tuple, bits: int, fn: int = -1, args: tuple = ()) -> None:
+            slots = [-1] * 8  # per parameter position: the value's place in the constants, or -1 (any)
+            for i, v in zip(by, values):
+                slots[i] = len(constants)
+                constants.append(encode(v))
+            vals.extend(slots)
+            fair.append(bits)
+            cond.append(fn)
+            carg.append(len(constants))
+            constants.extend(encode(v) for v in args)
+
         for ai in range(len(model.actions)):
             first.append(len(fair))
-            for _, table in per_value.get(ai, ()):
+            for by, table in per_value.get(ai, ()):
                 for values, bits in table.items():
-                    vals += [len(constants) + i for i in range(len(values))] + [0] * (8 - len(values))
-                    constants.extend(encode(v) for v in values)
-                    fair.append(bits)
+                    entry(by, values, bits)
+            for target, bit in restricted.get(ai, ()):
+                entry(target.by, target.values, bit, generated.conds[id(target.expr)], target.args)
+                cond_bits |= bit
             count.append(len(fair) - first[-1])
     with guard(limits, started):
         found = _Initial()
@@ -126,9 +142,11 @@ def check_native(model: Model, deadlock: bool = True, limits: Limits | None = No
             if atoms is not None:
                 keep += [ffi.new("uint64_t[]", whole or [0]), ffi.new("int32_t[]", atom_fn or [0]),
                          ffi.new("int32_t[]", atom_arg or [0]), ffi.new("int32_t[]", first or [0]),
-                         ffi.new("int32_t[]", count or [0]), ffi.new("int32_t[]", vals or [0]), ffi.new("uint64_t[]", fair or [0])]
+                         ffi.new("int32_t[]", count or [0]), ffi.new("int32_t[]", vals or [0]), ffi.new("uint64_t[]", fair or [0]),
+                         ffi.new("int32_t[]", cond or [0]), ffi.new("int32_t[]", carg or [0])]
                 run.record, run.whole, run.atom_fn, run.atom_arg = 1, keep[0], keep[1], keep[2]
-                run.fair_first, run.fair_count, run.fair_vals, run.fair_bits = keep[3:7]
+                run.fair_first, run.fair_count, run.fair_vals, run.fair_bits, run.fair_cond, run.fair_carg = keep[3:9]
+                run.cond_bits = cond_bits
                 run.natoms = len(atoms)
             n_act = len(model.actions)
             gen_by = ffi.new("uint64_t[]", max(n_act, 1))
@@ -245,10 +263,10 @@ def _result(model: Model, ffi, lib, run, initial: list[tuple], gen_by, new_by, s
         result.verdict = "incomplete"
         result.stopped_by = _STOPPED.get(run.stopped) or stopped_by or "interrupted"
     elif run.verdict in (1, 2):
-        names = [p.name for p in model.invariants]
-        info = {"index": run.index, "queue": run.queue}
+        info: dict[str, Any] = {"index": run.index, "queue": run.queue}
+        checks = len(model.check_names)  # search.c's NINV: then the action properties
         if run.verdict == 1:
-            info["property"] = names[run.prop]
+            info.update(model.violation(run.prop) if run.prop < checks else model.step_violation(run.prop - checks))
         stop = Stop(_VERDICTS[run.verdict], **info)
         report_stop(model, result, stop, lambda i: _trace(model, ffi, lib, run, initial, i))
         _confirm(model, result, run.prop if run.verdict == 1 else None)
@@ -296,7 +314,7 @@ def _graph(model: Model, ffi, lib, run, initial: list[tuple] | None, atoms: list
         ("uint64_t[]", enabled), ("uint64_t[]", bits))))
     parent = array("i")
     parent.frombytes(records[0::2].tobytes())  # (parent, ordinal) pairs; no parent: 0xffffffff, read as -1
-    if not (model.fairness or any(whole)):
+    if not (model.fairness or any(whole) or any(p.targets for p in model.properties)):
         emask = array("Q")  # no fairness and no tracked action: no step bits (as GraphBuilder)
     raw = bits.tobytes()
     truth = {}
@@ -348,7 +366,12 @@ def _nth_initial(model: Model, k: int) -> tuple:
 def _confirm(model: Model, result: Result, prop: int | None) -> None:
     """The Python engine agrees with what C found at the end of the trace, or this is a bug."""
     last = result.trace[-1].state
-    if prop is not None:
+    checks = len(model.check_names)
+    if prop is not None and prop >= checks:  # an action property: the trace's last step fails it
+        before, step = result.trace[-2].state, result.trace[-1]
+        ai = next(i for i, a in enumerate(model.actions) if a.name == step.action)
+        ok = first_failing_step(model.step_checks, before, model.successors(before), ai, last) == prop - checks
+    elif prop is not None:
         ok = model.first_failing_invariant(last) == prop
     else:
         ok = not any(model.successors(last)) and not any(t.holds(last) for t in model.terminals)

@@ -41,7 +41,7 @@ def spot_check(model: Model, result: Result, path_to: Callable[[int], list[int]]
         failing = model.first_failing_invariant(state)
         if failing >= 0:
             raise Disagreement(f"spot check: the native engine found {where} fine, but invariant "
-                               f"{model.invariants[failing].name} is violated there for the Python engine: {state!r}")
+                               f"{model.check_names[failing]} is violated there for the Python engine: {state!r}")
         for name, holds in checks:
             if not holds(state):
                 raise Disagreement(f"spot check: the native engine kept {where}, but constraint {name} "

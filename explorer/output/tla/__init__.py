@@ -62,8 +62,8 @@ __all__ = ["TERMINAL_MODES", "Exporter", "export_tla", "prepare_folder"]
 
 
 def export_tla(model, out_dir: Path | str, deadlock: bool = True, terminal: str = "refuse") -> list[Path]:
-    """Write `<Name>.tla` and `<Name>.cfg` into `out_dir` (created if needed) and return their
-    paths. Raises `SpecError` for a spec (or constant value) with no faithful TLA+ form.
+    """Write `<Name>.tla` and `<Name>.cfg` into `out_dir` (created if needed), and the module of
+    each abstract spec a `refines` names, and return their paths (the module and cfg first). Raises `SpecError` for a spec (or constant value) with no faithful TLA+ form.
     `terminal` says what to do with terminal predicates when `deadlock` is on: "refuse",
     "stutter" or "invariant" (see above)."""
     from explorer.output.traces import write_text
@@ -76,7 +76,11 @@ def export_tla(model, out_dir: Path | str, deadlock: bool = True, terminal: str 
     cfg_path = out / f"{exp.module}.cfg"
     write_text(str(tla_path), tla)  # atomically: a stopped export leaves no half module
     write_text(str(cfg_path), cfg)
-    return [tla_path, cfg_path]
+    others = []
+    for name, text in exp.abstract_modules():  # the specs a `refines` names, instantiated by the module
+        others.append(out / name)
+        write_text(str(others[-1]), text)
+    return [tla_path, cfg_path, *others]
 
 
 def prepare_folder(path: Path | str, option: str) -> Path:

@@ -17,19 +17,23 @@ class Actions:
         self.expr = expr
         self.names = expr.names
 
-    def action(self, a: A.Action, free: tuple[str, ...] = (), op: str | None = None) -> Block:
+    def action(self, a: A.Action, free: tuple[str, ...] = (), op: str | None = None,
+               in_domain: bool = False) -> Block:
         """The action's operator; the parameters named in `free` are the operator's own (`op(c)
-        == \\E S \\in D : ...`: a `fair(c)` action's steps for one c)."""
+        == \\E S \\in D : ...`: a `fair(c)` action's steps for one c). `in_domain`: the operator
+        says its own parameters are in their domains (a binding outside them is no step here)."""
         env: Env = {}
         heads = []
         formals = []
+        domains = []
         for p in a.params:
             name, dom, env = self.expr.bind(p, env)
             if p.name in free:
                 formals.append(name)
+                domains.append([f"{name} \\in {dom}"])
             else:
                 heads.append(f"\\E {name} \\in {dom} :")
-        items = self.block(a.body, env)
+        items = (domains if in_domain else []) + self.block(a.body, env)
         untouched = [self.names.var_name(i) for i in range(len(self.expr.spec.vars))
                      if i not in A.assigned(a.body)]
         if untouched:
@@ -67,8 +71,11 @@ class Actions:
         for e in (p.p, p.q, *p.atoms):
             if e is not None:
                 self.expr.need_bool(e, env, "a property's predicate")
-        if p.form == "ltl":
+        if p.form == "ltl" or p.targets:  # a formula, or a fixed form naming a binding's steps (p.source)
             body = self.formula(p.source, env)
+        elif p.form == "always_action":  # [][P]_vars, P over x and x'; TLC takes the parameters inside
+            inner = f"\\A {', '.join(quants)} : {self.expr.d(p.p, env)}" if quants else self.expr.d(p.p, env)
+            body, quants = f"[][{inner}]_vars", []
         elif p.form in A.STEP_FORMS:  # the actions' operators, defined above (each binds its parameters)
             acts = " \\/ ".join(self.names.name_of("action", n) for n in p.actions)
             acts = f"({acts})" if len(p.actions) > 1 else acts
@@ -84,6 +91,31 @@ class Actions:
         forall = "\\A " + ", ".join(quants) + " : " if quants else ""
         return [f"{name} ==", f"  {forall}{body}"]
 
+    def steps(self, refs: list[A.StepRef], env: Env) -> str:
+        """The steps `<<...>>` or `fair` names: an action's operator, `A_at(e1, ...)` for a binding's
+        (the operator `enabled A(e)` uses), `(A /\\ P)` for a sub-action's; several joined by \\/."""
+        out = []
+        for r in refs:
+            text = self.names.name_of("action", r.action)
+            if r.args:
+                text = f"{self.expr.binding_op(r.index, len(r.args))}({', '.join(self.expr.d(x, env) for x in r.args)})"
+            if r.cond is not None:
+                self.expr.need_bool(r.cond, env, "a sub-action's restriction")
+                text = f"({text} /\\ {self.expr.d(r.cond, env)})"
+            out.append(text)
+        joined = " \\/ ".join(out)
+        return f"({joined})" if len(out) > 1 else joined
+
+    def declared_fairness(self, d: A.FairnessDecl) -> str:
+        """A `fairness` declaration's conjunct of Spec: `\\A r \\in S : WF_vars(A /\\ P)`."""
+        env: Env = {}
+        quants = []
+        for b in d.params:
+            pname, dom, env = self.expr.bind(b, env)
+            quants.append(f"{pname} \\in {dom}")
+        body = f"{'SF' if d.kind == 'strong' else 'WF'}_vars({self.steps([d.ref], env)})"
+        return f"(\\A {', '.join(quants)} : {body})" if quants else body
+
     def formula(self, e: A.Expr, env: Env) -> str:
         """A general temporal formula (A.Property.source), every operand in parentheses."""
         def acts(names: list[str]) -> str:
@@ -93,14 +125,14 @@ class Actions:
             x = e.args[0] if e.args else None
             if e.op == "always" and isinstance(x, A.Temporal) and x.op == "eventually" \
                     and isinstance(x.args[0], A.Temporal) and x.args[0].op == "step":
-                return f"[]<><<{acts(x.args[0].actions)}>>_vars"
+                return f"[]<><<{self.steps(x.args[0].refs, env)}>>_vars"
             if e.op == "eventually" and isinstance(x, A.Temporal) and x.op == "always" and A.steps_of(x.args[0]):
                 return f"<>[][{acts(A.steps_of(x.args[0]))}]_vars"
             if e.op in ("always", "eventually"):
                 return f"{'[]' if e.op == 'always' else '<>'}({self.formula(x, env)})"
             if e.op == "leads_to":
                 return f"({self.formula(e.args[0], env)}) ~> ({self.formula(e.args[1], env)})"
-            return f"{'WF' if e.op == 'fair' else 'SF'}_vars({acts(e.actions)})"
+            return f"{'WF' if e.op == 'fair' else 'SF'}_vars({self.steps(e.refs, env)})"
         if not any(isinstance(n, A.Temporal) for n in A.nodes(e)):
             return self.expr.d(e, env)
         if isinstance(e, A.Unary):

@@ -12,8 +12,10 @@ def needs_deadlock_flag(deadlock: bool, terminal: str | None) -> bool:
 
 def cfg_text(module: str, spec_path: str, *, deadlock: bool, terminal: str | None,
              model_values: list[tuple[str, str]], invariants: list[str], constraints: list[str],
-             properties: tuple[str, ...] | list[str] = ()) -> str:
-    """`model_values`: (constant, model value) pairs; `invariants`, `constraints`: operators."""
+             properties: tuple[str, ...] | list[str] = (),
+             symmetry: tuple[str, list[str], str] | None = None) -> str:
+    """`model_values`: (constant, model value) pairs; `invariants`, `constraints`: operators;
+    `symmetry`: (the constant, its elements as model values, the operator of its permutations)."""
     lines = [f"\\* TLC configuration for {module}.tla (exported from {comment_text(spec_path)})."]
     if needs_deadlock_flag(deadlock, terminal):
         why = ("the deadlock check is replaced by the invariant NotDeadlocked"
@@ -25,7 +27,12 @@ def cfg_text(module: str, spec_path: str, *, deadlock: bool, terminal: str | Non
             lines.append("\\* Terminal states stutter (TerminalStutter): TLC counts those steps as generated.")
     for const, value in model_values:
         lines.append(f"CONSTANT {const} = {value}")
+    if symmetry is not None:
+        const, elements, perms = symmetry
+        lines.append(f"CONSTANT {const} = {{{', '.join(elements)}}}")
     lines.append("SPECIFICATION Spec")
+    if symmetry is not None:
+        lines.append(f"SYMMETRY {perms}")
     if invariants:
         lines.append("INVARIANT " + " ".join(invariants))
     if constraints:

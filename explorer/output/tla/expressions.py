@@ -51,6 +51,9 @@ class Expressions:
         self.variants: dict[tuple, str] = {}  # (def id, arg types) -> operator name
         self.variant_text: dict[tuple, str] = {}  # (def id, body text with placeholder) -> name
         self.def_done: set[int] = set()  # ids of the definitions exported at least once
+        # (action, k) -> the operator of its steps with its first k parameters given (`enabled A(e1, ...)`),
+        # whose definitions the module writes with the actions' (`bindings`)
+        self.binding_ops: dict[tuple[int, int], str] = {}
 
     def fail(self, msg: str, loc: A.Loc | None = None) -> NoReturn:
         raise SpecError(f"cannot export to TLA+: {msg}", self.spec.path, self.spec.text, loc)
@@ -96,6 +99,10 @@ class Expressions:
             if kind == "value":
                 return target  # Nat, Int, BOOLEAN: the same in TLA+
             return self.def_op(target, ())
+        if isinstance(e, A.Primed):  # an action property's x' (TLA+'s prime); a definition primed whole
+            if e.ref.kind == "var":
+                return self.names.var_name(e.ref.target) + "'"
+            return f"({self.def_op(e.ref.target, ())})'"
         if isinstance(e, A.Call):
             if e.ref.kind == "def":
                 d = e.ref.target
@@ -151,7 +158,10 @@ class Expressions:
         if isinstance(e, A.Quant):
             return self.quant(e, env)
         if isinstance(e, A.Enabled):  # the module defines the actions before whatever uses this
-            return f"(ENABLED {self.names.name_of('action', e.action)})"
+            name = self.names.name_of("action", e.action)
+            if e.args:  # ENABLED A_at(e1, ...): A's steps with its first k parameters e1, ... (the rest: \E)
+                return f"(ENABLED {self.binding_op(e.index, len(e.args))}({', '.join(self.d(x, env) for x in e.args)}))"
+            return f"(ENABLED {name})"
         if isinstance(e, A.TupleLit):
             return "<<" + ", ".join(self.d(x, env) for x in e.items) + ">>"
         if isinstance(e, A.SetLit):
@@ -189,7 +199,20 @@ class Expressions:
                 if self.ty(x, env)[0] not in kinds:
                     self.fail(f"[S -> T] needs finite sets, this is {describe(self.ty(x, env))}", x.loc)
             return f"[{self.d(e.domain, env)} -> {self.d(e.codomain, env)}]"
+        if isinstance(e, A.SeqSet):  # only on the right of `in` (checks): TLC tests membership directly
+            if self.ty(e.elem, env)[0] not in ("set", "iset", "bot", "any"):
+                self.fail(f"seq(S) needs a set, this is {describe(self.ty(e.elem, env))}", e.elem.loc)
+            return f"Seq({self.tr(e.elem, env)})"
         self.fail(f"unsupported expression {type(e).__name__}", e.loc)
+
+    def binding_op(self, index: int, k: int) -> str:
+        """The operator for the steps of action `index` whose first k parameters are its own
+        (`A_at(p)`), defined with the actions (module.py): `ENABLED A(p)`, `<<A(p)>>_vars`, `WF_vars(A(p))`."""
+        key = (index, k)
+        if key not in self.binding_ops:
+            name = self.names.name_of("action", self.spec.actions[index].name)
+            self.binding_ops[key] = self.names.fresh_global(f"{name}_at")
+        return self.binding_ops[key]
 
     def d(self, e: A.Expr, env: Env) -> str:
         """An expression in a delimited place (an argument, an element, an IF's part, a

@@ -10,7 +10,7 @@ from explorer.output.tla.actions import Actions
 from explorer.output.tla.expressions import Expressions
 from explorer.output.tla.helpers import helper_text
 from explorer.output.tla.layout import comment_text, conj, disj, place
-from explorer.output.tla.names import Names
+from explorer.output.tla.names import Names, valid_ident
 from explorer.output.tla.types import ANY, Types, describe
 from explorer.output.tla.values import tla_string, tla_value
 
@@ -40,9 +40,42 @@ class Exporter:
         self.expr = Expressions(self.spec, constants, self.names, types)
         self.actions = Actions(self.expr)
         self.fail = self.expr.fail
-        # temporal properties: the ones the model checks (selected by --property), by TLA+ name
-        wanted = {p.name for p in model.properties}
+        # properties: the ones the model checks (selected by --property; those checked during the
+        # search too, which TLC checks during its own), by TLA+ name
+        wanted = {p.name for p in model.properties} | {p.name for p in model.state_properties} | \
+            {c.name for c in model.step_checks}
         self.properties = [(p, self.names.fresh_global(p.name)) for p in self.spec.properties if p.name in wanted]
+        self.symmetry = self._symmetry()
+        # `refines`: each abstract spec exported as a module of its own, instantiated here with its
+        # variables substituted by the mapping (INSTANCE ... WITH), and its Spec checked as a property
+        self.abstracts = [Exporter(r.abstract, deadlock=False) for r in model.refinements]
+        self.refinements = []  # (Refinement, its Exporter, instance name, property name)
+        for r, sub in zip(model.refinements, self.abstracts):
+            if sub.module == self.module or sub.module in [x[1].module for x in self.refinements]:
+                self.fail(f"the abstract spec {r.name} would be exported as module {sub.module}, which "
+                          "another module of this export already is: rename one of the spec files", r.loc)
+            if sub.names.model_values:
+                self.fail(f"the abstract spec {r.name} has TLC model values (strings no literal spells), which "
+                          "INSTANCE would need substituted; spell them as string literals there", r.loc)
+            self.refinements.append((r, sub, self.names.fresh_global(f"{sub.module}_abstract"),
+                                     self.names.fresh_global(f"Refines_{sub.module}")))
+
+    def _symmetry(self) -> tuple[int, list[str], str] | None:
+        """`symmetry S`: (S's constant index, its elements as TLC model values, the permutation
+        set's operator). S is a CONSTANT set in the cfg, `S = {p1, p2}`, and the cfg's SYMMETRY
+        names `Permutations(S)` (TLC module): TLC remembers each state by the least fingerprint of
+        its permutations, one state per orbit as here."""
+        if self.model.symmetry is None:
+            return None
+        decl = self.spec.symmetry[0]
+        index = next(i for i, c in enumerate(self.spec.consts) if c.name == decl.name)
+        for x in self.model.symmetry:
+            if not valid_ident(x) or x in self.names.taken or x in self.names.spec_idents:
+                self.fail(f"the symmetry set's element {tla_value(x, decl.name, self.fail)} cannot be a TLC model "
+                          "value: a model value is a bare identifier in the cfg, one the module does not use",
+                          decl.loc)
+            self.names.taken.add(x)
+        return index, list(self.model.symmetry), self.names.fresh_global("Symmetry")
 
     def name_of(self, kind: str, name: str) -> str:
         """The TLA+ name of the spec's `kind` ("var", "action", "invariant", ...) `name`."""
@@ -69,13 +102,41 @@ class Exporter:
             self.module, self.spec.path, deadlock=self.deadlock, terminal=self.terminal,
             model_values=[(names.const_name(i), names.model_values[i]) for i in sorted(names.model_values)],
             invariants=self.invariant_names, constraints=self.constraint_names,
-            properties=[name for _, name in self.properties])
+            properties=[name for _, name in self.properties] + [prop for *_, prop in self.refinements],
+            symmetry=None if self.symmetry is None else (names.const_name(self.symmetry[0]), self.symmetry[1],
+                                                         self.symmetry[2]))
+
+    def abstract_modules(self) -> list[tuple[str, str]]:
+        """(file name, text) of each abstract spec's module, to be written beside this one."""
+        return [(f"{sub.module}.tla", sub.module_text()) for sub in self.abstracts]
+
+    def refinement_text(self) -> list[str]:
+        """`M == INSTANCE Abstract WITH v <- mapping, ...` and the property `RefinesAbstract == M!Spec`
+        (what TLA+ states as THEOREM Spec => M!Spec: TLC checks M!Init on the initial states and
+        [][M!Next]_M!vars on every step during its search, M's fairness in its temporal phase)."""
+        lines: list[str] = []
+        for r, sub, inst, prop in self.refinements:
+            items = {m.name: m.value for m in next(x for x in self.spec.refines if x.path == r.name).mapping}
+            subs = []
+            for i, name in enumerate(r.abstract.var_names):
+                if name in items:
+                    value = self.expr.rhs(items[name], {})
+                else:  # TLA+'s implicit substitution: this spec's variable of the same name
+                    value = self.names.var_name(self.model.var_names.index(name))
+                subs.append(f"{sub.names.var_name(i)} <- {value}")
+            lines.append(f"\\* refines {comment_text(r.name)}: THEOREM Spec => {inst}!Spec (TLC: PROPERTY {prop})")
+            lines.append(f"{inst} == INSTANCE {sub.module} WITH")
+            lines.extend(place("  ", [", ".join(subs)]) if len(subs) == 1 else
+                         [f"  {x}," for x in subs[:-1]] + [f"  {subs[-1]}"])
+            lines.append(f"{prop} == {inst}!Spec")
+            lines.append("")
+        return lines
 
     def module_text(self) -> str:
         spec, model, names, expr = self.spec, self.model, self.names, self.expr
         consts = []
         for i, (c, v) in enumerate(zip(spec.consts, model.constants.values())):
-            if i not in names.model_values:
+            if i not in names.model_values and (self.symmetry is None or i != self.symmetry[0]):
                 consts.append(f"{names.const_name(i)} == {tla_value(v, f'constant {c.name}', self.fail)}")
         var_names = [names.var_name(i) for i in range(len(spec.vars))]
 
@@ -118,10 +179,15 @@ class Exporter:
                 ops, conjunct = self.actions.fairness(a)
                 actions.extend(ops)
                 fairness.append(conjunct)
+        fairness += [self.actions.declared_fairness(d) for d in spec.fairness]
         before_actions = len(expr.out_defs)
         if enabled:
             predicates()
         temporal = [self.actions.temporal(p, name) for p, name in self.properties]
+        refinement = self.refinement_text()  # translated now: the helpers its mapping uses are written above it
+        for (index, k), op in expr.binding_ops.items():  # used by what comes after the actions, defined with them
+            a = spec.actions[index]
+            actions.append(self.actions.action(a, tuple(p.name for p in a.params[:k]), op, in_domain=True))
         next_items = [[names.name_of("action", a.name)] for a in spec.actions]
 
         # definitions no action, predicate or other definition used: export them if possible
@@ -153,13 +219,16 @@ class Exporter:
         if names.model_values:
             lines.append("\\* " + ", ".join(names.const_name(i) for i in sorted(names.model_values))
                          + " are TLC model values (set in the cfg): strings no literal spells, used as markers.")
+        if self.symmetry is not None:
+            lines.append(f"\\* {names.const_name(self.symmetry[0])} is a set of TLC model values (set in the cfg), "
+                         f"whose permutations are the cfg's SYMMETRY ({self.symmetry[2]}).")
         for note in expr.notes:
             lines.append(f"\\* Note: {note}")
         for v in spec.views:  # a view draws traces and constrains nothing: TLA+ has no counterpart
             lines.append(f"\\* View {v.name} is not exported: it only draws traces (see docs/tla-export.md).")
         lines.append("EXTENDS Integers, Sequences, FiniteSets, TLC")
         lines.append("")
-        strings = sorted(names.literal_strings | names.constant_strings)
+        strings = sorted(names.literal_strings | names.constant_strings - set(model.symmetry or ()))
         if strings:
             spelled = []
             for x in strings:
@@ -171,8 +240,14 @@ class Exporter:
             lines.append("\\* module; listing them here first makes that this explorer's order (sorted).")
             lines.append(f"StringOrder == <<{', '.join(spelled)}>>")
             lines.append("")
-        if names.model_values:
-            lines.append("CONSTANTS " + ", ".join(names.const_name(i) for i in sorted(names.model_values)))
+        declared = [names.const_name(i) for i in sorted(names.model_values)]
+        if self.symmetry is not None:
+            declared.append(names.const_name(self.symmetry[0]))
+        if declared:
+            lines.append("CONSTANTS " + ", ".join(declared))
+            lines.append("")
+        if self.symmetry is not None:
+            lines.append(f"{self.symmetry[2]} == Permutations({names.const_name(self.symmetry[0])})")
             lines.append("")
         if consts:
             lines.extend(consts)
@@ -213,6 +288,9 @@ class Exporter:
             lines.append("")
         lines.extend(["Next ==", *place("  ", disj(next_items)), ""])
         lines.append(" /\\ ".join(["Spec == Init", "[][Next]_vars", *fairness]))
+        if refinement:
+            lines.append("")
+            lines.extend(refinement[:-1])
         for block in temporal:
             lines.append("")
             lines.extend(block)

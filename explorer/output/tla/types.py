@@ -281,6 +281,8 @@ class Types:
             if isinstance(e.value, str):
                 return STR
             return ANY
+        if isinstance(e, A.Primed):  # x' (an action property): the type of x
+            return self.var_types[e.ref.target] if e.ref.kind == "var" else ty(e.ref.target.body, {})
         if isinstance(e, A.Name):
             kind, target = e.ref.kind, e.ref.target
             if kind == "const":
@@ -377,6 +379,8 @@ class Types:
             return elem_of(ty(e.binder.domain, env))
         if isinstance(e, A.FnSet):
             return SET(MAP(elem_of(ty(e.domain, env)), elem_of(ty(e.codomain, env))))
+        if isinstance(e, A.SeqSet):
+            return SET(SEQ(elem_of(ty(e.elem, env))))
         if isinstance(e, A.TupleLit):
             return TUP(ty(x, env) for x in e.items)
         if isinstance(e, A.SetLit):
