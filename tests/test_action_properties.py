@@ -21,7 +21,7 @@ from explorer.lang.model import load_model
 from explorer.lang.values import FALSE, TRUE
 from explorer.output.tla.module import Exporter
 from explorer.run.limits import Limits
-from explorer.study.crosscheck import cross_check, find_tlc, format_cross_check
+from explorer.study.crosscheck import cross_check, format_cross_check
 
 BASE = """
 var x = 0
@@ -201,13 +201,6 @@ def test_exported_as_tla_action_properties(tmp_path):
     assert "BigStays ==\n  [][big => (big)']_vars" in text
     assert "NotReady ==\n  [][~(ready)]_vars" in text
 
-
-@pytest.fixture(scope="module")
-def tlc():
-    java, jar, reason = find_tlc()
-    if reason:
-        pytest.skip(f"TLC cannot run here: {reason}")
-    return java, jar
 
 
 @pytest.mark.tlc

@@ -15,7 +15,7 @@ from explorer.lang.errors import SpecError
 from explorer.lang.model import load_model
 from explorer.output.tla import Exporter
 from explorer.run.limits import Limits
-from explorer.study.crosscheck import cross_check, find_tlc, format_cross_check
+from explorer.study.crosscheck import cross_check, format_cross_check
 from tests.engines import graphs_agree, native_available
 
 # inc(p) adds p; reset goes back to 0 from 3 or 4. Fair as a whole, inc may add 1 for ever.
@@ -197,13 +197,6 @@ def test_exported_as_tla(tmp_path):
     assert "/\\ WF_vars(tick) /\\ (\\A r \\in 0..(MAX - 1) : WF_vars((tick /\\ now' > r)))" in clock
     assert "advances ==\n  WF_vars((tick /\\ now' > 1))" in clock
 
-
-@pytest.fixture(scope="module")
-def tlc():
-    java, jar, reason = find_tlc()
-    if reason:
-        pytest.skip(f"TLC cannot run here: {reason}")
-    return java, jar
 
 
 @pytest.mark.tlc

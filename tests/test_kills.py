@@ -180,7 +180,10 @@ def freeze(proc: subprocess.Popen) -> dict[int, int]:
 def thaw(tree: dict[int, int]) -> None:
     for p, s in tree.items():
         if alive(p, s):
-            os.kill(p, signal.SIGCONT)
+            try:
+                os.kill(p, signal.SIGCONT)
+            except ProcessLookupError:  # it ended between the look and the signal (its parent was killed)
+                pass
 
 
 def kill_frozen(proc: subprocess.Popen, group: bool = False) -> tuple[dict[int, int], set[str]]:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from explorer import check, load_model
-from explorer.study.crosscheck import cross_check, find_tlc, format_cross_check, parse_tlc_output
+from explorer.study.crosscheck import cross_check, format_cross_check, parse_tlc_output
 from explorer.lang.errors import SpecError
 from explorer.engine.liveness import Graph, check_liveness, sccs, with_properties
 from explorer.engine.replay import load_trace_file, replay
@@ -437,13 +437,6 @@ def test_without_fairness_the_properties_fail(name):
 
 # ---------------------------------------------------------------------------------------------
 # against TLC, on the exported modules
-
-@pytest.fixture(scope="module")
-def tlc():
-    java, jar, reason = find_tlc()
-    if reason:
-        pytest.skip(f"TLC cannot run here: {reason}")
-    return java, jar
 
 
 @pytest.mark.tlc

@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from explorer import Limits, check, load_model
-from explorer.study.crosscheck import TEMPORAL, CrossCheck, Row, TlcOutcome, cross_check, find_tlc, format_cross_check
+from explorer.study.crosscheck import TEMPORAL, CrossCheck, Row, TlcOutcome, cross_check, format_cross_check
 
 ROOT = Path(__file__).resolve().parent.parent
 DIEHARD = "spec/examples/diehard.spec"
@@ -357,12 +357,6 @@ def test_a_brute_force_check_that_sides_with_the_explorer_is_a_known_tlc_error()
 def format_cross_check_notes(cc: CrossCheck) -> str:
     return "\n".join(cc.notes)
 
-
-@pytest.fixture
-def tlc():
-    java, jar, reason = find_tlc()
-    if reason:
-        pytest.skip(reason)
 
 
 @pytest.mark.parametrize("properties", [

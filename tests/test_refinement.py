@@ -26,7 +26,7 @@ from explorer.lang.model import load_model
 from explorer.output.tla import export_tla
 from explorer.output.traces import format_result, lasso_length
 from explorer.run.limits import Limits
-from explorer.study.crosscheck import cross_check, find_tlc, format_cross_check
+from explorer.study.crosscheck import cross_check, format_cross_check
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "spec" / "examples"
@@ -325,16 +325,9 @@ def test_export_instantiates_the_abstract_module(tmp_path):
     assert "TOP == 2" in abstract and "Spec == Init /\\ [][Next]_vars" in abstract
 
 
-def _tlc():
-    java, jar, reason = find_tlc()
-    if reason:
-        pytest.skip(f"TLC cannot run here: {reason}")
-
-
 @pytest.mark.tlc
 @pytest.mark.parametrize("case", ["holds", "broken mapping", "initial state"])
-def test_tlc_agrees_on_the_small_pair(tmp_path, case):
-    _tlc()
+def test_tlc_agrees_on_the_small_pair(tlc, tmp_path, case):
     text = {"holds": CONCRETE, "broken mapping": CONCRETE.replace("TOP = 2", "TOP = 1"),
             "initial state": CONCRETE.replace("y = x % 3", "y = x % 3 + 1")}[case]
     model = load_model(_pair(tmp_path, text))
@@ -346,8 +339,7 @@ def test_tlc_agrees_on_the_small_pair(tmp_path, case):
 
 
 @pytest.mark.tlc
-def test_tlc_agrees_on_a_starved_abstract_fairness(tmp_path):
-    _tlc()
+def test_tlc_agrees_on_a_starved_abstract_fairness(tlc, tmp_path):
     (tmp_path / "reliable_channel.spec").write_text((EXAMPLES / "reliable_channel.spec").read_text())
     path = tmp_path / "abp.spec"
     path.write_text(ABP.read_text().replace("strong fair action rcv_msg:", "fair action rcv_msg:"))
@@ -357,8 +349,7 @@ def test_tlc_agrees_on_a_starved_abstract_fairness(tmp_path):
 
 @pytest.mark.tlc
 @pytest.mark.parametrize("spec, config", [(TWOPHASE, None), (ABP, None), (ABP, "no-wait")])
-def test_tlc_agrees_on_the_examples(spec, config):
-    _tlc()
+def test_tlc_agrees_on_the_examples(tlc, spec, config):
     model = load_model(spec, config_constants(spec, config) if config else {})
     cc = cross_check(model, deadlock=True)
     assert cc.agrees and all(r.agrees is not False for r in cc.rows), format_cross_check(cc)

@@ -22,7 +22,7 @@ from explorer.engine.liveness import with_properties
 from explorer.engine.search import check
 from explorer.lang.model import load_model
 from explorer.run.limits import Limits
-from explorer.study.crosscheck import cross_check, find_tlc, format_cross_check
+from explorer.study.crosscheck import cross_check, format_cross_check
 
 MINIMAL = """
 var x = 0
@@ -184,13 +184,6 @@ def test_the_report_says_it_in_tlcs_words(tmp_path, capsys):
     assert {c["name"]: c["outcome"] for c in data["checks"] if c["kind"] == "property"} == \
         {"OnlyInc": "unrefuted", "Small": "violated"}
 
-
-@pytest.fixture(scope="module")
-def tlc():
-    java, jar, reason = find_tlc()
-    if reason:
-        pytest.skip(f"TLC cannot run here: {reason}")
-    return java, jar
 
 
 @pytest.mark.tlc

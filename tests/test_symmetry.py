@@ -23,7 +23,7 @@ from explorer.lang.errors import SpecError
 from explorer.lang.model import load_model
 from explorer.lang.values import Map, Record
 from explorer.output.tla import export_tla
-from explorer.study.crosscheck import cross_check, find_tlc, format_cross_check
+from explorer.study.crosscheck import cross_check, format_cross_check
 
 ROOT = Path(__file__).resolve().parent.parent
 MUTEX = ROOT / "spec" / "examples" / "handoff_mutex.spec"
@@ -46,13 +46,6 @@ action deliver(m in sent):
 invariant typed: forall m in sent: m.src in NODES and m.dst in NODES
 '''
 
-
-@pytest.fixture(scope="module")
-def tlc():
-    java, jar, reason = find_tlc()
-    if reason:
-        pytest.skip(f"TLC cannot run here: {reason}")
-    return java, jar
 
 
 def _load(tmp_path: Path, text: str, name: str = "s", **kw):

@@ -16,7 +16,7 @@ import pytest
 
 from explorer.cli import main
 from explorer.lang.config import config_constants, load_configs
-from explorer.study.crosscheck import cross_check, find_tlc, format_cross_check, format_table, parse_tlc_output
+from explorer.study.crosscheck import cross_check, format_cross_check, format_table, parse_tlc_output
 from explorer.lang.errors import SpecError
 from explorer.lang.model import load_model
 from explorer.output.tla import export_tla
@@ -25,13 +25,6 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "spec" / "examples").glob("*.spec"))
 EVERY = ROOT / "tests" / "specs" / "every_construct.spec"
 
-
-@pytest.fixture(scope="session")
-def tlc():
-    java, jar, reason = find_tlc()
-    if reason:
-        pytest.skip(f"TLC cannot run here: {reason}")
-    return java, jar
 
 
 def _model(tmp_path: Path, text: str, name: str = "t", **kw):
