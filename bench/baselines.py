@@ -180,7 +180,7 @@ def parse(tool: str, output: str) -> Counts:
         if line is None:
             return Counts(verdict=f"no counts: {output.strip()[-200:]}")
         d = json.loads(line)
-        verdict = d["verdict"] if d["verdict"] == "holds" else f"{d['verdict']}: {d['property']}"
+        verdict = d["verdict"] if d["verdict"] in ("holds", "deadlock") else f"{d['verdict']}: {d['property']}"
         return Counts(d["distinct"], d["generated"], d["depth"], verdict)
     depth = re.search(r"depth reached (\d+), errors: (\d+)", output)
     stored = re.search(r"^\s*(\d+) states, stored", output, re.M)

@@ -116,7 +116,7 @@ static void successors(uint64_t s) {
 }
 
 #define IN(set, i) ((set) >> (i) & 1)
-#define PC_IN(v, i, mask) ((mask) >> (v)->pc[i] & 1)
+#define PC_IN(v, i, pcs) ((pcs) >> (v)->pc[i] & 1)  /* pc[i] in the set pcs of B(...) bits */
 #define B(x) (1u << (x))
 
 /* the spec's `before(i, j)` */
