@@ -20,11 +20,16 @@ in that mode (or give its arguments with `--explorer-fp '...'`); what `--help` d
 skipped, and the notes under the table say so. With `--exact` listed (the default going on by
 fingerprint past some number of states), a model with more states gets an `--exact` row too.
 
+For counters and bakery two baseline rows are added (bench/baselines.py): SPIN's breadth-first
+verifier ("spin-bfs", when `spin` is on PATH) and a hand-written C breadth-first search ("c-bfs"),
+both generated for the run's constants, compiled untimed, then timed as whole processes; their
+counts are compared with TLC's and the explorer's.
+
 `--quick` uses small constants (the whole run takes well under a minute: a smoke test).
 `--markdown FILE` writes the table, the date and the machine (nproc, memory, CPU model, Python,
 Java) between the markers `<!-- bench:begin -->` and `<!-- bench:end -->` of FILE, replacing
 what was there (the section is appended when FILE has no markers; FILE is created if missing).
-Exit code: 0 when every run completed and the explorer's figures equal TLC's, 1 otherwise, 2 on
+Exit code: 0 when every run completed and every row's figures equal TLC's, 1 otherwise, 2 on
 bad usage or when TLC cannot be found.
 """
 from __future__ import annotations
@@ -46,6 +51,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/baselines.py, also when this file is imported by path
+import baselines  # noqa: E402  (SPIN's BFS and the hand-written C BFS of counters and bakery)
 
 
 @dataclass
@@ -279,6 +287,31 @@ def run_explorer(model: Model, consts: dict[str, str], workers: int, extra: list
 
 
 # ---------------------------------------------------------------------------------------------
+# the baselines: SPIN's BFS and the hand-written C BFS (bench/baselines.py)
+
+def run_baseline(model: Model, consts: dict[str, str], tool: str, work: Path, timeout: float) -> Run:
+    """`tool`'s program for the model, compiled (untimed: the row's note gives the compile time),
+    then run and timed as a whole process like the explorer and TLC."""
+    run = Run(model.name, tool, 1)
+    try:
+        built = baselines.build(tool, model.name, consts, work)
+    except (RuntimeError, ValueError) as err:
+        run.notes.append(f"not run: {err}")
+        return run
+    run.notes.append(f"compiled in {built.compile_seconds:.1f} s, not counted")
+    out = work / f"{model.name}-{tool}.out"
+    code, run.seconds, run.peak_kib, timed_out = run_child(built.cmd, built.cwd, out, timeout)
+    if timed_out:
+        run.notes.append(f"timed out after {timeout:g} s")
+        return run
+    counts = baselines.parse(tool, out.read_text(errors="replace"))
+    run.distinct, run.generated, run.depth, run.verdict = counts.distinct, counts.generated, counts.depth, counts.verdict
+    if run.verdict != "holds":
+        run.notes.append(f"exit {code}: {run.verdict}")
+    return run
+
+
+# ---------------------------------------------------------------------------------------------
 # TLC
 
 _GENERATED = re.compile(r"^([\d,]+) states generated, ([\d,]+) distinct states found, ([\d,]+) states left on queue")
@@ -501,6 +534,15 @@ def main(argv: list[str] | None = None) -> int:
     notes.append("explorer rows are timed after one untimed `check --max-states 1` of the same model, with "
                  "Python's bytecode cache on: Python's compiled modules, the checked spec and the native "
                  "library cached, as after a user's first run (`bench/startup.py` times the first run).")
+    if any(name in baselines.MODELS for name in names):
+        notes.append(f"{' and '.join(baselines.TOOLS)} (bench/baselines.py, for "
+                     f"{', '.join(baselines.MODELS)}): SPIN's breadth-first verifier (`spin -a`, `gcc "
+                     f"{' '.join(baselines.PAN_CFLAGS)}`, `./pan {' '.join(baselines.PAN_ARGS)}`: full state vectors, "
+                     f"no hash-compaction) on a Promela model whose transitions are the spec's steps, and a "
+                     f"hand-written C breadth-first search (`gcc {' '.join(baselines.C_CFLAGS)}`) on a packed state, "
+                     f"both written from templates for the run's constants; compile time is not counted (each row's "
+                     f"note gives it), the run is timed as a whole process. Their counts are compared with TLC's "
+                     f"and the explorer's.")
     runs: list[Run] = []
     tmp = tempfile.TemporaryDirectory(prefix="bench-")
     work = Path(args.keep) if args.keep else Path(tmp.name)
@@ -549,6 +591,16 @@ def main(argv: list[str] | None = None) -> int:
                         runs.append(r)
                         print(f"   explorer --exact workers=1: {fmt_int(r.distinct)} distinct in "
                               f"{r.seconds:.1f} s", file=sys.stderr, flush=True)
+            for tool in baselines.TOOLS if model.name in baselines.MODELS else ():
+                if args.tools and tool not in args.tools.split(","):
+                    continue
+                why = baselines.missing(tool)
+                if why:
+                    notes.append(f"{model.name}: no {tool} row: {why}.")
+                    continue
+                r = run_baseline(model, consts, tool, work, args.timeout)
+                runs.append(r)
+                print(f"   {tool}: {fmt_int(r.distinct)} distinct in {r.seconds or 0:.1f} s", file=sys.stderr, flush=True)
             try:
                 tla, cfg, flag = export(model, consts, work)
             except (RuntimeError, StopIteration) as err:
@@ -576,6 +628,13 @@ def main(argv: list[str] | None = None) -> int:
                 diff.append("depth")
             if diff:
                 r.notes.append("DIFFERS from TLC in " + ", ".join(diff))
+                failed = True
+        ours = next((e for e in runs if e.model == r.model and e.tool.startswith("explorer") and e.workers == 1
+                     and e.ok), None)
+        if r.tool in baselines.TOOLS and r.ok and ours is not None:
+            diff = [k for k in ("distinct", "generated", "depth") if getattr(r, k) != getattr(ours, k)]
+            if diff:
+                r.notes.append(f"DIFFERS from {ours.tool} in " + ", ".join(diff))
                 failed = True
 
     out = table(runs)

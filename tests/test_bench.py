@@ -3,6 +3,7 @@ the table, their figures agree, and --markdown replaces the section between the 
 from __future__ import annotations
 
 import importlib.util
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -46,6 +47,13 @@ def test_bench_quick_counters(tmp_path):
     for r in (ours, tlc):
         assert float(r[6]) > 0 and float(r[9].replace(",", "")) > 0  # seconds, peak MiB
     assert float(ours[11]) > 0  # TLC s / ours
+    # the baselines (bench/baselines.py): their rows when their tools are here, else a note why not
+    for tool, needs in (("c-bfs", ["gcc"]), ("spin-bfs", ["gcc", "spin"])):
+        if all(shutil.which(n) for n in needs):
+            row = by_tool["counters", tool, "1"]
+            assert row[3:6] == tlc[3:6] and "not counted" in row[12] and "DIFFERS" not in row[12], proc.stdout
+        else:
+            assert f"counters: no {tool} row: no " in proc.stdout, proc.stdout
     text = md.read_text()
     assert text.startswith("# Title\n\nbefore\n\n<!-- bench:begin -->\n") and text.endswith("<!-- bench:end -->\n\nafter\n")
     assert "old table" not in text and text.count("<!-- bench:begin -->") == 1
