@@ -199,11 +199,16 @@ def parse(tool: str, output: str) -> Counts:
     return Counts(int(stored.group(1)), int(transitions.group(1)), int(depth.group(1)) + 1, verdict)
 
 
-def count(tool: str, model: str, overrides: dict[str, str], work: Path) -> Counts:
-    """Build and run `tool` on `model` (untimed): its counts."""
-    built = build(tool, model, overrides, work)
+def run(tool: str, built: Built) -> tuple[Counts, float]:
+    """Run `tool`'s built program: its counts and its seconds (wall, the program alone)."""
+    t0 = time.perf_counter()
     proc = subprocess.run(built.cmd, cwd=built.cwd, capture_output=True, text=True)
-    return parse(tool, proc.stdout + proc.stderr)
+    return parse(tool, proc.stdout + proc.stderr), time.perf_counter() - t0
+
+
+def count(tool: str, model: str, overrides: dict[str, str], work: Path) -> Counts:
+    """Build and run `tool` on `model`: its counts."""
+    return run(tool, build(tool, model, overrides, work))[0]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -230,10 +235,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{tool}: not run: {why}")
                 continue
             built = build(tool, args.model, overrides, work)
-            t0 = time.perf_counter()
-            proc = subprocess.run(built.cmd, cwd=built.cwd, capture_output=True, text=True)
-            seconds = time.perf_counter() - t0
-            c = parse(tool, proc.stdout + proc.stderr)
+            c, seconds = run(tool, built)
             code |= c.verdict != "holds"
             print(f"{tool}: {c.distinct} distinct, {c.generated} generated, depth {c.depth}, {c.verdict}; "
                   f"{seconds:.2f} s (compiled in {built.compile_seconds:.2f} s)")
