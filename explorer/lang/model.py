@@ -647,6 +647,7 @@ def _refinement(r: A.Refines, spec: A.Spec, comp: Compiler, values: list[Any],
         else:
             raise fail(f"the mapping gives no value for {name}, a variable of {r.path}: add a line "
                        f"`{name} = EXPRESSION` (an expression over this spec's variables)", r.loc)
-    abstract = load_model(where, overrides, invariants=[], properties=[],
+    # its own refinements selected (and so loaded): a circle of `refines` is found whatever this selection is
+    abstract = load_model(where, overrides, invariants=[], properties=[a.path for a in abstract_spec.refines],
                           refining=(*refining, str(Path(spec.path).resolve())))
     return Refinement(r.path, r.loc, abstract, lambda s: tuple(f(s) for f in fns), shown, dict(abstract.constants))
