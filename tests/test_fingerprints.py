@@ -113,7 +113,7 @@ def test_the_cli_reports_the_collision_probability(tmp_path, engine, bits):
         pytest.skip("no C compiler")
     out = tmp_path / "r.json"
     proc = subprocess.run([sys.executable, "-m", "explorer", "check", "spec/collector.spec", "--no-deadlock",
-                           "--no-properties", "--fingerprints", "--engine", engine, "--json", str(out)],
+                           "--fingerprints", "--engine", engine, "--json", str(out)],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert proc.returncode == 1
     assert f"remembered by {bits}-bit fingerprint; the probability that two of them collided" in proc.stdout
@@ -160,9 +160,8 @@ def test_workers_report_like_the_exact_search(text):
 
 def test_the_cli_gives_the_same_report_for_one_and_two_workers():
     def run(*extra):
-        # --no-properties: the refinement of prompts.spec, checked by default, keeps the native engine away
         proc = subprocess.run([sys.executable, "-m", "explorer", "check", "spec/collector.spec", "--no-deadlock",
-                               "--no-properties", *extra], capture_output=True, text=True, cwd=ROOT, timeout=120)
+                               *extra], capture_output=True, text=True, cwd=ROOT, timeout=120)
         # "The Python engine ran: no C compiler ..." says which engine `auto` chose, not what it found;
         # the fingerprints' width (and so the collision estimate) is the engine's: returned apart
         lines = [line for line in proc.stdout.splitlines() if not line.startswith(("Finished in", "The Python engine ran:", "Spot checks:"))]

@@ -169,7 +169,7 @@ def test_a_disagreement_is_an_internal_error_on_the_command_line(monkeypatch, ca
 
 def test_the_number_of_spot_checked_states_is_reported(tmp_path):
     done = subprocess.run([sys.executable, "-m", "explorer", "check", "spec/collector.spec", "--no-deadlock",
-                           "--no-properties", "--engine", "native", "--json", str(tmp_path / "r.json")],
+                           "--engine", "native", "--json", str(tmp_path / "r.json")],
                           capture_output=True, text=True, cwd=ROOT, timeout=600)
     data = json.loads((tmp_path / "r.json").read_text())
     assert data["engine"] == "native" and data["spot_checked"] >= 300
