@@ -356,3 +356,14 @@ def test_tlc_agrees_on_the_examples(tlc, spec, config):
     if config == "no-wait":  # every figure compared: TLC prints its counts at an action property
         assert (cc.tlc.verdict, cc.tlc.property, cc.tlc.distinct, cc.tlc.trace_length) == \
             ("violated", "reliable_channel.spec", 5, 3)
+
+
+def test_an_error_in_the_abstract_spec_is_located_there(tmp_path):
+    """An evaluation error while the search computes abstract steps names the abstract spec's file,
+    line and column, not a position of this spec (it was located at whatever position of this
+    spec had the same index)."""
+    broken = ABSTRACT.replace("    y' = y + 1\n", "    y' = (y + 1) // (y - y)\n")
+    model = load_model(_pair(tmp_path, abstract=broken))
+    for r in _searches(model):
+        assert r.verdict == "error" and r.error_loc is None, (r.error, r.error_loc)
+        assert f"{tmp_path / 'abstract.spec'}:6:" in r.error and "abstract spec" in r.error, r.error

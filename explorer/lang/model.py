@@ -394,6 +394,22 @@ def _named(decls: list, wanted: list[str] | None, kind: str, path: str) -> list:
     return [d for d in decls if d.name in wanted]
 
 
+def _selection(spec: A.Spec, properties: list[str] | None,
+               path: str) -> tuple[list[A.Property], list[A.Refines]]:
+    """The temporal properties and the refinements `properties` selects (all of both when None).
+    A refinement is named by its path as written, as `--json`'s `property` names it, so that
+    `--no-properties`, `--property NAME` and a grid's `properties` leave it out as they leave out
+    a property (and the native engine, which does not compile an abstract spec, can run)."""
+    if properties is None:
+        return spec.properties, spec.refines
+    names = [p.name for p in spec.properties] + [r.path for r in spec.refines]
+    for name in properties:
+        if name not in names:
+            raise SpecError(f"no property named {name}{did_you_mean(name, names)} (the spec has: "
+                            f"{', '.join(sorted(names)) or 'none'})", path)
+    return [p for p in spec.properties if p.name in properties], [r for r in spec.refines if r.path in properties]
+
+
 def _temporal(spec: A.Spec, comp: Compiler, values: list[Any], props: list[A.Property],
               path: str) -> tuple[list[CompiledProperty], list[Fairness]]:
     compiled = []
@@ -498,7 +514,7 @@ def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
         wanted = _named(spec.by_kind("invariant"), invariants, "invariant", path)
         if invariants is not None:
             preds["invariant"] = [p for p in preds["invariant"] if p.name in invariants]
-        selected = _named(spec.properties, properties, "property", path)
+        selected, refines = _selection(spec, properties, path)
         temporal_props, state_props, step_checks = split_safety(selected) if split else (selected, [], [])
         for c in step_checks:
             if c.expr is not None:
@@ -509,7 +525,7 @@ def load_model(source: str | Path, constants: Mapping[str, Any] | None = None,
         initial = comp.init_states()
         temporal, fairness = _temporal(spec, comp, values, temporal_props, path)
         views = [comp.view(v, i) for i, v in enumerate(spec.views)]
-        refinements = [_refinement(r, spec, comp, values, refining) for r in spec.refines]
+        refinements = [_refinement(r, spec, comp, values, refining) for r in refines]
     except EvalError as err:
         raise SpecError(err.message, path, text, comp.locs[err.loc] if isinstance(err.loc, int) else err.loc) from None
     canonical = None
@@ -631,6 +647,7 @@ def _refinement(r: A.Refines, spec: A.Spec, comp: Compiler, values: list[Any],
         else:
             raise fail(f"the mapping gives no value for {name}, a variable of {r.path}: add a line "
                        f"`{name} = EXPRESSION` (an expression over this spec's variables)", r.loc)
-    abstract = load_model(where, overrides, invariants=[], properties=[],
+    # its own refinements selected (and so loaded): a circle of `refines` is found whatever this selection is
+    abstract = load_model(where, overrides, invariants=[], properties=[a.path for a in abstract_spec.refines],
                           refining=(*refining, str(Path(spec.path).resolve())))
     return Refinement(r.path, r.loc, abstract, lambda s: tuple(f(s) for f in fns), shown, dict(abstract.constants))

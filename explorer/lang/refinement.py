@@ -11,9 +11,11 @@ the mapped behaviour (`fairness`), checked after the search with the other tempo
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
 from explorer.lang import ast as A
+from explorer.lang.errors import EvalError
 from explorer.lang.kinds import ANY, NONE, base
 from explorer.lang.values import short
 
@@ -36,14 +38,14 @@ class Refinement:
     def initial(self) -> frozenset:
         """The abstract spec's initial states (computed once)."""
         if self._initial is None:
-            self._initial = frozenset(self.abstract.initial())
+            self._initial = self._in_abstract(lambda: frozenset(self.abstract.initial()))
         return self._initial
 
     def successors(self, a: tuple) -> frozenset:
         """Every state one abstract step leads to from `a` (remembered for MAX_CACHED states)."""
         found = self._next.get(a)
         if found is None:
-            found = frozenset(t for ts in self.abstract.successors(a) for t in ts)
+            found = self._in_abstract(lambda: frozenset(t for ts in self.abstract.successors(a) for t in ts))
             if len(self._next) < MAX_CACHED:
                 self._next[a] = found
         return found
@@ -57,14 +59,27 @@ class Refinement:
             f = self.abstract.fairness[j]
             action = self.abstract.actions[f.action]
             if not f.by and f.target is None:
-                found = frozenset(t for t in self.abstract.successors(a)[f.action] if t != a)
+                found = self._in_abstract(lambda: frozenset(t for t in self.abstract.successors(a)[f.action] if t != a))
             else:  # `fair(p)`, a binding's steps, a sub-action's (its restriction on the abstract step)
-                found = frozenset(t for binding, t in action.labelled(a, [None])
-                                  if t != a and tuple(binding[i] for i in f.by) == f.values
-                                  and (f.target is None or f.target.cond(a, t)))
+                found = self._in_abstract(lambda: frozenset(
+                    t for binding, t in action.labelled(a, [None])
+                    if t != a and tuple(binding[i] for i in f.by) == f.values
+                    and (f.target is None or f.target.cond(a, t))))
             if len(self._next) < MAX_CACHED:
                 self._next[key] = found
         return found
+
+    def _in_abstract(self, fn: Callable[[], Any]) -> Any:
+        """`fn()`, an evaluation in the abstract spec: an error it raises is located there (its
+        file, line and column in the message), not at a position of this spec."""
+        try:
+            return fn()
+        except EvalError as err:
+            loc = self.abstract.located(err)
+            path = Path(self.abstract.spec.path)
+            shown = path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path
+            where = f"{shown}:{loc.line}:{loc.col}: " if loc is not None else f"{self.name}: "
+            raise EvalError(f"{where}{err.message} (in the abstract spec, at an abstract state this spec maps to)") from None
 
     def initial_ok(self, s: tuple) -> bool:
         return self.image(s) in self.initial
@@ -86,7 +101,7 @@ class Refinement:
         out["from"] = dict(zip(names, a))
         out["changed"] = [n for n, x, y in zip(names, a, b) if x != y]
         enabled = []
-        for act, succ in zip(self.abstract.actions, self.abstract.successors(a)):
+        for act, succ in zip(self.abstract.actions, self._in_abstract(lambda: self.abstract.successors(a))):
             if succ:
                 enabled.append(act.name)
         out["enabled"] = enabled
