@@ -203,11 +203,12 @@ def test_a_trace_past_the_records_kept_in_memory_is_rebuilt_from_the_file():
         assert summary(check_native(model, threads=threads)) == summary(expected)
 
 
-@pytest.mark.parametrize("frontier_bytes", [1, 2_000])
+@pytest.mark.parametrize("frontier_bytes", [1, 4_000])
 @pytest.mark.parametrize("invariant", ["not (x == 399 and y == 398)", "x + y <= 800"])
 def test_a_frontier_spilled_to_disk_gives_the_same_result(frontier_bytes, invariant):
-    # 1 byte: every state of a level goes to the file; 2,000 bytes: a level's first 83 states stay in
-    # memory and the rest are read back from the file, chunks straddling the two
+    # 1 byte: every block of a level goes to the file; 4,000 bytes: a level's first block (256
+    # states, packed in about 5 KB with their fingerprints) goes to the file and its last, smaller
+    # one (at most 145 states) stays in memory
     text = ("var x = 0\nvar y = 0\naction a:\n    require x < 400\n    x' = x + 1\naction b:\n    require y < 400\n"
             f"    y' = y + 1\nconstraint c: x < 390 or y < 395\ninvariant i: {invariant}\n")
     model = load_model("t.spec", text=text)
@@ -216,6 +217,8 @@ def test_a_frontier_spilled_to_disk_gives_the_same_result(frontier_bytes, invari
         got = check_native(model, threads=threads, frontier_bytes=frontier_bytes)
         assert summary(got) == summary(expected)
         assert got.memory["frontier states written to disk"] > 10_000
+        if frontier_bytes > 1:
+            assert got.memory["frontier states written to disk"] < got.distinct - 10_000
 
 
 INIT_SPEC = """const N = 3
@@ -440,3 +443,43 @@ def test_a_stop_as_the_search_thread_starts_is_reported_not_raised(monkeypatch, 
         monkeypatch.setattr(native.threading, "Event", event)
     r = check_native(model, limits=Limits())
     assert r.verdict == "incomplete" and r.stopped_by == "interrupted" and r.engine == "native"
+
+
+
+PACKED = [("spec/examples/bakery.spec", {"N": 2, "MAX_NAT": 3}), ("spec/examples/alternating_bit.spec", {}),
+          ("spec/examples/ewd998.spec", {"N": 2, "MAX_COUNTER": 2, "MAX_PENDING": 2, "MAX_Q": 2}),
+          ("spec/examples/chameneos.spec", {}), ("tests/specs/record_sets.spec", {}), ("tests/specs/seqs.spec", {}),
+          ("tests/specs/every_construct.spec", {})]
+
+
+@pytest.mark.parametrize("path,constants", PACKED, ids=[Path(p).stem for p, _ in PACKED])
+def test_packed_levels_give_the_same_result(path, constants):
+    # a level's states are packed in blocks (search.c, block_encode: XOR with the state before, runs
+    # of equal words counted, varints) and their fingerprints computed again when expanded: strings,
+    # records, maps, sets, sequences and integers come back word for word, from memory and from disk
+    # (frontier_bytes=1), on 1 and 2 threads
+    model = load_model(ROOT / path, constants, properties=[])  # the safety checks: this is about states
+    expected = summary(check(model))
+    for threads in (1, 2):
+        for frontier_bytes in (None, 1):
+            got = check_native(model, threads=threads, frontier_bytes=frontier_bytes)
+            assert got.engine == "native" and summary(got) == expected
+            assert got.memory["largest level (states)"] > 0 and got.memory["largest level (packed bytes)"] > 0
+
+
+def test_a_packed_level_keeps_every_word():
+    # words that need every varint length (1 to 10 bytes: integers up to 2^62 - 1 and down to -2^62,
+    # whose XOR with the word before sets the top bits), runs of equal words at the start, the middle
+    # and the end of a state, and 300 variables (a run longer than one varint byte counts)
+    text = "".join(f"var v{i} = {i % 7}\n" for i in range(300)) + (
+        "var x = 0\nvar big in {-(2^62), -1, 0, 1, 127, 128, 2^14, 2^21, 2^28, 2^35, 2^42, 2^49, 2^56, 2^62 - 1}\n"
+        "action a:\n    require x < 30\n    x' = x + 1\n    v0' = (v0 + 1) % 5\n"
+        "    v299' = if x % 2 == 0 then big else 0\n"
+        "action b:\n    require x < 30\n    x' = x + 1\n    v150' = -(x % 4)\n"
+        "invariant i: x < 29 or v150 != -1 or v0 != 3\n")
+    model = load_model("wide.spec", text=text)
+    expected = check(model)
+    assert expected.verdict == "violated" and expected.distinct > 5_000
+    for frontier_bytes in (None, 1):
+        got = check_native(model, threads=2, frontier_bytes=frontier_bytes)
+        assert got.engine == "native" and summary(got) == summary(expected)
