@@ -398,7 +398,7 @@ def test_the_table_does_not_double_past_the_memory_limit(threads):
     budget = resident_memory() + (100 << 20)
     result = check_native(model, threads=threads, limits=Limits(max_memory=budget))
     assert result.verdict == "incomplete" and result.stopped_by == "max-memory"
-    assert result.memory["fingerprints and trace records"] == 64 << 20
+    assert result.memory["fingerprint table"] == 64 << 20
 
 
 @pytest.mark.parametrize("sig, reason", [(signal.SIGTERM, "terminated"), (signal.SIGINT, "interrupted")])

@@ -33,7 +33,7 @@ typedef struct Run {
     int record; const uint64_t *whole; int natoms; const int32_t *atom_fn; const int32_t *atom_arg;
     const int32_t *fair_first, *fair_count, *fair_vals; const uint64_t *fair_bits; uint64_t nedges, graph_bytes;
     uint64_t max_memory; const int32_t *fair_cond, *fair_carg; uint64_t cond_bits;
-    uint64_t level_states, level_bytes;
+    uint64_t level_states, level_bytes, record_bytes;
 } Run;
 int search(Run *r, const unsigned char *consts, size_t nconsts, const unsigned char *init, size_t ninit,
            uint64_t *gen_by, uint64_t *new_by);

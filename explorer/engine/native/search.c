@@ -40,11 +40,12 @@ typedef struct Run {
     const int32_t *fair_cond, *fair_carg;  /* per fair_bits entry: its sub-action's restriction (COND_FNS), its binding */
     uint64_t cond_bits;          /* the bits of the entries with a restriction (fair_conds) */
     uint64_t level_states, level_bytes;  /* the largest level: its states, and its packed blocks' bytes */
+    uint64_t record_bytes;       /* the trace records, packed, on disk and in memory */
 } Run;
 
 #define CHUNK 256  /* parents a thread takes at once */
 #define WINDOW 128
-#define RECORDS 65536  /* trace records kept in memory before they go to the file */  /* chunks expanded before their new states are added */
+#define RECORDS 4096  /* trace records kept in memory before they go to the file, packed: a block */  /* chunks expanded before their new states are added */
 
 /* a state's 128-bit fingerprint: two sums of its variables' hashes (the values' two independent
    hashes, hv), each mixed with its variable's number (Zobrist hashing), so a successor's is its
@@ -99,6 +100,8 @@ typedef struct Priv {
     Run *r;
     FP *table; size_t mask, used;  /* the seen set: 16-byte slots, a == 0 empty */
     uint32_t (*buf)[2]; size_t nbuf; FILE *file; size_t n;  /* trace records (see record) */
+    uint64_t *roff; size_t nroff, caproff;  /* per block of records on disk: its offset, and the end */
+    uint32_t (*rcache)[2]; int64_t rblock;  /* the block record_at decoded last */
     Level cur, next;
     Chunk *chunks; size_t cap_chunks;  /* two windows' chunks: one expanded while the other is added */
     Chunk *active; size_t nchunks;     /* the window phase A expands */
@@ -306,21 +309,55 @@ static inline int table_has(const Priv *p, FP fp) {
     }
     return 0;
 }
-/* each state's (parent, ordinal), in state order: appended to a temporary file a block at a
-   time (TLC keeps its trace on disk too), read back only to rebuild a trace */
-static void record(Priv *p, uint32_t parent, uint32_t ord) {
-    if (p->nbuf == RECORDS) {
-        if (!p->file && !(p->file = tmpfile())) abort();
-        if (fwrite(p->buf, sizeof(uint32_t[2]), RECORDS, p->file) != RECORDS) abort();
-        p->nbuf = 0;
+/* each state's (parent, ordinal), in state order: appended to a temporary file a block of RECORDS
+   at a time (TLC keeps its trace on disk too), read back only to rebuild a trace or copy the graph.
+   A block is packed: the search adds states parent by parent, so a record's parent (+1; 0 for an
+   initial state) minus the one before it is small and never negative, and the ordinal is small:
+   two varints, about 2 bytes a state instead of 8 */
+static void record_flush(Priv *p) {
+    unsigned char *out = malloc(RECORDS * 20), *o = out; if (!out) abort();
+    uint64_t prev = 0;
+    for (size_t i = 0; i < p->nbuf; i++) {
+        uint64_t q = p->buf[i][0] == UINT32_MAX ? 0 : (uint64_t)p->buf[i][0] + 1;
+        int64_t d = (int64_t)(q - prev); prev = q;
+        o = put_var(o, (uint64_t)(d << 1) ^ (uint64_t)(d >> 63));  /* zigzag: a parent before the last is still read right */
+        o = put_var(o, p->buf[i][1]);
     }
+    if (!p->file && !(p->file = tmpfile())) abort();
+    if (p->nroff + 2 > p->caproff) {
+        p->caproff = p->caproff ? 2 * p->caproff : 1024;
+        if (!(p->roff = realloc(p->roff, p->caproff * sizeof *p->roff))) abort();
+    }
+    if (!p->nroff) p->roff[p->nroff++] = 0;
+    if (fwrite(out, (size_t)(o - out), 1, p->file) != 1 && o != out) abort();
+    p->roff[p->nroff] = p->roff[p->nroff - 1] + (uint64_t)(o - out); p->nroff++;
+    free(out);
+    p->nbuf = 0;
+}
+static void record(Priv *p, uint32_t parent, uint32_t ord) {
+    if (p->nbuf == RECORDS) record_flush(p);
     p->buf[p->nbuf][0] = parent; p->buf[p->nbuf][1] = ord; p->nbuf++; p->n++;
+}
+static void record_block(Priv *p, size_t b, uint32_t (*out)[2]) {  /* block b of the file, unpacked */
+    size_t len = p->roff[b + 1] - p->roff[b];
+    unsigned char *buf = malloc(len ? len : 1); if (!buf) abort();
+    fflush(p->file);
+    if (pread(fileno(p->file), buf, len, (off_t)p->roff[b]) != (ssize_t)len) abort();
+    const unsigned char *in = buf; uint64_t prev = 0;
+    for (size_t i = 0; i < RECORDS; i++) {
+        uint64_t z, ord; in = get_var(in, &z); in = get_var(in, &ord);
+        prev += (uint64_t)((int64_t)(z >> 1) ^ -(int64_t)(z & 1));
+        out[i][0] = prev ? (uint32_t)(prev - 1) : UINT32_MAX; out[i][1] = (uint32_t)ord;
+    }
+    free(buf);
 }
 static void record_at(Priv *p, uint64_t i, uint32_t out[2]) {
     uint64_t flushed = p->n - p->nbuf;
     if (i >= flushed) { out[0] = p->buf[i - flushed][0]; out[1] = p->buf[i - flushed][1]; return; }
-    fflush(p->file);
-    if (pread(fileno(p->file), out, 8, (off_t)(i * 8)) != 8) abort();
+    int64_t b = (int64_t)(i / RECORDS);
+    if (!p->rcache && !(p->rcache = malloc(RECORDS * sizeof *p->rcache))) abort();
+    if (p->rblock != b + 1) { record_block(p, (size_t)b, p->rcache); p->rblock = b + 1; }  /* rblock 0: none */
+    out[0] = p->rcache[i % RECORDS][0]; out[1] = p->rcache[i % RECORDS][1];
 }
 /* ---- the graph for temporal properties (Run.record) ---- */
 static void graph_scratch(Priv *p, size_t size) {  /* room for `size` / 2 edges of one state */
@@ -750,6 +787,7 @@ out:
     if (r->verdict == 0) r->queue = 0;
     r->distinct = nstates; r->generated = generated;
     r->bytes = (p->mask + 1) * sizeof(FP);
+    r->record_bytes = (p->nroff ? p->roff[p->nroff - 1] : 0) + p->nbuf * sizeof *p->buf;
     if (r->record) { r->graph_bytes = (p->mask + 1) * 4 + p->cape * 12 + p->capst * 24; r->nedges = p->ne; }
     p->quit = 1;
     if (p->nthreads > 1) {
@@ -770,7 +808,7 @@ int64_t trace_path(Run *r, int64_t index, uint32_t *out, int64_t max) {
 }
 void release(Run *r) {
     Priv *p = r->priv; if (!p) return;
-    table_free(p->table, p->mask + 1); free(p->buf); if (p->file) fclose(p->file);
+    table_free(p->table, p->mask + 1); free(p->buf); free(p->roff); free(p->rcache); if (p->file) fclose(p->file);
     level_free(&p->cur); level_free(&p->next);
     for (size_t i = 0; i < p->cap_chunks; i++) {
         Chunk *k = &p->chunks[i];
@@ -791,7 +829,7 @@ void release(Run *r) {
 void graph_copy(Run *r, uint32_t *records, uint64_t *indptr, uint32_t *dst, uint64_t *emask, uint64_t *en, uint64_t *atoms) {
     Priv *p = r->priv;
     uint64_t flushed = p->n - p->nbuf, n = p->nst < p->n ? p->nst : p->n;
-    if (flushed) { fflush(p->file); if (pread(fileno(p->file), records, flushed * 8, 0) != (ssize_t)(flushed * 8)) abort(); }
+    for (size_t b = 0; b < flushed / RECORDS; b++) record_block(p, b, (uint32_t (*)[2])(records + 2 * b * RECORDS));
     if (n > flushed) memcpy(records + 2 * flushed, p->buf, (n - flushed) * 8);
     memcpy(indptr, p->indptr, (p->nst + 1) * 8);
     if (p->ne) { memcpy(dst, p->edst, p->ne * 4); memcpy(emask, p->emask, p->ne * 8); }

@@ -276,8 +276,9 @@ def _result(model: Model, ffi, lib, run, initial: list[tuple], gen_by, new_by, s
         result.actions[a.name] = {"generated": gen_by[i], "distinct": new_by[i]}
     result.distinct, result.generated, result.pruned = run.distinct, run.generated, run.pruned
     result.queue, result.depth = run.queue, run.depth
-    result.memory = {"fingerprints and trace records": run.bytes, "frontier states written to disk": run.spilled,
-                     "largest level (states)": run.level_states, "largest level (packed bytes)": run.level_bytes}
+    result.memory = {"fingerprint table": run.bytes, "frontier states written to disk": run.spilled,
+                     "largest level (states)": run.level_states, "largest level (packed bytes)": run.level_bytes,
+                     "trace records (packed bytes)": run.record_bytes}
     if run.record:
         result.memory["state graph for the temporal properties"] = run.graph_bytes
     result.seconds = time.monotonic() - started
