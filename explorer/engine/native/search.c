@@ -802,7 +802,10 @@ out:
 int64_t trace_path(Run *r, int64_t index, uint32_t *out, int64_t max) {
     Priv *p = r->priv; int64_t n = 0;
     uint32_t rec[2];
-    for (int64_t i = index; ; i = rec[0]) { record_at(p, (uint64_t)i, rec); if (n < max) out[n] = rec[1]; n++; if (rec[0] == UINT32_MAX) break; }
+    for (int64_t i = index; ; i = rec[0]) {
+        if (i < 0 || (uint64_t)i >= p->n || n > (int64_t)p->n) return -1;  /* no way back to an initial state: a defect, never a loop */
+        record_at(p, (uint64_t)i, rec); if (n < max) out[n] = rec[1]; n++; if (rec[0] == UINT32_MAX) break;
+    }
     for (int64_t a = 0, b = (n < max ? n : max) - 1; a < b; a++, b--) { uint32_t t = out[a]; out[a] = out[b]; out[b] = t; }
     return n;
 }

@@ -181,7 +181,7 @@ def check_native(model: Model, deadlock: bool = True, limits: Limits | None = No
             with guard(limits, started):
                 try:
                     spot_check(model, result, lambda i: _path(ffi, lib, run, i),
-                               lambda i: lib.trace_path(run, i, ffi.NULL, 0), initial,
+                               lambda i: _length(ffi, lib, run, i), initial,
                                run.index if run.verdict == 1 else -1)
                 except (LimitReached, KeyboardInterrupt) as stop:  # what was found stands; no claim beyond it
                     report_limit(result, stop)
@@ -285,9 +285,17 @@ def _result(model: Model, ffi, lib, run, initial: list[tuple], gen_by, new_by, s
     return result
 
 
+def _length(ffi, lib, run, index: int) -> int:
+    """How many states the path C recorded to state `index` has (its depth)."""
+    n = lib.trace_path(run, index, ffi.NULL, 0)
+    if n < 0:
+        raise AssertionError(f"the native engine's trace records lead from state {index} to no initial state")
+    return n
+
+
 def _path(ffi, lib, run, index: int) -> list[int]:
     """The ordinals C recorded on the way to state `index`: its initial state's, then each successor's."""
-    n = lib.trace_path(run, index, ffi.NULL, 0)
+    n = _length(ffi, lib, run, index)
     buf = ffi.new("uint32_t[]", n)
     lib.trace_path(run, index, buf, n)
     return list(buf)
