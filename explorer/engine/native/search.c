@@ -70,7 +70,7 @@ static inline FP FP_KEY(FP h) { if (!h.a) h.a = 1; return h; }  /* a == 0 marks 
    the same word of the state before it, a run of equal words is one count and every other word a
    varint (LEB128). Siblings and neighbours share most of their values: the collector's 37 words a
    state (296 bytes) take 17 (bench's collector-19m: its largest level, 1,983,621 states, in 65 MB
-   with the fingerprints, 312 MB before). A block is kept in memory while the level's blocks there
+   with the fingerprints, 619 MB unpacked). A block is kept in memory while the level's blocks there
    take at most `limit` bytes (Run.frontier_bytes), else appended to a temporary file. */
 typedef struct { uint64_t off; uint32_t len, on_disk; } Blk;
 typedef struct {
