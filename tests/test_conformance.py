@@ -408,3 +408,20 @@ def test_every_committed_divergence_kind_is_argued_or_analysed():
     kinds = {k for r in data["mbt"] for k in r["kinds"]}
     assert kinds == set(mbt.EXPLAINED) | set(mbt.FINDINGS)
     assert not set(mbt.EXPLAINED) & set(mbt.FINDINGS) and mbt.MISSING <= set(mbt.FINDINGS)
+
+
+def test_the_hold_matrix_names_a_checkpoint_taken_without_its_hold():
+    """A replay whose loop could not be held at a checkpoint (its next iteration does not reach the
+    hand-off) says so in its cell, whether it ended or stopped: a stop after it follows a replay
+    that parted from the model there, not a step the patched code cannot take on its own."""
+    from conformance.results import hold_lines
+    note = "state 10: checkpoint not held at stamp: the loop's next iteration does not reach stamp (it went on to checked)"
+    rows = [dict(schedule_name="s.json", fix="ledger", hold="stamp", completed=False, timing=[note],
+                 stopped="stopped at state 16 (group_finishes(t=3, o=1)): the code has no running worker for target 3"),
+            dict(schedule_name="s.json", fix="ledger", hold="take", completed=True, code_lost=[], timing=[note]),
+            dict(schedule_name="s.json", fix="ledger", hold="filter", completed=True, code_lost=[2], timing=[])]
+    row = next(line for line in hold_lines(rows) if line.startswith("| s.json | ledger |"))
+    cells = [c.strip() for c in row.split("|")[3:-1]]
+    assert cells[1] == ("stopped: the code has no running worker for target 3 (not held: the loop's next iteration "
+                        "does not reach stamp (it went on to checked))")
+    assert cells[0].startswith("{} (not held: ") and cells[2] == "{2}"
