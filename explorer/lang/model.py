@@ -382,32 +382,32 @@ def _bindings(binders: list[A.Binder], spec: A.Spec, values: list[Any]) -> list[
     return out
 
 
-def _named(decls: list, wanted: list[str] | None, kind: str, path: str) -> list:
+def _named(decls: list, wanted: list[str] | None, kind: str, path: str,
+           name_of: Callable[[Any], str] = lambda d: d.name) -> list:
     """The declarations named in `wanted` (all of them when it is None); an unknown name is an error."""
     if wanted is None:
         return decls
-    names = {d.name for d in decls}
+    names = {name_of(d) for d in decls}
     for name in wanted:
         if name not in names:
             raise SpecError(f"no {kind} named {name}{did_you_mean(name, names)} (the spec has: "
                             f"{', '.join(sorted(names)) or 'none'})", path)
-    return [d for d in decls if d.name in wanted]
+    return [d for d in decls if name_of(d) in wanted]
+
+
+def property_name(d: A.Property | A.Refines) -> str:
+    """How `--property` and a grid's `properties` name a property, and a refinement: by its path as
+    written, as `--json`'s `property` names it."""
+    return d.path if isinstance(d, A.Refines) else d.name
 
 
 def _selection(spec: A.Spec, properties: list[str] | None,
                path: str) -> tuple[list[A.Property], list[A.Refines]]:
-    """The temporal properties and the refinements `properties` selects (all of both when None).
-    A refinement is named by its path as written, as `--json`'s `property` names it, so that
-    `--no-properties`, `--property NAME` and a grid's `properties` leave it out as they leave out
-    a property (and the native engine, which does not compile an abstract spec, can run)."""
-    if properties is None:
-        return spec.properties, spec.refines
-    names = [p.name for p in spec.properties] + [r.path for r in spec.refines]
-    for name in properties:
-        if name not in names:
-            raise SpecError(f"no property named {name}{did_you_mean(name, names)} (the spec has: "
-                            f"{', '.join(sorted(names)) or 'none'})", path)
-    return [p for p in spec.properties if p.name in properties], [r for r in spec.refines if r.path in properties]
+    """The temporal properties and the refinements `properties` selects (all of both when None), so
+    that `--no-properties`, `--property NAME` and a grid's `properties` leave a refinement out as
+    they leave out a property (and the native engine, which does not compile an abstract spec, can run)."""
+    chosen = _named([*spec.properties, *spec.refines], properties, "property", path, property_name)
+    return [d for d in chosen if not isinstance(d, A.Refines)], [d for d in chosen if isinstance(d, A.Refines)]
 
 
 def _temporal(spec: A.Spec, comp: Compiler, values: list[Any], props: list[A.Property],

@@ -51,7 +51,7 @@ from explorer.engine.explore import ENGINES  # as `check --engine`
 from explorer.lang.compiler import eval_constant
 from explorer.lang.config import config_constants, config_path, load_configs
 from explorer.lang.errors import EvalError, SpecError, did_you_mean
-from explorer.lang.model import load_spec, override_error, parse_const_value, read_spec
+from explorer.lang.model import load_spec, override_error, parse_const_value, property_name, read_spec
 from explorer.lang.parser import parse_expr
 from explorer.lang.values import TRUE, Bool, normalize, short
 from explorer.run.limits import Limits, memory_size  # the same sizes as --max-memory
@@ -333,7 +333,7 @@ def _build(src: _Layers, data: dict[str, Any], path: str, spec_path: str | Path)
                                 f"(it has: {', '.join(known) or 'none'})", "check", "invariants")
     properties = check.get("properties")
     if properties is not None:
-        known = [p.name for p in spec.properties] + [r.path for r in spec.refines]  # a refinement by its path
+        known = [property_name(d) for d in [*spec.properties, *spec.refines]]
         for name in properties:
             if not isinstance(name, str):
                 raise src.error(f"properties: a list of property names (strings), got {name!r}", "check", "properties")
@@ -343,7 +343,7 @@ def _build(src: _Layers, data: dict[str, Any], path: str, spec_path: str | Path)
     if properties is None and invariants is not None:
         properties = []  # naming invariants checks those alone, as `check --invariant` does
     checked = invariants if invariants is not None else [p.name for p in spec.by_kind("invariant")]
-    temporal = properties if properties is not None else [p.name for p in spec.properties] + [r.path for r in spec.refines]
+    temporal = properties if properties is not None else [property_name(d) for d in [*spec.properties, *spec.refines]]
     if not checked and not temporal and not check.get("deadlock", True):
         raise src.error("nothing is checked: name an invariant or a property, or leave deadlock on", "check",
                         "invariants" if invariants is not None else "deadlock")
