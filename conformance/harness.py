@@ -360,6 +360,7 @@ class Driver:
         """Hold the loop where the model's collector steps begin, and see each worker and push."""
         gate, script = self.gate, self.script
         check = c._should_pause_for_generation_limits
+        self._would_pause = check   # read only (TC 276-308/300-332): what the loop's next check will decide
 
         def gated_check() -> bool:
             gate.park("run")
@@ -506,28 +507,37 @@ class Driver:
         return not lookahead or b.has_complete_batch(self.step + 1, self.P, self.A)
 
     # ---- commands ----
-    def hold_for_checkpoint(self) -> str:
+    def hold_for_checkpoint(self) -> tuple[str, str]:
         """`hold`: let the loop begin its next iteration now and hold it at the hold point, so that
         the checkpoint that follows is served while the loop is there (the actor thread runs
         get_checkpoint_state while the loop's thread is preempted); the loop's next model step
-        finishes that iteration. '' when the loop is held there, else why it is not."""
+        finishes that iteration. ("", "") when the loop is held there, else (kind, why): kind
+        "idle" when no hand-off is under way at the checkpoint (the loop pauses, waits, or the stream
+        has ended: nothing for the checkpoint's reads to straddle), "missed" when the loop's next
+        iteration does not reach the hold point."""
         g = self.gate
         if not self.hold or self.held_early:
-            return ""
+            return "", ""
         if not self.collector.collection_thread.is_alive():
-            return "the collection loop has ended (end of the stream)"
+            return "idle", "the collection loop has ended (end of the stream)"
+        if g.where in ("checked", "waiting"):
+            return "idle", f"the loop has paused (it is {g.where})"
         if g.where not in ("run", "woken") or not g.parked:
-            return f"the loop is {g.where}, not about to run"
+            return "missed", f"the loop is {g.where}, not about to run"
+        if g.where == "run" and self._would_pause():  # let go, it would park at its check, a step the model has not taken
+            return "idle", "the loop's next iteration pauses at its check (TC 366), before any hand-off"
         if self.hold == "reserve":
             self.hold_reservation = True
         else:
             self.hold_next = self.hold
         self._go()
         self.hold_next, self.hold_reservation = "", False
+        if not self.collector.collection_thread.is_alive():
+            return "idle", f"the loop's next iteration ended the stream before {self.hold}"
         if g.where not in (self.hold, "reserving"):
-            return f"the loop's next iteration does not reach {self.hold} (it went on to {g.where})"
+            return "missed", f"the loop's next iteration does not reach {self.hold} (it went on to {g.where})"
         self.held_early = True
-        return ""
+        return "", ""
 
     def finish_held(self) -> bool:
         """The loop held early for a checkpoint finishes its iteration; True if it was held."""

@@ -35,6 +35,8 @@ class Outcome:
     end: str = ""                 # how the ending compares
     seconds: float = 0.0
     timing: list[str] = field(default_factory=list)   # timings the replay had to provoke
+    unheld: list[list[Any]] = field(default_factory=list)  # checkpoints taken without the hold: [state, kind, why]
+                                  # (harness.Driver.hold_for_checkpoint: kind "idle" or "missed")
     stopped: str = ""             # after a divergence: why the replay could not go on to the end
     completed: bool = False       # the replay reached the last state (so the lost sets are known)
     current: Step | None = None   # the step being replayed
@@ -78,7 +80,7 @@ class Outcome:
                 "model_lost": self.model_lost, "code_lost": self.code_lost, "end": self.end,
                 "completed": self.completed, "stopped": self.stopped,
                 "summary": self.summary(), "seconds": round(self.seconds, 2), "timing": self.timing,
-                "log": self.log}
+                "unheld": self.unheld, "log": self.log}
 
 
 def _command(driver: Any, step: Step) -> str:
@@ -176,9 +178,10 @@ def _follow(driver: Any, trace: Trace, out: Outcome) -> None:
             if step.action in ("train", "refit") and _stale_dispatch_follows(trace, step):
                 problem = driver.start_dispatch()
             if step.action == "checkpoint" and trace.constants.get("ATOMIC_DISPATCH", True):
-                unheld = driver.hold_for_checkpoint()
-                if unheld:
-                    out.timing.append(f"state {step.n}: checkpoint not held at {out.hold}: {unheld}")
+                kind, why = driver.hold_for_checkpoint()
+                if kind:
+                    out.unheld.append([step.n, kind, why])
+                    out.timing.append(f"state {step.n}: checkpoint not held at {out.hold}: {why}")
             problem = problem or _command(driver, step)
             if problem:
                 if out.step is None:

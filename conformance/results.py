@@ -344,9 +344,10 @@ def hold_lines(rows: list[dict[str, Any]]) -> list[str]:
              "hand-off (the actor serves get_checkpoint_state while the loop's thread is preempted there): "
              + ", ".join(f"`{h}`" for h in HOLD_POINTS) + " (harness.HOLD_POINTS). A cell gives the prompts the "
              "patched code loses at the end, or where it stopped (the step the code could not take); "
-             "\"not held\" names a checkpoint taken without the hold, the loop's next iteration not reaching "
-             "that hand-off (it pauses first, or the stream has ended): from there the replay may part from "
-             "the model.", "",
+             "\"not held\" names a checkpoint taken without the hold: no hand-off under way (the loop has "
+             "paused, its next iteration pauses at its check, or the stream has ended: nothing for the "
+             "checkpoint's reads to straddle), or the loop's next iteration not reaching that hand-off (it "
+             "went on elsewhere: from there the replay may part from the model).", "",
              "| schedule | tree | " + " | ".join(HOLD_POINTS) + " |", "|---|---|" + "---|" * len(HOLD_POINTS)]
     cells: dict[tuple[str, str], dict[str, str]] = {}
     for r in rows:
@@ -354,9 +355,8 @@ def hold_lines(rows: list[dict[str, Any]]) -> list[str]:
             cell = f"error: {r['error']}"
         else:
             cell = "stopped: " + _stop(r) if not r.get("completed") else "{" + ", ".join(map(str, r.get("code_lost", []))) + "}"
-            unheld = [t for t in r.get("timing", []) if "not held" in t]
-            if unheld:  # a stop after it follows a replay that parted from the model there
-                cell += " (not held: " + "; ".join(t.split(": ", 2)[-1] for t in unheld) + ")"
+            if r.get("unheld"):  # a stop after it follows a replay that parted from the model there
+                cell += " (not held: " + "; ".join(why for _, _, why in r["unheld"]) + ")"
         cells.setdefault((r["schedule_name"], r["fix"]), {})[r["hold"]] = cell.replace("|", "\\|")
     for (name, rule), by in cells.items():
         lines.append(f"| {name} | {rule} | " + " | ".join(by.get(h, "") for h in HOLD_POINTS) + " |")

@@ -411,17 +411,36 @@ def test_every_committed_divergence_kind_is_argued_or_analysed():
 
 
 def test_the_hold_matrix_names_a_checkpoint_taken_without_its_hold():
-    """A replay whose loop could not be held at a checkpoint (its next iteration does not reach the
-    hand-off) says so in its cell, whether it ended or stopped: a stop after it follows a replay
-    that parted from the model there, not a step the patched code cannot take on its own."""
+    """A replay whose loop could not be held at a checkpoint says why in its cell, whether it ended
+    or stopped: a stop after a missed hand-off follows a replay that parted from the model there,
+    not a step the patched code cannot take on its own."""
     from conformance.results import hold_lines
-    note = "state 10: checkpoint not held at stamp: the loop's next iteration does not reach stamp (it went on to checked)"
-    rows = [dict(schedule_name="s.json", fix="ledger", hold="stamp", completed=False, timing=[note],
+    missed = [10, "missed", "the loop's next iteration does not reach stamp (it went on to run)"]
+    idle = [10, "idle", "the loop's next iteration pauses at its check (TC 366), before any hand-off"]
+    rows = [dict(schedule_name="s.json", fix="ledger", hold="stamp", completed=False, unheld=[missed],
                  stopped="stopped at state 16 (group_finishes(t=3, o=1)): the code has no running worker for target 3"),
-            dict(schedule_name="s.json", fix="ledger", hold="take", completed=True, code_lost=[], timing=[note]),
-            dict(schedule_name="s.json", fix="ledger", hold="filter", completed=True, code_lost=[2], timing=[])]
+            dict(schedule_name="s.json", fix="ledger", hold="take", completed=True, code_lost=[], unheld=[idle]),
+            dict(schedule_name="s.json", fix="ledger", hold="filter", completed=True, code_lost=[2], unheld=[])]
     row = next(line for line in hold_lines(rows) if line.startswith("| s.json | ledger |"))
     cells = [c.strip() for c in row.split("|")[3:-1]]
     assert cells[1] == ("stopped: the code has no running worker for target 3 (not held: the loop's next iteration "
-                        "does not reach stamp (it went on to checked))")
-    assert cells[0].startswith("{} (not held: ") and cells[2] == "{2}"
+                        "does not reach stamp (it went on to run))")
+    assert cells[0] == "{} (not held: the loop's next iteration pauses at its check (TC 366), before any hand-off)"
+    assert cells[2] == "{2}"
+
+
+def test_a_checkpoint_with_no_hand_off_under_way_is_not_held_and_the_loop_stays_put(tmp_path):
+    """The legacy-lineage route's schedule under the ledger, held at the take: at its first
+    checkpoint (state 10) the loop's next iteration would pause at its check, so the harness does
+    not let it go (a step the model has not taken there) and records the checkpoint as idle; the
+    replay goes on to the end with no prompt lost, every checkpoint either held or idle."""
+    from conformance.fixed import route_schedules
+    tree = _post_or_skip()
+    found = [(p, json.loads(p.read_text())) for p in [FILES["route-legacy-lineage-in_flight-eager.json"]]]
+    [(schedule, _)] = route_schedules(found, str(tmp_path))
+    out = tmp_path / "held.json"
+    _cli(str(schedule), "--nemo-rl", tree, "--patch", str(PATCHES / "ledger.patch"), "--hold", "take", "--json", str(out))
+    data = json.loads(out.read_text())
+    assert data["completed"] and data["code_lost"] == [], data["summary"]
+    assert data["unheld"][0] == [10, "idle", "the loop's next iteration pauses at its check (TC 366), before any hand-off"]
+    assert {kind for _, kind, _ in data["unheld"]} == {"idle"}
