@@ -321,7 +321,8 @@ def test_the_answer_box_answers_the_four_questions_from_the_sweeps():
     proof = json.loads((TRACES / "split-proof" / "sweep.json").read_text())
     deep = json.loads((TRACES / "split-proof-deep" / "sweep.json").read_text())
     # a deeper sweep of another engine adds nothing (its proofs are not this engine's)
-    decided = {r["key"]: r for r in deep["runs"] if r["verdict"] in ("proved", "refuted") and deep["engine"] == proof["engine"]}
+    decided = ({r["key"]: r for r in deep["runs"] if r["verdict"] in ("proved", "refuted")}
+               if deep["engine"] == proof["engine"] else {})
     runs = [r if r["verdict"] in ("proved", "refuted") else decided.get(r["key"], r) for r in proof["runs"]]
     proved = [r for r in runs if r["verdict"] == "proved"]
     refuted = [r for r in runs if r["verdict"] == "refuted"]

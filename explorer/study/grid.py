@@ -332,18 +332,18 @@ def _build(src: _Layers, data: dict[str, Any], path: str, spec_path: str | Path)
                 raise src.error(f"no invariant named {name}{did_you_mean(name, known)} in {spec_path} "
                                 f"(it has: {', '.join(known) or 'none'})", "check", "invariants")
     properties = check.get("properties")
+    temporal_names = [property_name(d) for d in [*spec.properties, *spec.refines]]
     if properties is not None:
-        known = [property_name(d) for d in [*spec.properties, *spec.refines]]
         for name in properties:
             if not isinstance(name, str):
                 raise src.error(f"properties: a list of property names (strings), got {name!r}", "check", "properties")
-            if name not in known:
-                raise src.error(f"no property named {name}{did_you_mean(name, known)} in {spec_path} "
-                                f"(it has: {', '.join(known) or 'none'})", "check", "properties")
+            if name not in temporal_names:
+                raise src.error(f"no property named {name}{did_you_mean(name, temporal_names)} in {spec_path} "
+                                f"(it has: {', '.join(temporal_names) or 'none'})", "check", "properties")
     if properties is None and invariants is not None:
         properties = []  # naming invariants checks those alone, as `check --invariant` does
     checked = invariants if invariants is not None else [p.name for p in spec.by_kind("invariant")]
-    temporal = properties if properties is not None else [property_name(d) for d in [*spec.properties, *spec.refines]]
+    temporal = properties if properties is not None else temporal_names
     if not checked and not temporal and not check.get("deadlock", True):
         raise src.error("nothing is checked: name an invariant or a property, or leave deadlock on", "check",
                         "invariants" if invariants is not None else "deadlock")
