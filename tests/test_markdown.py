@@ -129,3 +129,43 @@ def test_the_readme_says_which_engine_has_the_million_state_threshold():
     for at in said:
         assert "Python engine" in readme[max(0, at - 120):at], readme[at - 120:at + 40]
     assert "native engine has no such threshold" in readme
+
+
+LINK = re.compile(r"\]\(([^)\s]*)#([^)\s]+)\)")
+
+
+def anchors(text: str) -> set[str]:
+    """The anchors GitHub gives a page's headings (lower case, punctuation dropped, spaces to
+    hyphens, a repeated one suffixed -1, -2, ...), outside code fences, and its explicit ids."""
+    found: set[str] = set(re.findall(r"<a (?:id|name)=\"([^\"]+)\"", text))
+    seen: dict[str, int] = {}
+    fence = None
+    for line in text.splitlines():
+        m = OPEN.match(line)
+        if m:
+            fence = None if fence and m.group(1)[0] == fence else (fence or m.group(1)[0])
+            continue
+        heading = re.match(r"^#{1,6} +(.*?) *#*$", line)
+        if fence or not heading:
+            continue
+        slug = re.sub(r"[^\w\- ]", "", heading.group(1).lower()).replace(" ", "-")
+        found.add(slug if slug not in seen else f"{slug}-{seen[slug]}")
+        seen[slug] = seen.get(slug, 0) + 1
+    return found
+
+
+def test_the_anchor_checker_slugs_as_github_does():
+    text = "# Which parts of `ledger` are needed: the code's checkpoint\n## A\n## A\n```\n# not\n```\n"
+    assert anchors(text) == {"which-parts-of-ledger-are-needed-the-codes-checkpoint", "a", "a-1"}
+
+
+@pytest.mark.parametrize("page", markdown_files())
+def test_every_link_to_a_section_finds_its_heading(page):
+    """A reader who follows "kept" or "Superseded" lands on the section, not on the page's top."""
+    text = (ROOT / page).read_text(encoding="utf-8")
+    for target, anchor in LINK.findall(text):
+        if "://" in target or not (target == "" or target.endswith(".md")):
+            continue
+        path = (ROOT / page).parent / target if target else ROOT / page
+        assert path.is_file(), f"{page}: {target}#{anchor}: no such page"
+        assert anchor in anchors(path.read_text(encoding="utf-8")), f"{page}: {target}#{anchor}: no such heading"

@@ -370,7 +370,7 @@ def test_the_collector_study_reuses_the_committed_sweeps(tmp_path, monkeypatch):
     finished = [p.parent.name for p in (ROOT / "traces").glob("*/sweep.json") if finished_sweep(p.parent)]
     ran = [s.name for s in study.sweeps if not s.separate]  # a separate sweep is read as it stands, never run
     assert sorted(ran) == sorted(n for n in finished if n in ran)  # every sweep the study runs has finished
-    assert [s.name for s in study.sweeps if s.separate] == ["ring-lowest", "proof-lowest", "split-proof", "split-proof-deep", "split-ablation"]
+    assert [s.name for s in study.sweeps if s.separate] == ["ring-lowest", "proof-lowest", "split-proof", "split-proof-deep", "split-proof-deeper", "split-ablation"]
     for s in study.sweeps:
         (tmp_path / s.name).mkdir()
         shutil.copy(ROOT / "traces" / s.name / "sweep.json", tmp_path / s.name / "sweep.json")
@@ -521,22 +521,33 @@ def test_a_schedule_is_one_line_with_repeated_blocks_counted():
 def test_a_deeper_sweep_decides_only_what_the_shallow_one_left_undecided():
     """SweepView.deepened (the answer's split-proof with split-proof-deep): an undecided point takes
     the deeper sweep's verdict for the same search (cache key), a decided one keeps its own, a point
-    the deeper sweep also left undecided stays so, and a deeper sweep of another engine adds nothing."""
+    the deeper sweep also cut stays undecided at the deeper limit (`cuts`), a chain of three reads as
+    one, and a deeper sweep of another engine adds nothing."""
     from types import SimpleNamespace
     from explorer.study.page import SweepView
 
-    def row(key: str, verdict: str, files: tuple[str, ...] = ()) -> dict:
-        return {"key": key, "verdict": verdict, "files": list(files), "shown": {}, "checks": "all"}
+    def row(key: str, verdict: str, files: tuple[str, ...] = (), cut: bool = True) -> dict:
+        return {"key": key, "verdict": verdict, "files": list(files), "shown": {}, "checks": "all",
+                **({"stopped_by": "max-states"} if verdict == "incomplete" and cut else {})}
 
-    def view(name: str, engine: str, rows: list[dict]) -> SweepView:
+    def view(name: str, engine: str, rows: list[dict], limit: int) -> SweepView:
         data = {"runs": rows, "axes": [], "checks": {"separately": False}, "engine": engine,
-                "counts": {"proved": 0, "refuted": 0, "incomplete": 0, "error": 0}}
+                "counts": {"proved": 0, "refuted": 0, "incomplete": 0, "error": 0}, "limits": {"max_states": limit}}
         return SweepView(SimpleNamespace(name=name, grid=None), data, "")
 
-    shallow = view("s", "e1", [row("a", "proved"), row("b", "incomplete"), row("c", "incomplete"), row("d", "incomplete")])
-    deep = view("d", "e1", [row("a", "incomplete"), row("b", "proved"), row("c", "refuted", ("c.txt",)), row("d", "incomplete")])
+    shallow = view("s", "e1", [row("a", "proved"), row("b", "incomplete"), row("c", "incomplete"), row("d", "incomplete"),
+                               row("e", "incomplete"), row("f", "incomplete")], 30)
+    deep = view("d", "e1", [row("a", "incomplete"), row("b", "proved"), row("c", "refuted", ("c.txt",)), row("d", "incomplete"),
+                            row("f", "incomplete", cut=False)], 100)
     both = shallow.deepened(deep)
-    assert [r["verdict"] for r in both.rows] == ["proved", "proved", "refuted", "incomplete"]
-    assert both.data["counts"] == {"proved": 2, "refuted": 1, "incomplete": 1, "error": 0}
+    assert [r["verdict"] for r in both.rows] == ["proved", "proved", "refuted", "incomplete", "incomplete", "incomplete"]
+    assert both.data["counts"] == {"proved": 2, "refuted": 1, "incomplete": 3, "error": 0}
     assert both.file(both.rows[2], "txt") == "d/c.txt" and [r["verdict"] for r in shallow.rows][1] == "incomplete"
-    assert shallow.deepened(view("d", "e2", deep.rows)) is shallow and shallow.deepened(None) is shallow
+    # d was cut again at 100; e was not searched deeper (still cut at 30); f stopped deeper by something
+    # else than the state limit, so what is known of it is the shallow cut
+    assert both.cuts() == [(100, 1, False), (30, 2, True)] and shallow.cuts() == [(30, 5, False)]
+    deeper = view("x", "e1", [row("d", "proved"), row("e", "incomplete")], 400)
+    three = both.deepened(deeper)
+    assert [r.get("sweep") for r in three.rows] == [None, "d", "d", "x", "x", None]
+    assert three.cuts() == [(400, 1, False), (30, 1, True)]
+    assert shallow.deepened(view("d", "e2", deep.rows, 100)) is shallow and shallow.deepened(None) is shallow

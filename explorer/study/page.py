@@ -111,19 +111,31 @@ class SweepView:
         return next((f"{row.get('sweep', self.name)}/{f}" for f in row["files"] if file_kind(f) == kind), None)
 
     def deepened(self, deeper: SweepView | None) -> SweepView:
-        """This sweep with each point it left undecided taken from `deeper` where that sweep decided
-        it: the same search (cache key: spec, constants, checks and engine) to a larger limit. The
-        figures a reader gets from both together; a deeper sweep of another engine adds nothing."""
+        """This sweep with each point it left undecided taken from `deeper` where that sweep searched
+        it further: the same search (cache key: spec, constants, checks and engine) to a larger state
+        limit, decided there or cut again (`cut_at` says where). The figures a reader gets from both
+        together (chain it for a third); a deeper sweep of another engine adds nothing."""
         if deeper is None or deeper.data["engine"] != self.data["engine"]:
             return self
-        decided = {r["key"]: r for r in deeper.rows if r["verdict"] in ("proved", "refuted")}
-        rows = [r if r["verdict"] in ("proved", "refuted") or r["key"] not in decided
-                else {**decided[r["key"]], "sweep": deeper.name} for r in self.rows]
+        limit = deeper.data["limits"]["max_states"]
+        further = {r["key"]: ({**r, "sweep": deeper.name} if r["verdict"] in ("proved", "refuted")
+                              else {**r, "sweep": deeper.name, "cut_at": limit})
+                   for r in deeper.rows if r["verdict"] in ("proved", "refuted") or r.get("stopped_by") == "max-states"}
+        rows = [r if r["verdict"] in ("proved", "refuted") or r["key"] not in further else further[r["key"]]
+                for r in self.rows]
         view = copy.copy(self)
         view.rows = rows
-        view.data = {**self.data, "runs": rows,
+        view.data = {**self.data, "runs": rows, "deepest": max(limit, self.data.get("deepest") or 0),
                      "counts": {v: sum(r["verdict"] == v for r in rows) for v in self.data["counts"]}}
         return view
+
+    def cuts(self) -> list[tuple[int, int, bool]]:
+        """The points a state limit cut, by that limit (the deepest sweep's that searched each, largest
+        first): (limit, how many, whether a deeper sweep of the chain is still to search them)."""
+        own = self.data["limits"]["max_states"]
+        at = Counter(r.get("cut_at", own) for r in self.rows if r.get("stopped_by") == "max-states")
+        deepest = self.data.get("deepest") or own
+        return [(limit, n, limit < deepest) for limit, n in sorted(at.items(), reverse=True)]
 
     def trace(self, row: dict[str, Any]) -> list[dict[str, Any]]:
         """A refuted row's counterexample as `check --json` writes its `trace` (each step's action,
