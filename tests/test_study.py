@@ -370,7 +370,7 @@ def test_the_collector_study_reuses_the_committed_sweeps(tmp_path, monkeypatch):
     finished = [p.parent.name for p in (ROOT / "traces").glob("*/sweep.json") if finished_sweep(p.parent)]
     ran = [s.name for s in study.sweeps if not s.separate]  # a separate sweep is read as it stands, never run
     assert sorted(ran) == sorted(n for n in finished if n in ran)  # every sweep the study runs has finished
-    assert [s.name for s in study.sweeps if s.separate] == ["ring-lowest", "proof-lowest", "split-proof", "split-proof-deep", "split-proof-deeper", "split-ablation"]
+    assert [s.name for s in study.sweeps if s.separate] == ["ring-lowest", "proof-lowest", "split-proof", "split-proof-deep", "split-proof-deeper", "split-ablation", "split-recipes"]
     for s in study.sweeps:
         (tmp_path / s.name).mkdir()
         shutil.copy(ROOT / "traces" / s.name / "sweep.json", tmp_path / s.name / "sweep.json")
@@ -536,18 +536,20 @@ def test_a_deeper_sweep_decides_only_what_the_shallow_one_left_undecided():
         return SweepView(SimpleNamespace(name=name, grid=None), data, "")
 
     shallow = view("s", "e1", [row("a", "proved"), row("b", "incomplete"), row("c", "incomplete"), row("d", "incomplete"),
-                               row("e", "incomplete"), row("f", "incomplete")], 30)
+                               row("e", "incomplete"), row("f", "incomplete"), row("g", "incomplete")], 30)
     deep = view("d", "e1", [row("a", "incomplete"), row("b", "proved"), row("c", "refuted", ("c.txt",)), row("d", "incomplete"),
-                            row("f", "incomplete", cut=False)], 100)
+                            {**row("f", "incomplete", cut=False), "stopped_by": "max-memory"}, {**row("g", "incomplete", cut=False), "stopped_by": "not-run"}], 100)
     both = shallow.deepened(deep)
-    assert [r["verdict"] for r in both.rows] == ["proved", "proved", "refuted", "incomplete", "incomplete", "incomplete"]
-    assert both.data["counts"] == {"proved": 2, "refuted": 1, "incomplete": 3, "error": 0}
+    assert [r["verdict"] for r in both.rows] == ["proved", "proved", "refuted"] + ["incomplete"] * 4
+    assert both.data["counts"] == {"proved": 2, "refuted": 1, "incomplete": 4, "error": 0}
     assert both.file(both.rows[2], "txt") == "d/c.txt" and [r["verdict"] for r in shallow.rows][1] == "incomplete"
-    # d was cut again at 100; e was not searched deeper (still cut at 30); f stopped deeper by something
-    # else than the state limit, so what is known of it is the shallow cut
-    assert both.cuts() == [(100, 1, False), (30, 2, True)] and shallow.cuts() == [(30, 5, False)]
+    # d was cut again at 100; e was not searched deeper (still cut at 30, to be searched deeper); f was
+    # stopped deeper by memory (no longer a state cut: the template says "stopped before the end"); g
+    # was not run by the deeper sweep (an interrupted one), so what is known of it is the shallow cut
+    assert [r.get("stopped_by") for r in both.rows][5] == "max-memory"
+    assert both.cuts() == [(100, 1, False), (30, 2, True)] and shallow.cuts() == [(30, 6, False)]
     deeper = view("x", "e1", [row("d", "proved"), row("e", "incomplete")], 400)
     three = both.deepened(deeper)
-    assert [r.get("sweep") for r in three.rows] == [None, "d", "d", "x", "x", None]
+    assert [r.get("sweep") for r in three.rows] == [None, "d", "d", "x", "x", "d", None]
     assert three.cuts() == [(400, 1, False), (30, 1, True)]
     assert shallow.deepened(view("d", "e2", deep.rows, 100)) is shallow and shallow.deepened(None) is shallow

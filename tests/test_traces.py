@@ -292,7 +292,7 @@ def test_the_answer_box_answers_the_four_questions_from_the_sweeps():
     """Issue 50: at the top of traces/README.md and README.md, at most 8 lines and 150 words: whether
     PR #3599's rule loses prompts (the count of loss routes where it skips one, from split-rules), its
     shortest skip as one line of steps with its picture, the recommended rule with its patch, and how
-    sure (split-proof's count, with the points split-proof-deep decided beyond its limit, collision
+    sure (split-proof's count, with the points split-proof-deep and -deeper decided beyond it, collision
     chance and engine), each figure the sweeps' own."""
     from explorer.study.page import schedule
 
@@ -319,11 +319,13 @@ def test_the_answer_box_answers_the_four_questions_from_the_sweeps():
     assert picture.endswith(".view.svg") and (TRACES / picture).is_file()
     assert "cut = min(ledger ∪ {cursor})" in box and "(../conformance/patches/ledger.patch)" in box
     proof = json.loads((TRACES / "split-proof" / "sweep.json").read_text())
-    deep = json.loads((TRACES / "split-proof-deep" / "sweep.json").read_text())
-    # a deeper sweep of another engine adds nothing (its proofs are not this engine's)
-    decided = ({r["key"]: r for r in deep["runs"] if r["verdict"] in ("proved", "refuted")}
-               if deep["engine"] == proof["engine"] else {})
-    runs = [r if r["verdict"] in ("proved", "refuted") else decided.get(r["key"], r) for r in proof["runs"]]
+    runs = proof["runs"]
+    for deeper in ("split-proof-deep", "split-proof-deeper"):  # each point from the deepest sweep that decided it
+        deep = json.loads((TRACES / deeper / "sweep.json").read_text())
+        # a deeper sweep of another engine adds nothing (its proofs are not this engine's)
+        decided = ({r["key"]: r for r in deep["runs"] if r["verdict"] in ("proved", "refuted")}
+                   if deep["engine"] == proof["engine"] else {})
+        runs = [r if r["verdict"] in ("proved", "refuted") else decided.get(r["key"], r) for r in runs]
     proved = [r for r in runs if r["verdict"] == "proved"]
     refuted = [r for r in runs if r["verdict"] == "refuted"]
     from explorer.study.matrix import collision_risk

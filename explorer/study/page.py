@@ -113,14 +113,13 @@ class SweepView:
     def deepened(self, deeper: SweepView | None) -> SweepView:
         """This sweep with each point it left undecided taken from `deeper` where that sweep searched
         it further: the same search (cache key: spec, constants, checks and engine) to a larger state
-        limit, decided there or cut again (`cut_at` says where). The figures a reader gets from both
+        limit, decided there, cut again (`cut_at` says where) or stopped by another limit. The figures a reader gets from both
         together (chain it for a third); a deeper sweep of another engine adds nothing."""
         if deeper is None or deeper.data["engine"] != self.data["engine"]:
             return self
         limit = deeper.data["limits"]["max_states"]
-        further = {r["key"]: ({**r, "sweep": deeper.name} if r["verdict"] in ("proved", "refuted")
-                              else {**r, "sweep": deeper.name, "cut_at": limit})
-                   for r in deeper.rows if r["verdict"] in ("proved", "refuted") or r.get("stopped_by") == "max-states"}
+        further = {r["key"]: {**r, "sweep": deeper.name, **({"cut_at": limit} if r.get("stopped_by") == "max-states" else {})}
+                   for r in deeper.rows if r["verdict"] in ("proved", "refuted") or r.get("stopped_by") not in (None, "not-run")}
         rows = [r if r["verdict"] in ("proved", "refuted") or r["key"] not in further else further[r["key"]]
                 for r in self.rows]
         view = copy.copy(self)
