@@ -113,8 +113,9 @@ class SweepView:
     def deepened(self, deeper: SweepView | None) -> SweepView:
         """This sweep with each point it left undecided taken from `deeper` where that sweep searched
         it further: the same search (cache key: spec, constants, checks and engine) to a larger state
-        limit, decided there, cut again (`cut_at` says where) or stopped by another limit. The figures a reader gets from both
-        together (chain it for a third); a deeper sweep of another engine adds nothing."""
+        limit, decided there, cut again (`cut_at` says where) or stopped by another limit. The
+        figures a reader gets from both together (chain it for a third); a deeper sweep of another
+        engine adds nothing."""
         if deeper is None or deeper.data["engine"] != self.data["engine"]:
             return self
         limit = deeper.data["limits"]["max_states"]
